@@ -1,0 +1,584 @@
+//! A graph of ops and tensors, its schedule, and the tensors' lifetimes as a [`Problem`].
+//!
+//! Ops run one per step in the schedule's order (see [`crate::problem`] for the interval
+//! convention). A tensor lives from its producer's step to its last consumer's step; graph
+//! inputs from step 0; graph outputs to the last step; a tensor nobody consumes dies at its
+//! producer's step. Constants and weights are counted in [`Problem::weight_bytes`] and not
+//! planned.
+
+use alloc::collections::{BTreeMap, BinaryHeap};
+use alloc::string::{String, ToString};
+use alloc::vec::Vec;
+use core::cmp::Reverse;
+
+use crate::dtype::DType;
+use crate::error::{Error, Result};
+use crate::problem::{Buffer, BufferKind, Continuous, Flags, OpInfo, Problem};
+
+/// Index of a tensor in [`Graph::tensors`].
+pub type TensorId = usize;
+/// Index of an op in [`Graph::ops`] (file order, not necessarily the schedule).
+pub type OpId = usize;
+
+/// One dimension of a shape: a number, or a name bound later (`batch`, `height`).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(untagged))]
+pub enum Dim {
+    /// A known extent.
+    Known(u64),
+    /// A symbolic extent, by name.
+    Sym(String),
+}
+
+impl core::fmt::Display for Dim {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            Dim::Known(n) => write!(f, "{n}"),
+            Dim::Sym(s) => f.write_str(s),
+        }
+    }
+}
+
+/// Values for symbolic dims, by name.
+pub type Bindings = BTreeMap<String, u64>;
+
+/// A tensor: its size is `bytes` when given, else `dtype` × `shape` once every dim is known.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Tensor {
+    /// Name, unique in the graph.
+    pub name: String,
+    /// Element type, if known.
+    pub dtype: Option<DType>,
+    /// Shape, if known.
+    pub shape: Option<Vec<Dim>>,
+    /// Explicit size in bytes (overrides dtype × shape).
+    pub bytes: Option<u64>,
+    /// A constant or weight (initializer, `Constant` output): reported, not planned.
+    pub constant: bool,
+    /// Memory type (0 = HBM).
+    pub memory_type: u32,
+    /// Reuse blockers.
+    pub flags: Flags,
+}
+
+impl Tensor {
+    /// A tensor of `bytes` bytes.
+    pub fn with_bytes(name: impl Into<String>, bytes: u64) -> Self {
+        Tensor {
+            name: name.into(),
+            bytes: Some(bytes),
+            ..Tensor::default()
+        }
+    }
+
+    /// The shape with `bindings` applied; `None` if a dim stays symbolic.
+    pub fn bound_shape(&self, bindings: &Bindings) -> Option<Vec<u64>> {
+        self.shape
+            .as_ref()?
+            .iter()
+            .map(|d| match d {
+                Dim::Known(n) => Some(*n),
+                Dim::Sym(s) => bindings.get(s).copied(),
+            })
+            .collect()
+    }
+
+    /// Size in bytes under `bindings`: `Ok(None)` when unknown (no dtype, or a dim unbound).
+    ///
+    /// # Errors
+    /// [`crate::ErrorKind::Overflow`] naming the tensor when the element count or byte size
+    /// exceeds `u64`.
+    pub fn size(&self, bindings: &Bindings) -> Result<Option<u64>> {
+        if let Some(b) = self.bytes {
+            return Ok(Some(b));
+        }
+        let (Some(dtype), Some(shape)) = (self.dtype, self.bound_shape(bindings)) else {
+            return Ok(None);
+        };
+        let what = || alloc::format!("size of tensor '{}'", self.name);
+        let elements = shape
+            .iter()
+            .try_fold(1u64, |acc, &d| crate::error::mul(acc, d, what()))?;
+        dtype.bytes(elements, what()).map(Some)
+    }
+}
+
+/// An op: reads `inputs`, writes `outputs`, needs `workspace_bytes` of scratch.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Op {
+    /// Name, unique in the graph.
+    pub name: String,
+    /// Type (`Conv`, `MatMul`, ...).
+    pub op_type: String,
+    /// Tensors read (duplicates allowed).
+    pub inputs: Vec<TensorId>,
+    /// Tensors written.
+    pub outputs: Vec<TensorId>,
+    /// Workspace sizes in bytes, one buffer each.
+    pub workspace_bytes: Vec<u64>,
+    /// Stream the op runs on.
+    pub stream: u32,
+    /// GE: inputs must be adjacent in memory, in input order (HCOM, Concat-like).
+    pub continuous_inputs: bool,
+    /// GE: outputs form one block, adjacent in output order.
+    pub continuous_outputs: bool,
+    /// Outputs that share an input's address (ref / in-place): `(output, input)`.
+    pub ref_outputs: Vec<(TensorId, TensorId)>,
+    /// GE `OP_NO_REUSE_MEM` / `no_reuse_mem_flag`: the op's outputs are not reused.
+    pub no_reuse: bool,
+}
+
+/// A computation graph: ops in file order and the tensors they read and write.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Graph {
+    /// Model name.
+    pub name: String,
+    /// All tensors.
+    pub tensors: Vec<Tensor>,
+    /// All ops, in file order.
+    pub ops: Vec<Op>,
+    /// Graph inputs (constants excluded).
+    pub inputs: Vec<TensorId>,
+    /// Graph outputs.
+    pub outputs: Vec<TensorId>,
+}
+
+/// The problem made from a graph, with what the conversion had to say.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Lowered {
+    /// The problem: one buffer per planned tensor (ref outputs merged into their input's
+    /// buffer) plus one per workspace.
+    pub problem: Problem,
+    /// The schedule: `schedule[k]` is the op run at step `k`.
+    pub schedule: Vec<OpId>,
+    /// For each buffer, the tensor it was made from (`None` for workspaces).
+    pub tensor_of: Vec<Option<TensorId>>,
+    /// Warnings: tensors of unknown size (planned as 0 bytes), odd structure.
+    pub warnings: Vec<String>,
+}
+
+impl Graph {
+    /// Finds a tensor by name.
+    pub fn tensor_id(&self, name: &str) -> Option<TensorId> {
+        self.tensors.iter().position(|t| t.name == name)
+    }
+
+    /// The producing op of each tensor (`None` for graph inputs and constants).
+    ///
+    /// # Errors
+    /// [`crate::ErrorKind::Invalid`] when two ops write the same tensor.
+    pub fn producers(&self) -> Result<Vec<Option<OpId>>> {
+        let mut producer = alloc::vec![None; self.tensors.len()];
+        for (k, op) in self.ops.iter().enumerate() {
+            for &t in &op.outputs {
+                if let Some(prev) = producer[t].replace(k) {
+                    return Err(Error::invalid(alloc::format!(
+                        "tensor '{}' is written by op '{}' and by op '{}'",
+                        self.tensors[t].name,
+                        self.ops[prev].name,
+                        op.name
+                    ))
+                    .at(alloc::format!("op '{}'", op.name)));
+                }
+            }
+        }
+        Ok(producer)
+    }
+
+    /// A deterministic topological order: the file order when it is topological, otherwise
+    /// Kahn's algorithm taking the lowest file index first.
+    ///
+    /// # Errors
+    /// [`crate::ErrorKind::Invalid`] naming an op on a cycle, or an op reading a tensor that no
+    /// op writes and that is neither a graph input nor a constant.
+    pub fn schedule(&self) -> Result<Vec<OpId>> {
+        let producer = self.producers()?;
+        let is_input: Vec<bool> = {
+            let mut v = alloc::vec![false; self.tensors.len()];
+            self.inputs.iter().for_each(|&t| v[t] = true);
+            v
+        };
+        let mut preds: Vec<Vec<OpId>> = alloc::vec![Vec::new(); self.ops.len()];
+        let mut in_order = true;
+        for (k, op) in self.ops.iter().enumerate() {
+            for &t in &op.inputs {
+                match producer[t] {
+                    Some(p) => {
+                        in_order &= p < k;
+                        preds[k].push(p);
+                    }
+                    None if is_input[t] || self.tensors[t].constant => {}
+                    None => {
+                        return Err(Error::invalid(alloc::format!(
+                            "reads tensor '{}', which no op writes and which is neither a graph input nor a constant",
+                            self.tensors[t].name
+                        ))
+                        .at(alloc::format!("op '{}'", op.name)))
+                    }
+                }
+            }
+        }
+        if in_order {
+            return Ok((0..self.ops.len()).collect());
+        }
+        // Kahn with a stable tie-break, over a petgraph graph for cycle reporting.
+        let mut g = petgraph::graphmap::DiGraphMap::<usize, ()>::new();
+        (0..self.ops.len()).for_each(|k| {
+            g.add_node(k);
+        });
+        let mut indegree = alloc::vec![0usize; self.ops.len()];
+        for (k, ps) in preds.iter().enumerate() {
+            for &p in ps {
+                if p != k && g.add_edge(p, k, ()).is_none() {
+                    indegree[k] += 1;
+                } else if p == k {
+                    return Err(Error::invalid("reads its own output (a cycle)")
+                        .at(alloc::format!("op '{}'", self.ops[k].name)));
+                }
+            }
+        }
+        let mut ready: BinaryHeap<Reverse<OpId>> = (0..self.ops.len())
+            .filter(|&k| indegree[k] == 0)
+            .map(Reverse)
+            .collect();
+        let mut order = Vec::with_capacity(self.ops.len());
+        while let Some(Reverse(k)) = ready.pop() {
+            order.push(k);
+            for s in g.neighbors_directed(k, petgraph::Direction::Outgoing) {
+                indegree[s] -= 1;
+                if indegree[s] == 0 {
+                    ready.push(Reverse(s));
+                }
+            }
+        }
+        if order.len() < self.ops.len() {
+            let stuck = (0..self.ops.len()).find(|&k| indegree[k] > 0).unwrap_or(0);
+            return Err(
+                Error::invalid("is on a cycle: the graph has no topological order")
+                    .at(alloc::format!("op '{}'", self.ops[stuck].name)),
+            );
+        }
+        Ok(order)
+    }
+
+    /// Lowers the graph to a planning problem under `bindings` (values of symbolic dims).
+    ///
+    /// # Errors
+    /// As [`Graph::schedule`]; [`crate::ErrorKind::Overflow`] naming a tensor whose size
+    /// exceeds `u64`; [`crate::ErrorKind::Invalid`] for a ref output naming a non-input.
+    pub fn lower(&self, bindings: &Bindings) -> Result<Lowered> {
+        let schedule = self.schedule()?;
+        let steps = schedule.len() as u64;
+        let last = steps.saturating_sub(1);
+        let mut step_of = alloc::vec![0u64; self.ops.len()];
+        for (s, &k) in schedule.iter().enumerate() {
+            step_of[k] = s as u64;
+        }
+        let producer = self.producers()?;
+        let mut warnings = Vec::new();
+
+        // Lifetimes per tensor.
+        let mut start = alloc::vec![u64::MAX; self.tensors.len()];
+        let mut end = alloc::vec![0u64; self.tensors.len()];
+        let mut kind = alloc::vec![BufferKind::Activation; self.tensors.len()];
+        for (t, p) in producer.iter().enumerate() {
+            if let Some(p) = p {
+                start[t] = step_of[*p];
+                end[t] = step_of[*p];
+            }
+        }
+        for &t in &self.inputs {
+            start[t] = 0;
+            kind[t] = BufferKind::GraphInput;
+        }
+        for (k, op) in self.ops.iter().enumerate() {
+            for &t in &op.inputs {
+                end[t] = end[t].max(step_of[k]);
+            }
+        }
+        for &t in &self.outputs {
+            end[t] = last;
+            if kind[t] != BufferKind::GraphInput {
+                kind[t] = BufferKind::GraphOutput;
+            }
+        }
+
+        // One buffer per planned tensor; ref outputs join their input's buffer.
+        let mut buffer_of: Vec<Option<usize>> = alloc::vec![None; self.tensors.len()];
+        let mut buffers: Vec<Buffer> = Vec::new();
+        let mut tensor_of: Vec<Option<TensorId>> = Vec::new();
+        let mut weight_bytes = 0u64;
+        let mut ref_target: BTreeMap<TensorId, TensorId> = BTreeMap::new();
+        for op in &self.ops {
+            for &(out, inp) in &op.ref_outputs {
+                if !op.inputs.contains(&inp) || !op.outputs.contains(&out) {
+                    return Err(Error::invalid(alloc::format!(
+                        "ref output '{}' must name one of its outputs and one of its inputs ('{}')",
+                        self.tensors[out].name,
+                        self.tensors[inp].name
+                    ))
+                    .at(alloc::format!("op '{}'", op.name)));
+                }
+                ref_target.insert(out, inp);
+            }
+        }
+        let mut make = |t: TensorId, warnings: &mut Vec<String>| -> Result<Option<Buffer>> {
+            let tensor = &self.tensors[t];
+            let size = match tensor.size(bindings)? {
+                Some(s) => s,
+                None => {
+                    warnings.push(alloc::format!(
+                        "tensor '{}': size unknown (dtype or shape not inferred); planned as 0 bytes",
+                        tensor.name
+                    ));
+                    0
+                }
+            };
+            if tensor.constant {
+                weight_bytes = crate::error::add(weight_bytes, size, "weight bytes")?;
+                return Ok(None);
+            }
+            if start[t] == u64::MAX {
+                return Ok(None); // neither produced nor an input: unused
+            }
+            Ok(Some(Buffer {
+                name: tensor.name.clone(),
+                size,
+                start: start[t],
+                end: end[t],
+                kind: kind[t],
+                memory_type: tensor.memory_type,
+                flags: tensor.flags,
+                producer: producer[t].map(|p| step_of[p]),
+                alignment: 1,
+                ..Buffer::default()
+            }))
+        };
+        // Graph inputs first, then in schedule order: outputs, then workspaces.
+        let mut order: Vec<TensorId> = self.inputs.clone();
+        for &k in &schedule {
+            order.extend(self.ops[k].outputs.iter().copied());
+        }
+        order.extend((0..self.tensors.len()).filter(|&t| self.tensors[t].constant));
+        let mut seen = alloc::vec![false; self.tensors.len()];
+        for t in order {
+            if core::mem::replace(&mut seen[t], true) {
+                continue;
+            }
+            let Some(mut b) = make(t, &mut warnings)? else {
+                continue;
+            };
+            if let Some(&inp) = ref_target.get(&t) {
+                if let Some(target) = buffer_of[inp] {
+                    let host = &mut buffers[target];
+                    host.end = host.end.max(b.end);
+                    host.size = host.size.max(b.size);
+                    host.aliases.push(b.name);
+                    if b.kind == BufferKind::GraphOutput {
+                        host.kind = BufferKind::GraphOutput;
+                    }
+                    buffer_of[t] = Some(target);
+                    continue;
+                }
+            }
+            if let Some(p) = producer[t] {
+                let op = &self.ops[p];
+                b.stream = op.stream;
+                b.flags.no_reuse |= op.no_reuse;
+            }
+            buffer_of[t] = Some(buffers.len());
+            buffers.push(b);
+            tensor_of.push(Some(t));
+        }
+        for &k in &schedule {
+            let op = &self.ops[k];
+            for (i, &bytes) in op.workspace_bytes.iter().enumerate() {
+                let mut b = Buffer::new(
+                    alloc::format!("{}/workspace{i}", op.name),
+                    bytes,
+                    step_of[k],
+                    step_of[k],
+                );
+                b.kind = BufferKind::Workspace;
+                b.stream = op.stream;
+                b.producer = Some(step_of[k]);
+                b.flags.no_reuse = op.no_reuse;
+                buffers.push(b);
+                tensor_of.push(None);
+            }
+        }
+
+        // Continuous groups: inputs (one block each, in input order) and outputs (one block).
+        let mut group = 0u32;
+        for &k in &schedule {
+            let op = &self.ops[k];
+            for (list, outputs) in [(&op.inputs, false), (&op.outputs, true)] {
+                let wanted = if outputs {
+                    op.continuous_outputs
+                } else {
+                    op.continuous_inputs
+                };
+                if !wanted {
+                    continue;
+                }
+                for (index, &t) in list.iter().enumerate() {
+                    let Some(bi) = buffer_of[t] else { continue };
+                    let b = &mut buffers[bi];
+                    if b.continuous.is_some() {
+                        warnings.push(alloc::format!(
+                            "op '{}': tensor '{}' is already in a continuous group; left there",
+                            op.name,
+                            b.name
+                        ));
+                        continue;
+                    }
+                    b.continuous = Some(Continuous {
+                        group,
+                        index: u32::try_from(index)
+                            .map_err(|_| Error::invalid("continuous group too large"))?,
+                        outputs,
+                    });
+                }
+                group = group.saturating_add(1);
+            }
+        }
+
+        let ops = schedule
+            .iter()
+            .map(|&k| {
+                let op = &self.ops[k];
+                let mut preds: Vec<u64> = op
+                    .inputs
+                    .iter()
+                    .filter_map(|&t| producer[t])
+                    .map(|p| step_of[p])
+                    .collect();
+                preds.sort_unstable();
+                preds.dedup();
+                OpInfo {
+                    name: op.name.clone(),
+                    op_type: op.op_type.clone(),
+                    stream: op.stream,
+                    preds,
+                }
+            })
+            .collect();
+        let problem = Problem {
+            name: self.name.clone(),
+            buffers,
+            steps,
+            ops,
+            weight_bytes,
+        };
+        problem.check()?;
+        Ok(Lowered {
+            problem,
+            schedule,
+            tensor_of,
+            warnings,
+        })
+    }
+
+    /// Symbolic dim names used anywhere, sorted.
+    pub fn symbols(&self) -> Vec<String> {
+        let mut v: Vec<String> = self
+            .tensors
+            .iter()
+            .filter_map(|t| t.shape.as_ref())
+            .flatten()
+            .filter_map(|d| match d {
+                Dim::Sym(s) => Some(s.to_string()),
+                Dim::Known(_) => None,
+            })
+            .collect();
+        v.sort();
+        v.dedup();
+        v
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alloc::string::ToString;
+    use alloc::vec;
+
+    /// x -> A -> a -> B -> b -> C -> c (output); A also has a workspace.
+    fn chain() -> Graph {
+        let t = |n: &str, b: u64| Tensor::with_bytes(n, b);
+        let op = |n: &str, i: Vec<usize>, o: Vec<usize>| Op {
+            name: n.into(),
+            op_type: "Relu".into(),
+            inputs: i,
+            outputs: o,
+            ..Op::default()
+        };
+        let mut a = op("A", vec![0], vec![1]);
+        a.workspace_bytes = vec![7];
+        Graph {
+            name: "chain".into(),
+            tensors: vec![t("x", 10), t("a", 20), t("b", 30), t("c", 40)],
+            ops: vec![a, op("B", vec![1], vec![2]), op("C", vec![2], vec![3])],
+            inputs: vec![0],
+            outputs: vec![3],
+        }
+    }
+
+    #[test]
+    fn lifetimes_follow_the_schedule() {
+        let l = chain().lower(&Bindings::new()).unwrap();
+        let p = &l.problem;
+        let got: Vec<(&str, u64, u64, u64)> = p
+            .buffers
+            .iter()
+            .map(|b| (b.name.as_str(), b.size, b.start, b.end))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                ("x", 10, 0, 0),
+                ("a", 20, 0, 1),
+                ("b", 30, 1, 2),
+                ("c", 40, 2, 2),
+                ("A/workspace0", 7, 0, 0)
+            ]
+        );
+        assert_eq!(p.steps, 3);
+        assert_eq!(p.ops[1].preds, vec![0]);
+    }
+
+    #[test]
+    fn out_of_order_file_is_scheduled_by_kahn() {
+        let mut g = chain();
+        g.ops.swap(0, 2); // C, B, A
+        assert_eq!(g.schedule().unwrap(), vec![2, 1, 0]);
+    }
+
+    #[test]
+    fn cycle_is_named() {
+        let mut g = chain();
+        g.ops[0].inputs = vec![3]; // A reads c, written by C, which depends on A
+        let e = g.schedule().unwrap_err().to_string();
+        assert!(e.contains("cycle"), "{e}");
+    }
+
+    #[test]
+    fn symbolic_size_needs_binding() {
+        let t = Tensor {
+            name: "x".into(),
+            dtype: Some(DType::Float32),
+            shape: Some(vec![Dim::Sym("batch".into()), Dim::Known(3)]),
+            ..Tensor::default()
+        };
+        assert_eq!(t.size(&Bindings::new()).unwrap(), None);
+        let b: Bindings = [("batch".into(), 4u64)].into_iter().collect();
+        assert_eq!(t.size(&b).unwrap(), Some(48));
+        let huge: Bindings = [("batch".into(), u64::MAX)].into_iter().collect();
+        assert!(t
+            .size(&huge)
+            .unwrap_err()
+            .to_string()
+            .contains("tensor 'x'"));
+    }
+}

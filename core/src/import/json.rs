@@ -1,0 +1,237 @@
+//! The memplan JSON graph format `memplan.graph/1` (documented in `docs/formats.md`).
+
+use alloc::collections::BTreeMap;
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use serde::Deserialize;
+
+use crate::dtype::DType;
+use crate::error::{Error, Result};
+use crate::graph::{Dim, Graph, Op, Tensor, TensorId};
+use crate::problem::Flags;
+
+/// The format tag this module reads.
+pub const FORMAT: &str = "memplan.graph/1";
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawGraph {
+    format: String,
+    #[serde(default)]
+    name: String,
+    tensors: Vec<RawTensor>,
+    ops: Vec<RawOp>,
+    #[serde(default)]
+    inputs: Vec<String>,
+    #[serde(default)]
+    outputs: Vec<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawTensor {
+    name: String,
+    bytes: Option<u64>,
+    dtype: Option<String>,
+    shape: Option<Vec<Dim>>,
+    #[serde(default)]
+    kind: Option<String>,
+    #[serde(default)]
+    memory_type: u32,
+    #[serde(default)]
+    flags: Vec<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawOp {
+    name: String,
+    #[serde(default, rename = "type")]
+    op_type: String,
+    #[serde(default)]
+    inputs: Vec<String>,
+    #[serde(default)]
+    outputs: Vec<String>,
+    #[serde(default)]
+    workspace_bytes: Vec<u64>,
+    #[serde(default)]
+    stream: u32,
+    #[serde(default)]
+    attrs: RawAttrs,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct RawAttrs {
+    #[serde(default)]
+    continuous_inputs: bool,
+    #[serde(default)]
+    continuous_outputs: bool,
+    #[serde(default)]
+    ref_outputs: BTreeMap<String, String>,
+    #[serde(default)]
+    no_reuse: bool,
+}
+
+/// Parses a `memplan.graph/1` document.
+///
+/// # Errors
+/// [`crate::ErrorKind::Parse`] with line and column for malformed JSON or a wrong field type;
+/// [`crate::ErrorKind::Invalid`] naming the op or tensor for an unknown tensor reference,
+/// a duplicate name, an unknown dtype, kind or flag, or a tensor with neither `bytes` nor
+/// `dtype` + `shape`.
+pub fn parse(text: &str) -> Result<Graph> {
+    let raw: RawGraph =
+        serde_json::from_str(text).map_err(|e| Error::parse(alloc::format!("{e}")))?;
+    if raw.format != FORMAT {
+        return Err(Error::invalid(alloc::format!(
+            "format '{}' is not '{FORMAT}'",
+            raw.format
+        )));
+    }
+    let mut index: BTreeMap<String, TensorId> = BTreeMap::new();
+    let mut tensors = Vec::with_capacity(raw.tensors.len());
+    for rt in raw.tensors {
+        let at = alloc::format!("tensor '{}'", rt.name);
+        if index.insert(rt.name.clone(), tensors.len()).is_some() {
+            return Err(Error::invalid("duplicate tensor name").at(at));
+        }
+        let dtype = match &rt.dtype {
+            Some(d) => Some(DType::parse(d).ok_or_else(|| {
+                Error::invalid(alloc::format!("unknown dtype '{d}'")).at(at.clone())
+            })?),
+            None => None,
+        };
+        if rt.bytes.is_none() && (dtype.is_none() || rt.shape.is_none()) {
+            return Err(Error::invalid("needs \"bytes\", or \"dtype\" and \"shape\"").at(at));
+        }
+        let mut flags = Flags::default();
+        for f in &rt.flags {
+            match f.as_str() {
+                "no_reuse" => flags.no_reuse = true,
+                "zero_copy" => flags.zero_copy = true,
+                "atomic_clean" => flags.atomic_clean = true,
+                other => {
+                    return Err(Error::invalid(alloc::format!(
+                        "unknown flag '{other}' (known: no_reuse, zero_copy, atomic_clean)"
+                    ))
+                    .at(at))
+                }
+            }
+        }
+        let constant = match rt.kind.as_deref() {
+            None | Some("activation" | "input" | "output") => false,
+            Some("constant" | "weight") => true,
+            Some(other) => {
+                return Err(Error::invalid(alloc::format!(
+                    "unknown kind '{other}' (known: activation, input, output, constant, weight)"
+                ))
+                .at(at))
+            }
+        };
+        tensors.push(Tensor {
+            name: rt.name,
+            dtype,
+            shape: rt.shape,
+            bytes: rt.bytes,
+            constant,
+            memory_type: rt.memory_type,
+            flags,
+        });
+    }
+    let lookup = |name: &str, at: &str| -> Result<TensorId> {
+        index.get(name).copied().ok_or_else(|| {
+            Error::invalid(alloc::format!("unknown tensor '{name}'")).at(String::from(at))
+        })
+    };
+    let mut op_names: BTreeMap<String, ()> = BTreeMap::new();
+    let mut ops = Vec::with_capacity(raw.ops.len());
+    for ro in raw.ops {
+        let at = alloc::format!("op '{}'", ro.name);
+        if op_names.insert(ro.name.clone(), ()).is_some() {
+            return Err(Error::invalid("duplicate op name").at(at));
+        }
+        let inputs = ro
+            .inputs
+            .iter()
+            .map(|n| lookup(n, &at))
+            .collect::<Result<Vec<_>>>()?;
+        let outputs = ro
+            .outputs
+            .iter()
+            .map(|n| lookup(n, &at))
+            .collect::<Result<Vec<_>>>()?;
+        let ref_outputs = ro
+            .attrs
+            .ref_outputs
+            .iter()
+            .map(|(o, i)| Ok((lookup(o, &at)?, lookup(i, &at)?)))
+            .collect::<Result<Vec<_>>>()?;
+        ops.push(Op {
+            name: ro.name,
+            op_type: ro.op_type,
+            inputs,
+            outputs,
+            workspace_bytes: ro.workspace_bytes,
+            stream: ro.stream,
+            continuous_inputs: ro.attrs.continuous_inputs,
+            continuous_outputs: ro.attrs.continuous_outputs,
+            ref_outputs,
+            no_reuse: ro.attrs.no_reuse,
+        });
+    }
+    let inputs = raw
+        .inputs
+        .iter()
+        .map(|n| lookup(n, "graph inputs"))
+        .collect::<Result<Vec<_>>>()?;
+    let outputs = raw
+        .outputs
+        .iter()
+        .map(|n| lookup(n, "graph outputs"))
+        .collect::<Result<Vec<_>>>()?;
+    Ok(Graph {
+        name: raw.name,
+        tensors,
+        ops,
+        inputs,
+        outputs,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::graph::Bindings;
+    use alloc::string::ToString;
+
+    #[test]
+    fn small_graph_lowers() {
+        let g = parse(
+            r#"{"format":"memplan.graph/1","name":"t",
+            "tensors":[{"name":"x","dtype":"float32","shape":["batch",4]},{"name":"y","bytes":100},
+                       {"name":"w","bytes":64,"kind":"weight"}],
+            "ops":[{"name":"A","type":"MatMul","inputs":["x","w"],"outputs":["y"],"workspace_bytes":[8]}],
+            "inputs":["x"],"outputs":["y"]}"#,
+        )
+        .unwrap();
+        let b: Bindings = [("batch".into(), 2u64)].into_iter().collect();
+        let l = g.lower(&b).unwrap();
+        assert_eq!(l.problem.buffers.len(), 3);
+        assert_eq!(l.problem.buffers[0].size, 32);
+        assert_eq!(l.problem.weight_bytes, 64);
+    }
+
+    #[test]
+    fn errors_name_the_place() {
+        let e = parse(
+            r#"{"format":"memplan.graph/1","tensors":[],"ops":[{"name":"A","inputs":["q"]}]}"#,
+        )
+        .unwrap_err();
+        assert_eq!(e.to_string(), "op 'A': unknown tensor 'q'");
+        let e = parse("{\"format\":\"memplan.graph/1\",\n\"tensors\":[{\"name\":\"x\",\"bytes\":-1}],\"ops\":[]}")
+            .unwrap_err();
+        assert!(e.to_string().contains("line 2"), "{e}");
+    }
+}

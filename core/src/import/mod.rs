@@ -1,0 +1,5 @@
+//! Importers: text and bytes in, [`crate::Graph`] or [`crate::Problem`] out.
+
+pub mod csv;
+#[cfg(feature = "serde")]
+pub mod json;

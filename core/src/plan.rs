@@ -1,0 +1,231 @@
+//! Plans (an offset per buffer) and the options every strategy shares.
+
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use crate::error::{round_up, Error, Result};
+use crate::problem::{Buffer, BufferId};
+
+/// How a tensor's raw byte size is padded before placement.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
+pub enum Padding {
+    /// The raw size.
+    #[default]
+    None,
+    /// GE's tensor size: `ceil32(bytes) + 32` (GE `TensorUtils::GetTensorMemorySizeInBytes`,
+    /// `kDataMemAlignSize = 32`). Zero-size tensors stay 0 (GE gives them no block).
+    Ge,
+}
+
+/// Settings shared by every strategy, so plans compare on equal terms.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(default))]
+pub struct PlanOptions {
+    /// Offset and size granularity in bytes (>= 1). GE: 512 (`MEM_ALIGN_SIZE`). Every planned
+    /// size is rounded up to it, every offset is a multiple of it.
+    pub alignment: u64,
+    /// Tensor padding rule applied before rounding to `alignment`.
+    pub padding: Padding,
+    /// Memory reuse on (default) or off. Off: every buffer gets its own bytes
+    /// (GE `ge.exec.disableReuseMemory=1`).
+    pub reuse: bool,
+    /// Graph inputs and outputs are zero-copy user buffers, not reused, placed after feature
+    /// maps (GE's default). When `false` they take part in reuse like activations
+    /// (GE `ge.exec.inputReuseMemIndexes` / `outputReuseMemIndexes` for all of them).
+    pub zero_copy_io: bool,
+    /// Atomic-clean outputs are cleaned by one centralised memset and not reused
+    /// (GE `ge.exec.atomicCleanPolicy=0`, default). When `false`, each is cleaned separately
+    /// and reused like any tensor (policy 1).
+    pub atomic_centralised: bool,
+    /// GE only: cut the largest gear's region into virtual blocks of at most 400 MiB
+    /// (expandable memory, `ge.exec.staticMemoryPolicy`).
+    pub expandable_memory: bool,
+    /// Search budget for anytime strategies, in milliseconds of the caller's clock.
+    pub time_limit_ms: u64,
+}
+
+impl Default for PlanOptions {
+    fn default() -> Self {
+        PlanOptions {
+            alignment: 512,
+            padding: Padding::Ge,
+            reuse: true,
+            zero_copy_io: true,
+            atomic_centralised: true,
+            expandable_memory: false,
+            time_limit_ms: 2000,
+        }
+    }
+}
+
+impl PlanOptions {
+    /// Raw bytes, no padding, alignment 1: what bare buffer lists (MiniMalloc CSV) mean.
+    pub fn exact() -> Self {
+        PlanOptions {
+            alignment: 1,
+            padding: Padding::None,
+            ..PlanOptions::default()
+        }
+    }
+
+    /// Checks the options.
+    ///
+    /// # Errors
+    /// [`crate::ErrorKind::BadOption`] if `alignment` is 0.
+    pub fn check(&self) -> Result<()> {
+        if self.alignment == 0 {
+            return Err(Error::bad_option("alignment must be at least 1 byte"));
+        }
+        Ok(())
+    }
+
+    /// The padded size of `raw` bytes under [`Self::padding`], before alignment.
+    ///
+    /// # Errors
+    /// [`crate::ErrorKind::Overflow`] naming `name`.
+    pub fn padded(&self, raw: u64, name: &str) -> Result<u64> {
+        match self.padding {
+            Padding::None => Ok(raw),
+            Padding::Ge if raw == 0 => Ok(0),
+            Padding::Ge => {
+                let what = || alloc::format!("padded size of '{name}'");
+                crate::error::add(round_up(raw, 32, what())?, 32, what())
+            }
+        }
+    }
+
+    /// The alignment buffer `b` needs: the plan's and its own, whichever is larger.
+    pub fn alignment_of(&self, b: &Buffer) -> u64 {
+        self.alignment.max(b.alignment).max(1)
+    }
+
+    /// The size a buffer occupies in the arena: padded, then rounded up to its alignment.
+    /// GE: a tensor of B raw bytes occupies `ceil512(ceil32(B) + 32)`.
+    ///
+    /// # Errors
+    /// [`crate::ErrorKind::Overflow`] naming the buffer.
+    pub fn planned_size(&self, b: &Buffer) -> Result<u64> {
+        let padded = self.padded(b.size, &b.name)?;
+        round_up(
+            padded,
+            self.alignment_of(b),
+            alloc::format!("aligned size of '{}'", b.name),
+        )
+    }
+}
+
+/// Where a block sits in GE's block tree.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
+pub enum BlockLevel {
+    /// Laid out one after another in the arena.
+    Top,
+    /// Nested inside a parent block by level-2 reuse.
+    Child,
+}
+
+/// A block of a block-reuse plan (GE `MemoryBlock`): buffers that share one region over time.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct Block {
+    /// Buffers placed in this block (not counting those of its child blocks).
+    pub members: Vec<BufferId>,
+    /// Block size in bytes (aligned).
+    pub size: u64,
+    /// Offset of the block in the arena, in bytes.
+    pub offset: u64,
+    /// Top-level or child.
+    pub level: BlockLevel,
+    /// Index of the parent block for children.
+    pub parent: Option<usize>,
+    /// Why the block is special, if it is ("zero-copy", "atomic-clean", "continuous", ...).
+    pub tag: Option<String>,
+}
+
+/// A complete plan: an offset for every buffer of the problem.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct Plan {
+    /// Strategy that made it (for portfolios, the winner, e.g. `portfolio:best-fit-spatial`).
+    pub strategy: String,
+    /// Alignment in bytes the plan was made with.
+    pub alignment: u64,
+    /// Offset in bytes of each buffer, indexed like [`crate::Problem::buffers`].
+    pub offsets: Vec<u64>,
+    /// Size in bytes each buffer occupies (after padding and alignment), indexed like the buffers.
+    pub sizes: Vec<u64>,
+    /// Arena size in bytes: the largest `offset + size`.
+    pub peak: u64,
+    /// GE blocks, for block-reuse strategies.
+    pub blocks: Vec<Block>,
+    /// Named figures a strategy reports (GE: `memoffset`, `theory_min`, `zero_copy`,
+    /// `total_size`, `no_reuse`; hybrid: each variant's total), in bytes unless named otherwise.
+    pub stats: Vec<(String, u64)>,
+    /// Free-text remarks (which variant won, why a rule applied).
+    pub notes: Vec<String>,
+}
+
+impl Plan {
+    /// A plan from offsets and sizes; the peak is computed, checked.
+    ///
+    /// # Errors
+    /// [`crate::ErrorKind::Overflow`] if an `offset + size` exceeds `u64`.
+    pub fn new(
+        strategy: impl Into<String>,
+        alignment: u64,
+        offsets: Vec<u64>,
+        sizes: Vec<u64>,
+    ) -> Result<Self> {
+        let mut peak = 0u64;
+        for (o, s) in offsets.iter().zip(&sizes) {
+            peak = peak.max(crate::error::add(*o, *s, "offset + size")?);
+        }
+        Ok(Plan {
+            strategy: strategy.into(),
+            alignment,
+            offsets,
+            sizes,
+            peak,
+            ..Plan::default()
+        })
+    }
+
+    /// The value of a named statistic.
+    pub fn stat(&self, name: &str) -> Option<u64> {
+        self.stats.iter().find(|(n, _)| n == name).map(|(_, v)| *v)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alloc::string::ToString;
+
+    #[test]
+    fn ge_padding_matches_ge_formula() {
+        let o = PlanOptions::default();
+        // floor((bytes + 63) / 32) * 32 for bytes > 0
+        for bytes in [1u64, 31, 32, 33, 1000, 1 << 20] {
+            assert_eq!(
+                o.padded(bytes, "t").unwrap(),
+                (bytes + 63) / 32 * 32,
+                "{bytes}"
+            );
+        }
+        assert_eq!(o.padded(0, "t").unwrap(), 0);
+        // an exact 1 MiB tensor costs 1 MiB + 512 in a 512-aligned arena
+        let b = Buffer::new("t", 1 << 20, 0, 0);
+        assert_eq!(o.planned_size(&b).unwrap(), (1 << 20) + 512);
+    }
+
+    #[test]
+    fn planned_size_overflow_is_reported() {
+        let b = Buffer::new("huge", u64::MAX - 3, 0, 0);
+        let e = PlanOptions::default().planned_size(&b).unwrap_err();
+        assert!(e.to_string().contains("'huge'"), "{e}");
+    }
+}

@@ -1,0 +1,293 @@
+//! The planning problem: buffers with sizes in bytes and live ranges in op steps.
+//!
+//! # Interval convention (the only one in this crate)
+//!
+//! A live range is **inclusive**: `[start, end]`, both in op steps, `start <= end`. Op `k` of the
+//! schedule runs at step `k`. A tensor lives from its producer's step to its last consumer's
+//! step, as GE and TFLite count. Two buffers' live ranges intersect iff
+//! `a.start <= b.end && b.start <= a.end`, so touching ranges (`a.end == b.start`) conflict:
+//! an op's output may not overwrite the input it is still reading.
+//!
+//! Half-open formats are converted at the boundary: MiniMalloc's `[lower, upper)` becomes
+//! `[lower, upper - 1]` ([`crate::import::csv`]).
+
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use crate::error::{Error, Result};
+
+/// Index of a buffer in [`Problem::buffers`].
+pub type BufferId = usize;
+
+/// What a buffer holds; GE treats each kind differently.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
+pub enum BufferKind {
+    /// An op's output consumed by other ops (a feature map).
+    #[default]
+    Activation,
+    /// A graph (model) input: GE makes it zero-copy (a user buffer), placed after feature maps.
+    GraphInput,
+    /// A graph (model) output: zero-copy in GE, like inputs.
+    GraphOutput,
+    /// Scratch memory of one op, live only at its step.
+    Workspace,
+    /// A constant or weight. Normally reported apart and not planned in the activation arena.
+    Constant,
+}
+
+/// Per-buffer flags that forbid or change reuse (GE's reuse blockers).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(default))]
+pub struct Flags {
+    /// Never shares memory with another buffer (GE: `OP_NO_REUSE_MEM`, `no_reuse_mem_flag`).
+    pub no_reuse: bool,
+    /// A user buffer at run time (GE: graph I/O zero-copy), not reused, placed apart.
+    pub zero_copy: bool,
+    /// Cleared by a centralised memset before the graph runs (GE: atomic-clean), not reused,
+    /// placed after all blocks.
+    pub atomic_clean: bool,
+}
+
+/// Membership in a group of buffers that must be adjacent in memory, in `index` order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct Continuous {
+    /// Group id, unique in the problem.
+    pub group: u32,
+    /// Position in the group, from 0.
+    pub index: u32,
+    /// `true` for an op's continuous outputs (GE: one block for all), `false` for continuous
+    /// inputs (GE: one block each, adjacent in input order).
+    pub outputs: bool,
+}
+
+/// One buffer to place: `size` bytes live over the inclusive step range `[start, end]`.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(default))]
+pub struct Buffer {
+    /// Name (tensor name, or CSV id); unique in the problem.
+    pub name: String,
+    /// Size in bytes, before any strategy padding.
+    pub size: u64,
+    /// First step live (inclusive).
+    pub start: u64,
+    /// Last step live (inclusive), `>= start`.
+    pub end: u64,
+    /// What the buffer holds.
+    pub kind: BufferKind,
+    /// Stream the producing op runs on (GE: reuse within a stream at level 1).
+    pub stream: u32,
+    /// Dynamic-batch gear this buffer belongs to (GE `_batch_label = "Batch_N"` with `N` here);
+    /// buffers of different gears never run together, so they may overlap.
+    pub gear: Option<u64>,
+    /// Memory type (0 = HBM); GE keeps free lists per memory type.
+    pub memory_type: u32,
+    /// Reuse blockers.
+    pub flags: Flags,
+    /// Continuous group membership, if any.
+    pub continuous: Option<Continuous>,
+    /// Step of the producing op; `None` for graph inputs and CSV buffers.
+    pub producer: Option<u64>,
+    /// Names of other tensors sharing this buffer's address (GE ref/in-place symbols).
+    pub aliases: Vec<String>,
+    /// Required offset alignment in bytes (>= 1); combined with the plan's alignment by max.
+    pub alignment: u64,
+    /// A fixed offset the plan must use (MiniMalloc CSV `offset` column).
+    pub fixed_offset: Option<u64>,
+}
+
+impl Buffer {
+    /// A plain activation buffer of `size` bytes live over inclusive `[start, end]`.
+    pub fn new(name: impl Into<String>, size: u64, start: u64, end: u64) -> Self {
+        Buffer {
+            name: name.into(),
+            size,
+            start,
+            end,
+            alignment: 1,
+            ..Buffer::default()
+        }
+    }
+
+    /// Whether the two live ranges intersect (inclusive convention).
+    pub fn overlaps_in_time(&self, other: &Buffer) -> bool {
+        self.start <= other.end && other.start <= self.end
+    }
+
+    /// Whether the two buffers may not share a byte: their live ranges intersect and they can
+    /// run together (not two different gears).
+    pub fn conflicts(&self, other: &Buffer) -> bool {
+        self.overlaps_in_time(other) && gears_can_coexist(self.gear, other.gear)
+    }
+}
+
+/// Whether buffers of these gears can be live together: only one gear runs at a time.
+pub fn gears_can_coexist(a: Option<u64>, b: Option<u64>) -> bool {
+    match (a, b) {
+        (Some(x), Some(y)) => x == y,
+        _ => true,
+    }
+}
+
+/// One op of the schedule: what GE's stream and no-reuse rules need beyond the buffers.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(default))]
+pub struct OpInfo {
+    /// Op name.
+    pub name: String,
+    /// Op type (`Conv`, `MatMul`, ...).
+    pub op_type: String,
+    /// Stream the op runs on.
+    pub stream: u32,
+    /// Steps of the ops this op reads data from (its direct data-edge predecessors).
+    pub preds: Vec<u64>,
+}
+
+/// A planning problem: buffers and, optionally, the ops of the schedule (one per step).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(default))]
+pub struct Problem {
+    /// Name of the model or file.
+    pub name: String,
+    /// The buffers to place.
+    pub buffers: Vec<Buffer>,
+    /// Number of op steps; every buffer's `end < steps`.
+    pub steps: u64,
+    /// The schedule's ops, `ops[k]` at step `k`; empty for bare buffer lists.
+    pub ops: Vec<OpInfo>,
+    /// Bytes of constants and weights, reported apart and not planned.
+    pub weight_bytes: u64,
+}
+
+impl Problem {
+    /// A problem from bare buffers; `steps` becomes one past the largest `end`.
+    pub fn from_buffers(name: impl Into<String>, buffers: Vec<Buffer>) -> Self {
+        let steps = buffers
+            .iter()
+            .map(|b| b.end.saturating_add(1))
+            .max()
+            .unwrap_or(0);
+        Problem {
+            name: name.into(),
+            buffers,
+            steps,
+            ..Problem::default()
+        }
+    }
+
+    /// Checks the problem's own invariants: `start <= end < steps`, alignment >= 1, unique
+    /// names, fixed offsets aligned.
+    ///
+    /// # Errors
+    /// [`crate::ErrorKind::Invalid`] naming the first bad buffer.
+    pub fn check(&self) -> Result<()> {
+        let mut names: Vec<&str> = self.buffers.iter().map(|b| b.name.as_str()).collect();
+        names.sort_unstable();
+        if let Some(w) = names.windows(2).find(|w| w[0] == w[1]) {
+            return Err(Error::invalid(alloc::format!(
+                "duplicate buffer name '{}'",
+                w[0]
+            )));
+        }
+        for b in &self.buffers {
+            let at = || alloc::format!("buffer '{}'", b.name);
+            if b.start > b.end {
+                return Err(Error::invalid(alloc::format!(
+                    "live range starts at step {} after it ends at step {}",
+                    b.start,
+                    b.end
+                ))
+                .at(at()));
+            }
+            if b.end >= self.steps {
+                return Err(Error::invalid(alloc::format!(
+                    "live range ends at step {} but the problem has {} steps",
+                    b.end,
+                    self.steps
+                ))
+                .at(at()));
+            }
+            if b.alignment == 0 {
+                return Err(Error::invalid("alignment 0 (must be >= 1)").at(at()));
+            }
+            if let Some(off) = b.fixed_offset {
+                if off % b.alignment != 0 {
+                    return Err(Error::invalid(alloc::format!(
+                        "fixed offset {off} is not a multiple of its alignment {}",
+                        b.alignment
+                    ))
+                    .at(at()));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Sum of all buffer sizes, checked.
+    ///
+    /// # Errors
+    /// [`crate::ErrorKind::Overflow`] if the sum exceeds `u64`.
+    pub fn total_bytes(&self) -> Result<u64> {
+        self.buffers.iter().try_fold(0u64, |acc, b| {
+            crate::error::add(acc, b.size, "sum of buffer sizes")
+        })
+    }
+
+    /// The distinct gears present, ascending (empty without dynamic batch).
+    pub fn gears(&self) -> Vec<u64> {
+        let mut g: Vec<u64> = self.buffers.iter().filter_map(|b| b.gear).collect();
+        g.sort_unstable();
+        g.dedup();
+        g
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alloc::string::ToString;
+
+    #[test]
+    fn touching_ranges_conflict() {
+        let a = Buffer::new("a", 4, 0, 2);
+        let b = Buffer::new("b", 4, 2, 3);
+        let c = Buffer::new("c", 4, 3, 3);
+        assert!(a.conflicts(&b));
+        assert!(!a.conflicts(&c));
+    }
+
+    #[test]
+    fn different_gears_never_conflict() {
+        let mut a = Buffer::new("a", 4, 0, 2);
+        let mut b = Buffer::new("b", 4, 0, 2);
+        a.gear = Some(1);
+        b.gear = Some(2);
+        assert!(!a.conflicts(&b));
+        b.gear = None;
+        assert!(a.conflicts(&b));
+    }
+
+    #[test]
+    fn check_names_the_bad_buffer() {
+        let mut p = Problem::from_buffers("p", alloc::vec![Buffer::new("a", 1, 0, 1)]);
+        p.buffers.push(Buffer::new("a", 1, 0, 0));
+        assert!(p
+            .check()
+            .unwrap_err()
+            .to_string()
+            .contains("duplicate buffer name 'a'"));
+        p.buffers[1].name = "b".into();
+        p.buffers[1].start = 2;
+        p.buffers[1].end = 1;
+        assert_eq!(
+            p.check().unwrap_err().to_string(),
+            "buffer 'b': live range starts at step 2 after it ends at step 1"
+        );
+    }
+}

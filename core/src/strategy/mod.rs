@@ -1,0 +1,105 @@
+//! Strategies: name → plan. Every strategy takes the same [`PlanOptions`] and returns a
+//! [`Plan`] that [`crate::validate`] accepts.
+
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use crate::error::{Error, ErrorKind, Result};
+use crate::plan::{Plan, PlanOptions};
+use crate::problem::Problem;
+
+pub mod no_reuse;
+pub mod packing;
+
+/// Which family a strategy belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Family {
+    /// GE-style block reuse (blocks, level-1 / level-2 reuse).
+    Block,
+    /// Offset packing: each buffer gets any aligned offset.
+    Packing,
+    /// A baseline (no reuse).
+    Baseline,
+}
+
+/// A registered strategy.
+#[derive(Debug, Clone, Copy)]
+pub struct StrategyInfo {
+    /// Name used by the CLI, the UI and the plan JSON.
+    pub name: &'static str,
+    /// Family.
+    pub family: Family,
+    /// One line: what it does and where it comes from.
+    pub summary: &'static str,
+    run: fn(&Problem, &PlanOptions) -> Result<Plan>,
+}
+
+impl StrategyInfo {
+    /// Runs the strategy.
+    ///
+    /// # Errors
+    /// As [`plan`].
+    pub fn run(&self, problem: &Problem, options: &PlanOptions) -> Result<Plan> {
+        options.check()?;
+        let mut plan = (self.run)(problem, options)?;
+        if plan.strategy.is_empty() {
+            plan.strategy = String::from(self.name);
+        }
+        Ok(plan)
+    }
+}
+
+/// Every strategy, in the order the CLI lists them.
+pub fn strategies() -> &'static [StrategyInfo] {
+    STRATEGIES
+}
+
+static STRATEGIES: &[StrategyInfo] = &[
+    StrategyInfo {
+        name: "greedy-size-best-fit",
+        family: Family::Packing,
+        summary: "TFLite ArenaPlanner: largest first (ties by first use), smallest gap that fits",
+        run: packing::greedy_size_best_fit,
+    },
+    StrategyInfo {
+        name: "no-reuse",
+        family: Family::Baseline,
+        summary: "every buffer its own bytes, in buffer order (the no-reuse total)",
+        run: no_reuse::plan,
+    },
+];
+
+/// Looks a strategy up by name.
+///
+/// # Errors
+/// [`ErrorKind::UnknownStrategy`] listing the known names.
+pub fn find(name: &str) -> Result<&'static StrategyInfo> {
+    STRATEGIES.iter().find(|s| s.name == name).ok_or_else(|| {
+        let known: Vec<&str> = STRATEGIES.iter().map(|s| s.name).collect();
+        Error::new(
+            ErrorKind::UnknownStrategy,
+            alloc::format!("unknown strategy '{name}' (known: {})", known.join(", ")),
+        )
+    })
+}
+
+/// Plans `problem` with the strategy called `name`.
+///
+/// # Errors
+/// [`ErrorKind::UnknownStrategy`] for an unknown name, [`ErrorKind::BadOption`] for bad options,
+/// [`ErrorKind::Overflow`] if a padded size or offset exceeds `u64`.
+pub fn plan(problem: &Problem, name: &str, options: &PlanOptions) -> Result<Plan> {
+    find(name)?.run(problem, options)
+}
+
+/// The planned size of every buffer under `options` (see [`PlanOptions::planned_size`]).
+///
+/// # Errors
+/// [`ErrorKind::Overflow`] naming the buffer.
+pub fn planned_sizes(problem: &Problem, options: &PlanOptions) -> Result<Vec<u64>> {
+    problem
+        .buffers
+        .iter()
+        .map(|b| options.planned_size(b))
+        .collect()
+}
