@@ -1,1 +1,395 @@
-fn main() {}
+//! `memplan`: plan, compare, validate and inspect static memory plans from the command line.
+
+mod load;
+mod report;
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Instant;
+
+use clap::{Parser, Subcommand, ValueEnum};
+use memplan_core::{gears, units, Error, Lowered, Padding, Plan, PlanOptions, Problem};
+
+use load::{Input, Shapes};
+use report::{BufferEntry, PlanEntry, PlanFile, ProblemSummary};
+
+#[derive(Parser)]
+#[command(
+    name = "memplan",
+    version,
+    about = "Static memory planner for neural-network graphs",
+    after_help = "Examples:
+  memplan plan model.onnx --dim batch=1
+  memplan plan model.onnx --strategy ge-block --strategy greedy-size-best-fit --align 64
+  memplan plan static/samples/ge-diamond.json --format json --out plan.json
+  memplan plan model.onnx --batch 1,2,4,8          # dynamic batch: gears overlaid
+  memplan plan buffers.csv                          # MiniMalloc CSV, exact sizes
+  memplan validate plan.json
+  memplan strategies"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Plan an input (ONNX, memplan JSON graph, MiniMalloc CSV) with one or more strategies.
+    Plan(PlanArgs),
+    /// List the strategies.
+    Strategies,
+    /// Check every plan of a `memplan.plan/1` JSON file with the independent validator.
+    Validate {
+        /// The plan file (`memplan plan ... --format json`).
+        plan: PathBuf,
+    },
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum Format {
+    Table,
+    Json,
+    Csv,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum PaddingArg {
+    /// GE: ceil32(bytes) + 32.
+    Ge,
+    /// Raw sizes.
+    None,
+}
+
+#[derive(clap::Args)]
+struct PlanArgs {
+    /// Input file: .onnx, .json (memplan.graph/1) or .csv (MiniMalloc).
+    input: PathBuf,
+    /// Strategy to run (repeatable); default: every strategy.
+    #[arg(long = "strategy", short = 's')]
+    strategies: Vec<String>,
+    /// Block/offset alignment in bytes. Default: 512 for graphs, 1 for CSV.
+    #[arg(long)]
+    align: Option<u64>,
+    /// Tensor padding. Default: ge for graphs, none for CSV.
+    #[arg(long, value_enum)]
+    padding: Option<PaddingArg>,
+    /// Bind a symbolic dim: NAME=VALUE (repeatable).
+    #[arg(long = "dim", value_name = "NAME=VALUE")]
+    dims: Vec<String>,
+    /// Set a graph input's whole shape: NAME=1x3x224x224 (repeatable).
+    #[arg(long = "input", value_name = "NAME=SHAPE")]
+    inputs: Vec<String>,
+    /// Dynamic batch: plan these gears (batch sizes) overlaid, e.g. 1,2,4,8.
+    #[arg(long, value_delimiter = ',')]
+    batch: Vec<u64>,
+    /// The symbolic dim that is the batch (default: leading symbolic dim of the first input).
+    #[arg(long)]
+    batch_dim: Option<String>,
+    /// Turn memory reuse off (GE disableReuseMemory).
+    #[arg(long)]
+    disable_reuse: bool,
+    /// Let graph inputs and outputs take part in reuse (not zero-copy).
+    #[arg(long)]
+    io_reuse: bool,
+    /// Clean atomic outputs separately (GE atomicCleanPolicy=1) so they can be reused.
+    #[arg(long)]
+    atomic_separate: bool,
+    /// GE dynamic batch: cut the largest gear into virtual blocks of at most 400 MiB.
+    #[arg(long)]
+    expandable_memory: bool,
+    /// Time limit for anytime strategies, milliseconds.
+    #[arg(long, default_value_t = 2000)]
+    time_limit: u64,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "table")]
+    format: Format,
+    /// Write the output here instead of stdout.
+    #[arg(long, short = 'o')]
+    out: Option<PathBuf>,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Plan(args) => run_plan(&args),
+        Command::Strategies => {
+            for s in memplan_core::strategies() {
+                println!("{:<22} {}", s.name, s.summary);
+            }
+            Ok(())
+        }
+        Command::Validate { plan } => run_validate(&plan),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn parse_kv<'a>(s: &'a str, flag: &str) -> Result<(&'a str, &'a str), Error> {
+    s.split_once('=')
+        .filter(|(k, v)| !k.is_empty() && !v.is_empty())
+        .ok_or_else(|| Error::bad_option(format!("{flag} '{s}': expected NAME=VALUE")))
+}
+
+fn parse_u64(v: &str, what: &str) -> Result<u64, Error> {
+    v.trim().parse::<u64>().map_err(|_| Error::bad_option(format!("{what}: '{v}' is not a non-negative integer")))
+}
+
+fn shapes(args: &PlanArgs) -> Result<Shapes, Error> {
+    let mut s = Shapes::default();
+    for d in &args.dims {
+        let (k, v) = parse_kv(d, "--dim")?;
+        s.dims.insert(k.to_string(), parse_u64(v, &format!("--dim {k}"))?);
+    }
+    for i in &args.inputs {
+        let (k, v) = parse_kv(i, "--input")?;
+        let dims = v.split(['x', 'X', ',']).map(|d| parse_u64(d, &format!("--input {k}"))).collect::<Result<_, _>>()?;
+        s.inputs.insert(k.to_string(), dims);
+    }
+    Ok(s)
+}
+
+fn options(args: &PlanArgs, input: &Input) -> Result<PlanOptions, Error> {
+    let mut o = input.default_options();
+    if let Some(a) = args.align {
+        if a == 0 {
+            return Err(Error::bad_option("--align must be at least 1"));
+        }
+        o.alignment = a;
+    }
+    if let Some(p) = args.padding {
+        o.padding = match p {
+            PaddingArg::Ge => Padding::Ge,
+            PaddingArg::None => Padding::None,
+        };
+    }
+    o.reuse = !args.disable_reuse;
+    o.zero_copy_io = !args.io_reuse;
+    o.atomic_centralised = !args.atomic_separate;
+    o.expandable_memory = args.expandable_memory;
+    o.time_limit_ms = args.time_limit;
+    Ok(o)
+}
+
+fn lower(args: &PlanArgs, input: Input, shapes: &Shapes) -> Result<Lowered, Error> {
+    match input {
+        Input::Buffers(problem) => {
+            if !args.batch.is_empty() {
+                return Err(Error::bad_option("--batch needs a graph input (ONNX or JSON), not a buffer list"));
+            }
+            Ok(Lowered { problem, ..Lowered::default() })
+        }
+        Input::Graph { graph, mut warnings } => {
+            let mut l = if args.batch.is_empty() {
+                let (dims, mut w) = graph.bind_unbound_to_one(&shapes.dims);
+                warnings.append(&mut w);
+                graph.lower(&dims)?
+            } else {
+                let dim = gears::batch_dim(&graph, args.batch_dim.as_deref())?;
+                let mut given = shapes.dims.clone();
+                given.insert(dim.clone(), 1); // placeholder: each gear binds it
+                let (mut dims, mut w) = graph.bind_unbound_to_one(&given);
+                dims.remove(&dim);
+                warnings.append(&mut w);
+                gears::expand(&graph, &dims, &dim, &args.batch)?
+            };
+            warnings.append(&mut l.warnings);
+            l.warnings = warnings;
+            Ok(l)
+        }
+    }
+}
+
+fn run_plan(args: &PlanArgs) -> Result<(), Error> {
+    let shapes = shapes(args)?;
+    let input = load::read(&args.input, &shapes)?;
+    let opts = options(args, &input)?;
+    let shown = args.input.display().to_string();
+    let lowered = lower(args, input, &shapes).map_err(|e| e.at(&shown))?;
+    let problem = &lowered.problem;
+    for w in &lowered.warnings {
+        eprintln!("warning: {shown}: {w}");
+    }
+    let names: Vec<String> = if args.strategies.is_empty() {
+        memplan_core::strategies().iter().map(|s| s.name.to_string()).collect()
+    } else {
+        args.strategies.clone()
+    };
+    let infos = names.iter().map(|n| memplan_core::find_strategy(n)).collect::<Result<Vec<_>, _>>()?;
+    let bounds = memplan_core::lower_bound(problem)?;
+    let mut entries = Vec::new();
+    let mut plans = Vec::new();
+    for s in infos {
+        let t0 = Instant::now();
+        let plan = s.run(problem, &opts).map_err(|e| e.at(format!("strategy {}", s.name)))?;
+        let us = u64::try_from(t0.elapsed().as_micros()).unwrap_or(u64::MAX);
+        if let Err(v) = memplan_core::validate(problem, &plan) {
+            return Err(Error::invalid(format!(
+                "strategy {} produced an invalid plan: {} (please report this bug)",
+                s.name,
+                v.describe(problem)
+            )));
+        }
+        let overlay = if problem.gears().is_empty() {
+            None
+        } else {
+            Some(gears::overlay_report(problem, &plan, s.name, &opts)?)
+        };
+        entries.push(entry(problem, &plan, us, overlay));
+        plans.push(plan);
+    }
+    let file = PlanFile {
+        format: "memplan.plan/1".into(),
+        input: shown.clone(),
+        problem: ProblemSummary {
+            buffers: problem.buffers.len(),
+            steps: problem.steps,
+            lower_bound_bytes: bounds.lower_bound,
+            no_reuse_bytes: bounds.no_reuse,
+            weight_bytes: problem.weight_bytes,
+        },
+        plans: entries,
+    };
+    let text = match args.format {
+        Format::Json => serde_json::to_string_pretty(&file).map_err(|e| Error::invalid(e.to_string()))? + "\n",
+        Format::Table => table(&file, &opts),
+        Format::Csv => {
+            let p = plans.first().ok_or_else(|| Error::bad_option("no strategy to write"))?;
+            memplan_core::import::csv::write(problem, Some(p))
+        }
+    };
+    match &args.out {
+        Some(path) => std::fs::write(path, text)
+            .map_err(|e| Error::invalid(format!("cannot write: {e}")).at(path.display())),
+        None => std::io::stdout().write_all(text.as_bytes()).map_err(|e| Error::invalid(e.to_string())),
+    }
+}
+
+fn entry(problem: &Problem, plan: &Plan, us: u64, overlay: Option<gears::OverlayReport>) -> PlanEntry {
+    PlanEntry {
+        strategy: plan.strategy.clone(),
+        alignment: plan.alignment,
+        peak_bytes: plan.peak,
+        plan_time_us: us,
+        overlay_bytes: overlay.as_ref().map(|o| o.overlay_bytes),
+        side_by_side_bytes: overlay.as_ref().map(|o| o.side_by_side_bytes),
+        gears: overlay.map(|o| o.gears),
+        stats: plan.stats.clone(),
+        buffers: problem
+            .buffers
+            .iter()
+            .enumerate()
+            .map(|(i, b)| BufferEntry {
+                name: b.name.clone(),
+                bytes: plan.sizes[i],
+                start: b.start,
+                end: b.end,
+                offset: plan.offsets[i],
+                gear: b.gear,
+            })
+            .collect(),
+    }
+}
+
+fn table(f: &PlanFile, o: &PlanOptions) -> String {
+    use std::fmt::Write as _;
+    let mut s = String::new();
+    let p = &f.problem;
+    let _ = writeln!(s, "{}: {} buffers, {} steps", f.input, p.buffers, p.steps);
+    let _ = writeln!(s, "lower bound {}   no reuse {}", units::with_exact(p.lower_bound_bytes), units::with_exact(p.no_reuse_bytes));
+    if p.weight_bytes > 0 {
+        let _ = writeln!(s, "weights (not planned) {}", units::with_exact(p.weight_bytes));
+    }
+    let pad = match o.padding {
+        Padding::Ge => "ceil32+32",
+        Padding::None => "none",
+    };
+    let _ = writeln!(s, "alignment {} B, padding {pad}{}\n", o.alignment, if o.reuse { "" } else { ", reuse off" });
+    let _ = writeln!(s, "{:<34} {:>12} {:>16} {:>9} {:>10}", "strategy", "peak", "peak bytes", "/ lower", "time");
+    for e in &f.plans {
+        let ratio = if p.lower_bound_bytes == 0 { 1.0 } else { e.peak_bytes as f64 / p.lower_bound_bytes as f64 };
+        let _ = writeln!(
+            s,
+            "{:<34} {:>12} {:>16} {:>9.4} {:>8.2}ms",
+            e.strategy,
+            units::binary(e.peak_bytes),
+            e.peak_bytes,
+            ratio,
+            e.plan_time_us as f64 / 1000.0
+        );
+        if let Some(gs) = &e.gears {
+            for g in gs {
+                let _ = writeln!(
+                    s,
+                    "  gear {:<6} peak {:>12}  lower bound {:>12}  alone {:>12}",
+                    g.batch,
+                    units::binary(g.peak_bytes),
+                    units::binary(g.lower_bound_bytes),
+                    units::binary(g.alone_bytes)
+                );
+            }
+            if let (Some(ov), Some(side)) = (e.overlay_bytes, e.side_by_side_bytes) {
+                let _ = writeln!(
+                    s,
+                    "  overlay {}  side by side {}  saving {}",
+                    units::binary(ov),
+                    units::binary(side),
+                    units::binary(side.saturating_sub(ov))
+                );
+            }
+        }
+    }
+    s
+}
+
+fn run_validate(path: &PathBuf) -> Result<(), Error> {
+    let shown = path.display().to_string();
+    let text = std::fs::read_to_string(path).map_err(|e| Error::invalid(format!("cannot read: {e}")).at(&shown))?;
+    let file: PlanFile = serde_json::from_str(&text).map_err(|e| Error::parse(e.to_string()).at(&shown))?;
+    if file.format != "memplan.plan/1" {
+        return Err(Error::invalid(format!("format '{}' is not 'memplan.plan/1'", file.format)).at(&shown));
+    }
+    let mut bad = 0;
+    for e in &file.plans {
+        let buffers = e
+            .buffers
+            .iter()
+            .map(|b| {
+                let mut x = memplan_core::Buffer::new(b.name.clone(), b.bytes, b.start, b.end);
+                x.gear = b.gear;
+                x
+            })
+            .collect();
+        let problem = Problem::from_buffers(file.input.clone(), buffers);
+        problem.check().map_err(|err| err.at(format!("{shown}: plan {}", e.strategy)))?;
+        let plan = Plan::new(
+            e.strategy.clone(),
+            e.alignment,
+            e.buffers.iter().map(|b| b.offset).collect(),
+            e.buffers.iter().map(|b| b.bytes).collect(),
+        )?;
+        let mut plan = plan;
+        if plan.peak > e.peak_bytes {
+            println!("{:<34} INVALID: buffers reach byte {} above peak_bytes {}", e.strategy, plan.peak, e.peak_bytes);
+            bad += 1;
+            continue;
+        }
+        plan.peak = e.peak_bytes;
+        match memplan_core::validate(&problem, &plan) {
+            Ok(()) => println!("{:<34} valid   peak {}", e.strategy, units::with_exact(e.peak_bytes)),
+            Err(v) => {
+                println!("{:<34} INVALID: {}", e.strategy, v.describe(&problem));
+                bad += 1;
+            }
+        }
+    }
+    if bad > 0 {
+        return Err(Error::invalid(format!("{bad} of {} plans invalid", file.plans.len())).at(&shown));
+    }
+    Ok(())
+}

@@ -480,6 +480,21 @@ impl Graph {
         })
     }
 
+    /// `given` plus a value of 1 for every symbolic dim it leaves unbound, and one warning per
+    /// such dim (`dim 'batch' is not bound; using 1 (bind it with --dim batch=N)`). What a user
+    /// who does not care about a dim expects: the batch-1 model.
+    pub fn bind_unbound_to_one(&self, given: &Bindings) -> (Bindings, Vec<String>) {
+        let mut b = given.clone();
+        let mut warnings = Vec::new();
+        for s in self.symbols() {
+            if !b.contains_key(&s) {
+                warnings.push(alloc::format!("dim '{s}' is not bound; using 1 (bind it with --dim {s}=N)"));
+                b.insert(s, 1);
+            }
+        }
+        (b, warnings)
+    }
+
     /// Symbolic dim names used anywhere, sorted.
     pub fn symbols(&self) -> Vec<String> {
         let mut v: Vec<String> = self

@@ -30,11 +30,13 @@ extern crate std;
 pub mod bound;
 pub mod dtype;
 pub mod error;
+pub mod gears;
 pub mod graph;
 pub mod import;
 pub mod plan;
 pub mod problem;
 pub mod strategy;
+pub mod units;
 pub mod validate;
 
 pub use bound::{lower_bound, Bounds};

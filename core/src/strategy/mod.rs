@@ -41,7 +41,13 @@ impl StrategyInfo {
     /// As [`plan`].
     pub fn run(&self, problem: &Problem, options: &PlanOptions) -> Result<Plan> {
         options.check()?;
-        let mut plan = (self.run)(problem, options)?;
+        // Packing strategies overlay gears at a common base; block strategies (GE) and the
+        // baseline handle gears themselves.
+        let mut plan = if self.family == Family::Packing {
+            crate::gears::plan_overlaid(problem, |p| (self.run)(p, options))?
+        } else {
+            (self.run)(problem, options)?
+        };
         if plan.strategy.is_empty() {
             plan.strategy = String::from(self.name);
         }

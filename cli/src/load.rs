@@ -1,0 +1,65 @@
+//! Reading inputs: format by extension or content, errors naming the file.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use memplan_core::{Bindings, Error, Graph, PlanOptions, Problem};
+
+/// What a file held.
+pub enum Input {
+    /// A graph (JSON or ONNX): planned with GE defaults (512 alignment, GE padding).
+    Graph { graph: Graph, warnings: Vec<String> },
+    /// A bare buffer list (MiniMalloc CSV): planned with exact sizes.
+    Buffers(Problem),
+}
+
+impl Input {
+    /// Default plan options for this kind of input.
+    pub fn default_options(&self) -> PlanOptions {
+        match self {
+            Input::Graph { .. } => PlanOptions::default(),
+            Input::Buffers(_) => PlanOptions::exact(),
+        }
+    }
+}
+
+/// Settings that turn a graph into a problem.
+#[derive(Default)]
+pub struct Shapes {
+    /// `--dim NAME=VALUE`.
+    pub dims: Bindings,
+    /// `--input NAME=1x3x224x224`.
+    pub inputs: BTreeMap<String, Vec<u64>>,
+}
+
+/// Reads and parses `path`.
+pub fn read(path: &Path, shapes: &Shapes) -> Result<Input, Error> {
+    let shown = path.display().to_string();
+    let bytes = std::fs::read(path).map_err(|e| Error::invalid(format!("cannot read: {e}")).at(&shown))?;
+    parse(&shown, &bytes, shapes).map_err(|e| e.at(&shown))
+}
+
+/// Parses bytes by extension or content: JSON (`{`), MiniMalloc CSV (a header with `id`),
+/// otherwise ONNX protobuf.
+pub fn parse(name: &str, bytes: &[u8], shapes: &Shapes) -> Result<Input, Error> {
+    let lower = name.to_ascii_lowercase();
+    let trimmed = bytes.iter().position(|b| !b.is_ascii_whitespace()).map_or(&[][..], |i| &bytes[i..]);
+    let stem = Path::new(name).file_stem().map_or_else(|| name.to_string(), |s| s.to_string_lossy().into_owned());
+    if lower.ends_with(".json") || trimmed.first() == Some(&b'{') {
+        let text = std::str::from_utf8(bytes).map_err(|_| Error::parse("JSON file is not UTF-8"))?;
+        let mut graph = memplan_core::import::json::parse(text)?;
+        if graph.name.is_empty() {
+            graph.name = stem;
+        }
+        return Ok(Input::Graph { graph, warnings: Vec::new() });
+    }
+    if lower.ends_with(".csv") || trimmed.starts_with(b"id,") {
+        let text = std::str::from_utf8(bytes).map_err(|_| Error::parse("CSV file is not UTF-8"))?;
+        return Ok(Input::Buffers(memplan_core::import::csv::parse(&stem, text)?));
+    }
+    parse_onnx(&stem, bytes, shapes)
+}
+
+fn parse_onnx(_stem: &str, _bytes: &[u8], _shapes: &Shapes) -> Result<Input, Error> {
+    Err(Error::parse("not JSON or CSV, and ONNX support is not built in"))
+}

@@ -1,0 +1,77 @@
+//! The plan JSON schema `memplan.plan/1` (documented in `docs/formats.md`).
+
+use serde::{Deserialize, Serialize};
+
+/// The document.
+#[derive(Serialize, Deserialize)]
+pub struct PlanFile {
+    /// Always `memplan.plan/1`.
+    pub format: String,
+    /// The input file as given.
+    pub input: String,
+    /// Problem figures.
+    pub problem: ProblemSummary,
+    /// One entry per strategy run.
+    pub plans: Vec<PlanEntry>,
+}
+
+/// Problem figures, bytes.
+#[derive(Serialize, Deserialize)]
+pub struct ProblemSummary {
+    /// Number of buffers.
+    pub buffers: usize,
+    /// Number of op steps.
+    pub steps: u64,
+    /// Live-set lower bound on raw sizes (depends on the schedule).
+    pub lower_bound_bytes: u64,
+    /// Sum of raw sizes.
+    pub no_reuse_bytes: u64,
+    /// Constants and weights, not planned.
+    #[serde(default)]
+    pub weight_bytes: u64,
+}
+
+/// One plan.
+#[derive(Serialize, Deserialize)]
+pub struct PlanEntry {
+    /// Strategy name (portfolio: `portfolio:WINNER`).
+    pub strategy: String,
+    /// Plan-wide alignment, bytes.
+    pub alignment: u64,
+    /// Arena size, bytes.
+    pub peak_bytes: u64,
+    /// Wall time of planning, microseconds.
+    pub plan_time_us: u64,
+    /// Per-gear figures with dynamic batch.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gears: Option<Vec<memplan_core::gears::GearReport>>,
+    /// Overlaid size of the gears (= peak) with dynamic batch.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub overlay_bytes: Option<u64>,
+    /// Sum of the gears planned alone.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub side_by_side_bytes: Option<u64>,
+    /// Strategy statistics (GE: memoffset, theory_min, ...).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub stats: Vec<(String, u64)>,
+    /// Every buffer.
+    pub buffers: Vec<BufferEntry>,
+}
+
+/// One placed buffer; `start`/`end` inclusive op steps, `bytes` as planned (padded, aligned).
+#[derive(Serialize, Deserialize)]
+pub struct BufferEntry {
+    /// Name.
+    pub name: String,
+    /// Planned size, bytes.
+    pub bytes: u64,
+    /// First live step (inclusive).
+    pub start: u64,
+    /// Last live step (inclusive).
+    pub end: u64,
+    /// Offset, bytes.
+    pub offset: u64,
+    /// Gear (batch size) with dynamic batch.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gear: Option<u64>,
+}

@@ -1,0 +1,86 @@
+//! Every malformed input exits non-zero with one line naming the file, the place and the problem.
+
+use std::path::Path;
+use std::process::Command;
+
+fn run(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_memplan"))
+        .args(args)
+        .current_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/bad"))
+        .output()
+        .expect("run memplan");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn bad_inputs_fail_with_one_clear_line() {
+    let cases: &[(&str, &str)] = &[
+        ("short-row.csv", "error: short-row.csv: line 3: expected 4 fields, found 3"),
+        ("negative-size.csv", "error: negative-size.csv: line 2: size '-4' is negative"),
+        ("fractional-size.csv", "error: fractional-size.csv: line 2: size '4.5' is not an integer"),
+        (
+            "empty-lifetime.csv",
+            "error: empty-lifetime.csv: line 3: buffer 'b': lower 5 >= upper 5 (lifetimes are half-open [lower, upper))",
+        ),
+        ("duplicate-id.csv", "error: duplicate-id.csv: line 4: duplicate id 'a' (first on line 2)"),
+        (
+            "size-beyond-u64.csv",
+            "error: size-beyond-u64.csv: line 2: size '18446744073709551616' exceeds u64",
+        ),
+        (
+            "no-id-column.csv",
+            "error: no-id-column.csv: line 1: header 'lower,upper,size' must name the columns id, lower, upper, size",
+        ),
+        ("unknown-tensor.json", "error: unknown-tensor.json: op 'add1': unknown tensor 'z'"),
+        (
+            "cycle.json",
+            "error: cycle.json: op 'A': is on a cycle: the graph has no topological order",
+        ),
+        ("overflow.json", "error: overflow.json: size of tensor 'x' overflows u64"),
+        ("missing.onnx", "error: missing.onnx: cannot read: No such file or directory (os error 2)"),
+    ];
+    let mut wrong = Vec::new();
+    for (file, want) in cases {
+        let (code, stdout, stderr) = run(&["plan", file]);
+        let ok = code == 1 && stderr.trim_end() == *want && stdout.is_empty() && !stderr.contains("panicked");
+        if !ok {
+            wrong.push(format!("{file}: exit {code}, stderr {stderr:?}\n   want {want:?}"));
+        }
+    }
+    assert!(wrong.is_empty(), "\n{}", wrong.join("\n"));
+}
+
+#[test]
+fn malformed_json_names_line_and_column() {
+    let (code, _, stderr) = run(&["plan", "malformed.json"]);
+    assert_eq!(code, 1);
+    assert!(stderr.starts_with("error: malformed.json: ") && stderr.contains("line 3"), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+}
+
+#[test]
+fn garbage_bytes_are_refused() {
+    let (code, _, stderr) = run(&["plan", "garbage.bin"]);
+    assert_eq!(code, 1);
+    assert!(stderr.starts_with("error: garbage.bin: "), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+}
+
+#[test]
+fn unknown_strategy_lists_the_known_ones() {
+    let (code, _, stderr) = run(&["plan", "../../../static/samples/tiny.json", "--strategy", "nope"]);
+    assert_eq!(code, 1);
+    assert!(stderr.starts_with("error: unknown strategy 'nope' (known: "), "{stderr}");
+}
+
+#[test]
+fn bad_options_are_named() {
+    let (code, _, stderr) = run(&["plan", "../../../static/samples/tiny.json", "--dim", "batch"]);
+    assert_eq!((code, stderr.trim_end()), (1, "error: --dim 'batch': expected NAME=VALUE"));
+    let (code, _, stderr) = run(&["plan", "../../../static/samples/tiny.json", "--align", "0"]);
+    assert_eq!((code, stderr.trim_end()), (1, "error: --align must be at least 1"));
+}
