@@ -35,7 +35,8 @@ pub struct Shapes {
 /// Reads and parses `path`.
 pub fn read(path: &Path, shapes: &Shapes) -> Result<Input, Error> {
     let shown = path.display().to_string();
-    let bytes = std::fs::read(path).map_err(|e| Error::invalid(format!("cannot read: {e}")).at(&shown))?;
+    let bytes =
+        std::fs::read(path).map_err(|e| Error::invalid(format!("cannot read: {e}")).at(&shown))?;
     parse(&shown, &bytes, shapes).map_err(|e| e.at(&shown))
 }
 
@@ -43,23 +44,36 @@ pub fn read(path: &Path, shapes: &Shapes) -> Result<Input, Error> {
 /// otherwise ONNX protobuf.
 pub fn parse(name: &str, bytes: &[u8], shapes: &Shapes) -> Result<Input, Error> {
     let lower = name.to_ascii_lowercase();
-    let trimmed = bytes.iter().position(|b| !b.is_ascii_whitespace()).map_or(&[][..], |i| &bytes[i..]);
-    let stem = Path::new(name).file_stem().map_or_else(|| name.to_string(), |s| s.to_string_lossy().into_owned());
+    let trimmed = bytes
+        .iter()
+        .position(|b| !b.is_ascii_whitespace())
+        .map_or(&[][..], |i| &bytes[i..]);
+    let stem = Path::new(name)
+        .file_stem()
+        .map_or_else(|| name.to_string(), |s| s.to_string_lossy().into_owned());
     if lower.ends_with(".json") || trimmed.first() == Some(&b'{') {
-        let text = std::str::from_utf8(bytes).map_err(|_| Error::parse("JSON file is not UTF-8"))?;
+        let text =
+            std::str::from_utf8(bytes).map_err(|_| Error::parse("JSON file is not UTF-8"))?;
         let mut graph = memplan_core::import::json::parse(text)?;
         if graph.name.is_empty() {
             graph.name = stem;
         }
-        return Ok(Input::Graph { graph, warnings: Vec::new() });
+        return Ok(Input::Graph {
+            graph,
+            warnings: Vec::new(),
+        });
     }
     if lower.ends_with(".csv") || trimmed.starts_with(b"id,") {
         let text = std::str::from_utf8(bytes).map_err(|_| Error::parse("CSV file is not UTF-8"))?;
-        return Ok(Input::Buffers(memplan_core::import::csv::parse(&stem, text)?));
+        return Ok(Input::Buffers(memplan_core::import::csv::parse(
+            &stem, text,
+        )?));
     }
     parse_onnx(&stem, bytes, shapes)
 }
 
 fn parse_onnx(_stem: &str, _bytes: &[u8], _shapes: &Shapes) -> Result<Input, Error> {
-    Err(Error::parse("not JSON or CSV, and ONNX support is not built in"))
+    Err(Error::parse(
+        "not JSON or CSV, and ONNX support is not built in",
+    ))
 }

@@ -2,6 +2,7 @@
 
 mod load;
 mod report;
+mod simulate;
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -39,11 +40,60 @@ enum Command {
     Plan(PlanArgs),
     /// List the strategies.
     Strategies,
+    /// Replay the tensor trace through a runtime allocator (allocate at the producer's step,
+    /// free after the last use) and report peak, allocations, frees, fragmentation, leaks.
+    Simulate(SimArgs),
     /// Check every plan of a `memplan.plan/1` JSON file with the independent validator.
     Validate {
         /// The plan file (`memplan plan ... --format json`).
         plan: PathBuf,
     },
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum AllocatorArg {
+    /// Fixed-block pool (acl-adapter style).
+    Pool,
+    /// First-fit reuse manager.
+    Reuse,
+    /// Best fit with coalescing (BFC-like).
+    Bfc,
+    /// Tiered L1/L2/L3/DDR placement.
+    Tiered,
+}
+
+#[derive(clap::Args)]
+struct SimArgs {
+    /// Input file: .onnx, .json (memplan.graph/1) or .csv (MiniMalloc).
+    input: PathBuf,
+    /// Allocator to simulate (repeatable); default: pool, reuse and bfc.
+    #[arg(long = "allocator", short = 'a', value_enum)]
+    allocators: Vec<AllocatorArg>,
+    /// Pool size in bytes (default: every tensor rounded up to whole blocks, summed, so the
+    /// pool never runs out).
+    #[arg(long)]
+    pool_size: Option<u64>,
+    /// Pool block size in bytes.
+    #[arg(long, default_value_t = 2 << 20)]
+    block_size: u64,
+    /// Reuse manager: most buffers in its table.
+    #[arg(long, default_value_t = 4096)]
+    table_capacity: usize,
+    /// Alignment / rounding of requests, bytes (reuse manager and BFC).
+    #[arg(long, default_value_t = 512)]
+    align: u64,
+    /// Tiered levels, fastest first: NAME=BYTES,... (the last may be NAME=inf).
+    #[arg(long, default_value = "L1=1048576,L2=8388608,L3=33554432,DDR=inf")]
+    levels: String,
+    /// Bind a symbolic dim: NAME=VALUE (repeatable).
+    #[arg(long = "dim", value_name = "NAME=VALUE")]
+    dims: Vec<String>,
+    /// Set a graph input's whole shape: NAME=1x3x224x224 (repeatable).
+    #[arg(long = "input", value_name = "NAME=SHAPE")]
+    inputs: Vec<String>,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "table")]
+    format: Format,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -120,6 +170,7 @@ fn main() -> ExitCode {
             Ok(())
         }
         Command::Validate { plan } => run_validate(&plan),
+        Command::Simulate(args) => simulate::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -137,18 +188,28 @@ fn parse_kv<'a>(s: &'a str, flag: &str) -> Result<(&'a str, &'a str), Error> {
 }
 
 fn parse_u64(v: &str, what: &str) -> Result<u64, Error> {
-    v.trim().parse::<u64>().map_err(|_| Error::bad_option(format!("{what}: '{v}' is not a non-negative integer")))
+    v.trim()
+        .parse::<u64>()
+        .map_err(|_| Error::bad_option(format!("{what}: '{v}' is not a non-negative integer")))
 }
 
 fn shapes(args: &PlanArgs) -> Result<Shapes, Error> {
+    parse_shapes(&args.dims, &args.inputs)
+}
+
+fn parse_shapes(dims: &[String], inputs: &[String]) -> Result<Shapes, Error> {
     let mut s = Shapes::default();
-    for d in &args.dims {
+    for d in dims {
         let (k, v) = parse_kv(d, "--dim")?;
-        s.dims.insert(k.to_string(), parse_u64(v, &format!("--dim {k}"))?);
+        s.dims
+            .insert(k.to_string(), parse_u64(v, &format!("--dim {k}"))?);
     }
-    for i in &args.inputs {
+    for i in inputs {
         let (k, v) = parse_kv(i, "--input")?;
-        let dims = v.split(['x', 'X', ',']).map(|d| parse_u64(d, &format!("--input {k}"))).collect::<Result<_, _>>()?;
+        let dims = v
+            .split(['x', 'X', ','])
+            .map(|d| parse_u64(d, &format!("--input {k}")))
+            .collect::<Result<_, _>>()?;
         s.inputs.insert(k.to_string(), dims);
     }
     Ok(s)
@@ -180,11 +241,19 @@ fn lower(args: &PlanArgs, input: Input, shapes: &Shapes) -> Result<Lowered, Erro
     match input {
         Input::Buffers(problem) => {
             if !args.batch.is_empty() {
-                return Err(Error::bad_option("--batch needs a graph input (ONNX or JSON), not a buffer list"));
+                return Err(Error::bad_option(
+                    "--batch needs a graph input (ONNX or JSON), not a buffer list",
+                ));
             }
-            Ok(Lowered { problem, ..Lowered::default() })
+            Ok(Lowered {
+                problem,
+                ..Lowered::default()
+            })
         }
-        Input::Graph { graph, mut warnings } => {
+        Input::Graph {
+            graph,
+            mut warnings,
+        } => {
             let mut l = if args.batch.is_empty() {
                 let (dims, mut w) = graph.bind_unbound_to_one(&shapes.dims);
                 warnings.append(&mut w);
@@ -216,17 +285,25 @@ fn run_plan(args: &PlanArgs) -> Result<(), Error> {
         eprintln!("warning: {shown}: {w}");
     }
     let names: Vec<String> = if args.strategies.is_empty() {
-        memplan_core::strategies().iter().map(|s| s.name.to_string()).collect()
+        memplan_core::strategies()
+            .iter()
+            .map(|s| s.name.to_string())
+            .collect()
     } else {
         args.strategies.clone()
     };
-    let infos = names.iter().map(|n| memplan_core::find_strategy(n)).collect::<Result<Vec<_>, _>>()?;
+    let infos = names
+        .iter()
+        .map(|n| memplan_core::find_strategy(n))
+        .collect::<Result<Vec<_>, _>>()?;
     let bounds = memplan_core::lower_bound(problem)?;
     let mut entries = Vec::new();
     let mut plans = Vec::new();
     for s in infos {
         let t0 = Instant::now();
-        let plan = s.run(problem, &opts).map_err(|e| e.at(format!("strategy {}", s.name)))?;
+        let plan = s
+            .run(problem, &opts)
+            .map_err(|e| e.at(format!("strategy {}", s.name)))?;
         let us = u64::try_from(t0.elapsed().as_micros()).unwrap_or(u64::MAX);
         if let Err(v) = memplan_core::validate(problem, &plan) {
             return Err(Error::invalid(format!(
@@ -256,21 +333,32 @@ fn run_plan(args: &PlanArgs) -> Result<(), Error> {
         plans: entries,
     };
     let text = match args.format {
-        Format::Json => serde_json::to_string_pretty(&file).map_err(|e| Error::invalid(e.to_string()))? + "\n",
+        Format::Json => {
+            serde_json::to_string_pretty(&file).map_err(|e| Error::invalid(e.to_string()))? + "\n"
+        }
         Format::Table => table(&file, &opts),
         Format::Csv => {
-            let p = plans.first().ok_or_else(|| Error::bad_option("no strategy to write"))?;
+            let p = plans
+                .first()
+                .ok_or_else(|| Error::bad_option("no strategy to write"))?;
             memplan_core::import::csv::write(problem, Some(p))
         }
     };
     match &args.out {
         Some(path) => std::fs::write(path, text)
             .map_err(|e| Error::invalid(format!("cannot write: {e}")).at(path.display())),
-        None => std::io::stdout().write_all(text.as_bytes()).map_err(|e| Error::invalid(e.to_string())),
+        None => std::io::stdout()
+            .write_all(text.as_bytes())
+            .map_err(|e| Error::invalid(e.to_string())),
     }
 }
 
-fn entry(problem: &Problem, plan: &Plan, us: u64, overlay: Option<gears::OverlayReport>) -> PlanEntry {
+fn entry(
+    problem: &Problem,
+    plan: &Plan,
+    us: u64,
+    overlay: Option<gears::OverlayReport>,
+) -> PlanEntry {
     PlanEntry {
         strategy: plan.strategy.clone(),
         alignment: plan.alignment,
@@ -301,18 +389,40 @@ fn table(f: &PlanFile, o: &PlanOptions) -> String {
     let mut s = String::new();
     let p = &f.problem;
     let _ = writeln!(s, "{}: {} buffers, {} steps", f.input, p.buffers, p.steps);
-    let _ = writeln!(s, "lower bound {}   no reuse {}", units::with_exact(p.lower_bound_bytes), units::with_exact(p.no_reuse_bytes));
+    let _ = writeln!(
+        s,
+        "lower bound {}   no reuse {}",
+        units::with_exact(p.lower_bound_bytes),
+        units::with_exact(p.no_reuse_bytes)
+    );
     if p.weight_bytes > 0 {
-        let _ = writeln!(s, "weights (not planned) {}", units::with_exact(p.weight_bytes));
+        let _ = writeln!(
+            s,
+            "weights (not planned) {}",
+            units::with_exact(p.weight_bytes)
+        );
     }
     let pad = match o.padding {
         Padding::Ge => "ceil32+32",
         Padding::None => "none",
     };
-    let _ = writeln!(s, "alignment {} B, padding {pad}{}\n", o.alignment, if o.reuse { "" } else { ", reuse off" });
-    let _ = writeln!(s, "{:<34} {:>12} {:>16} {:>9} {:>10}", "strategy", "peak", "peak bytes", "/ lower", "time");
+    let _ = writeln!(
+        s,
+        "alignment {} B, padding {pad}{}\n",
+        o.alignment,
+        if o.reuse { "" } else { ", reuse off" }
+    );
+    let _ = writeln!(
+        s,
+        "{:<34} {:>12} {:>16} {:>9} {:>10}",
+        "strategy", "peak", "peak bytes", "/ lower", "time"
+    );
     for e in &f.plans {
-        let ratio = if p.lower_bound_bytes == 0 { 1.0 } else { e.peak_bytes as f64 / p.lower_bound_bytes as f64 };
+        let ratio = if p.lower_bound_bytes == 0 {
+            1.0
+        } else {
+            e.peak_bytes as f64 / p.lower_bound_bytes as f64
+        };
         let _ = writeln!(
             s,
             "{:<34} {:>12} {:>16} {:>9.4} {:>8.2}ms",
@@ -349,10 +459,14 @@ fn table(f: &PlanFile, o: &PlanOptions) -> String {
 
 fn run_validate(path: &PathBuf) -> Result<(), Error> {
     let shown = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|e| Error::invalid(format!("cannot read: {e}")).at(&shown))?;
-    let file: PlanFile = serde_json::from_str(&text).map_err(|e| Error::parse(e.to_string()).at(&shown))?;
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| Error::invalid(format!("cannot read: {e}")).at(&shown))?;
+    let file: PlanFile =
+        serde_json::from_str(&text).map_err(|e| Error::parse(e.to_string()).at(&shown))?;
     if file.format != "memplan.plan/1" {
-        return Err(Error::invalid(format!("format '{}' is not 'memplan.plan/1'", file.format)).at(&shown));
+        return Err(
+            Error::invalid(format!("format '{}' is not 'memplan.plan/1'", file.format)).at(&shown),
+        );
     }
     let mut bad = 0;
     for e in &file.plans {
@@ -366,7 +480,9 @@ fn run_validate(path: &PathBuf) -> Result<(), Error> {
             })
             .collect();
         let problem = Problem::from_buffers(file.input.clone(), buffers);
-        problem.check().map_err(|err| err.at(format!("{shown}: plan {}", e.strategy)))?;
+        problem
+            .check()
+            .map_err(|err| err.at(format!("{shown}: plan {}", e.strategy)))?;
         let plan = Plan::new(
             e.strategy.clone(),
             e.alignment,
@@ -375,13 +491,20 @@ fn run_validate(path: &PathBuf) -> Result<(), Error> {
         )?;
         let mut plan = plan;
         if plan.peak > e.peak_bytes {
-            println!("{:<34} INVALID: buffers reach byte {} above peak_bytes {}", e.strategy, plan.peak, e.peak_bytes);
+            println!(
+                "{:<34} INVALID: buffers reach byte {} above peak_bytes {}",
+                e.strategy, plan.peak, e.peak_bytes
+            );
             bad += 1;
             continue;
         }
         plan.peak = e.peak_bytes;
         match memplan_core::validate(&problem, &plan) {
-            Ok(()) => println!("{:<34} valid   peak {}", e.strategy, units::with_exact(e.peak_bytes)),
+            Ok(()) => println!(
+                "{:<34} valid   peak {}",
+                e.strategy,
+                units::with_exact(e.peak_bytes)
+            ),
             Err(v) => {
                 println!("{:<34} INVALID: {}", e.strategy, v.describe(&problem));
                 bad += 1;
@@ -389,7 +512,9 @@ fn run_validate(path: &PathBuf) -> Result<(), Error> {
         }
     }
     if bad > 0 {
-        return Err(Error::invalid(format!("{bad} of {} plans invalid", file.plans.len())).at(&shown));
+        return Err(
+            Error::invalid(format!("{bad} of {} plans invalid", file.plans.len())).at(&shown),
+        );
     }
     Ok(())
 }

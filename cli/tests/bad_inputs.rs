@@ -46,9 +46,14 @@ fn bad_inputs_fail_with_one_clear_line() {
     let mut wrong = Vec::new();
     for (file, want) in cases {
         let (code, stdout, stderr) = run(&["plan", file]);
-        let ok = code == 1 && stderr.trim_end() == *want && stdout.is_empty() && !stderr.contains("panicked");
+        let ok = code == 1
+            && stderr.trim_end() == *want
+            && stdout.is_empty()
+            && !stderr.contains("panicked");
         if !ok {
-            wrong.push(format!("{file}: exit {code}, stderr {stderr:?}\n   want {want:?}"));
+            wrong.push(format!(
+                "{file}: exit {code}, stderr {stderr:?}\n   want {want:?}"
+            ));
         }
     }
     assert!(wrong.is_empty(), "\n{}", wrong.join("\n"));
@@ -58,7 +63,10 @@ fn bad_inputs_fail_with_one_clear_line() {
 fn malformed_json_names_line_and_column() {
     let (code, _, stderr) = run(&["plan", "malformed.json"]);
     assert_eq!(code, 1);
-    assert!(stderr.starts_with("error: malformed.json: ") && stderr.contains("line 3"), "{stderr}");
+    assert!(
+        stderr.starts_with("error: malformed.json: ") && stderr.contains("line 3"),
+        "{stderr}"
+    );
     assert_eq!(stderr.lines().count(), 1, "{stderr}");
 }
 
@@ -72,15 +80,34 @@ fn garbage_bytes_are_refused() {
 
 #[test]
 fn unknown_strategy_lists_the_known_ones() {
-    let (code, _, stderr) = run(&["plan", "../../../static/samples/tiny.json", "--strategy", "nope"]);
+    let (code, _, stderr) = run(&[
+        "plan",
+        "../../../static/samples/tiny.json",
+        "--strategy",
+        "nope",
+    ]);
     assert_eq!(code, 1);
-    assert!(stderr.starts_with("error: unknown strategy 'nope' (known: "), "{stderr}");
+    assert!(
+        stderr.starts_with("error: unknown strategy 'nope' (known: "),
+        "{stderr}"
+    );
 }
 
 #[test]
 fn bad_options_are_named() {
-    let (code, _, stderr) = run(&["plan", "../../../static/samples/tiny.json", "--dim", "batch"]);
-    assert_eq!((code, stderr.trim_end()), (1, "error: --dim 'batch': expected NAME=VALUE"));
+    let (code, _, stderr) = run(&[
+        "plan",
+        "../../../static/samples/tiny.json",
+        "--dim",
+        "batch",
+    ]);
+    assert_eq!(
+        (code, stderr.trim_end()),
+        (1, "error: --dim 'batch': expected NAME=VALUE")
+    );
     let (code, _, stderr) = run(&["plan", "../../../static/samples/tiny.json", "--align", "0"]);
-    assert_eq!((code, stderr.trim_end()), (1, "error: --align must be at least 1"));
+    assert_eq!(
+        (code, stderr.trim_end()),
+        (1, "error: --align must be at least 1")
+    );
 }

@@ -39,7 +39,9 @@ pub fn batch_dim(graph: &Graph, name: Option<&str>) -> Result<String> {
             })
         })
         .ok_or_else(|| {
-            Error::invalid("no graph input has a symbolic dim to use as the batch; name one with --batch-dim")
+            Error::invalid(
+                "no graph input has a symbolic dim to use as the batch; name one with --batch-dim",
+            )
         })
 }
 
@@ -51,19 +53,28 @@ pub fn batch_dim(graph: &Graph, name: Option<&str>) -> Result<String> {
 /// # Errors
 /// [`crate::ErrorKind::BadOption`] for an empty or zero gear list; errors of
 /// [`Graph::lower`].
-pub fn expand(graph: &Graph, bindings: &Bindings, batch_dim: &str, gears: &[u64]) -> Result<Lowered> {
+pub fn expand(
+    graph: &Graph,
+    bindings: &Bindings,
+    batch_dim: &str,
+    gears: &[u64],
+) -> Result<Lowered> {
     let mut gears: Vec<u64> = gears.to_vec();
     gears.sort_unstable();
     gears.dedup();
     if gears.is_empty() || gears.contains(&0) {
-        return Err(Error::bad_option("gears must be a non-empty list of batch sizes >= 1"));
+        return Err(Error::bad_option(
+            "gears must be a non-empty list of batch sizes >= 1",
+        ));
     }
     let lowered: Vec<Lowered> = gears
         .iter()
         .map(|&g| {
             let mut b = bindings.clone();
             b.insert(String::from(batch_dim), g);
-            graph.lower(&b).map_err(|e| e.at(alloc::format!("gear {g}")))
+            graph
+                .lower(&b)
+                .map_err(|e| e.at(alloc::format!("gear {g}")))
         })
         .collect::<Result<_>>()?;
     let first = &lowered[0];
@@ -72,7 +83,11 @@ pub fn expand(graph: &Graph, bindings: &Bindings, batch_dim: &str, gears: &[u64]
     let mut tensor_of = Vec::new();
     // Shared buffers first, then each gear's copies, gear by gear.
     let depends: Vec<bool> = (0..n)
-        .map(|i| lowered.iter().any(|l| l.problem.buffers[i].size != first.problem.buffers[i].size))
+        .map(|i| {
+            lowered
+                .iter()
+                .any(|l| l.problem.buffers[i].size != first.problem.buffers[i].size)
+        })
         .collect();
     for i in (0..n).filter(|&i| !depends[i]) {
         buffers.push(first.problem.buffers[i].clone());
@@ -89,10 +104,20 @@ pub fn expand(graph: &Graph, bindings: &Bindings, batch_dim: &str, gears: &[u64]
     }
     let mut warnings = first.warnings.clone();
     if gears.len() > 1 && !depends.iter().any(|&d| d) {
-        warnings.push(alloc::format!("no tensor size depends on '{batch_dim}': every gear is the same"));
+        warnings.push(alloc::format!(
+            "no tensor size depends on '{batch_dim}': every gear is the same"
+        ));
     }
-    let problem = Problem { buffers, ..first.problem.clone() };
-    Ok(Lowered { problem, schedule: first.schedule.clone(), tensor_of, warnings })
+    let problem = Problem {
+        buffers,
+        ..first.problem.clone()
+    };
+    Ok(Lowered {
+        problem,
+        schedule: first.schedule.clone(),
+        tensor_of,
+        warnings,
+    })
 }
 
 /// One gear's figures in a plan of an expanded problem.
@@ -132,7 +157,13 @@ pub fn gear_problem(problem: &Problem, gear: u64) -> (Problem, Vec<usize>) {
         .filter(|&i| problem.buffers[i].gear.is_none_or(|g| g == gear))
         .collect();
     let buffers = idx.iter().map(|&i| problem.buffers[i].clone()).collect();
-    (Problem { buffers, ..problem.clone() }, idx)
+    (
+        Problem {
+            buffers,
+            ..problem.clone()
+        },
+        idx,
+    )
 }
 
 /// Plans a problem with gears by overlaying per-gear plans at a common base, as GE overlays
@@ -196,7 +227,12 @@ pub fn plan_overlaid(problem: &Problem, run: impl Fn(&Problem) -> Result<Plan>) 
 ///
 /// # Errors
 /// Errors of the strategy when planning each gear alone.
-pub fn overlay_report(problem: &Problem, plan: &Plan, strategy: &str, options: &PlanOptions) -> Result<OverlayReport> {
+pub fn overlay_report(
+    problem: &Problem,
+    plan: &Plan,
+    strategy: &str,
+    options: &PlanOptions,
+) -> Result<OverlayReport> {
     let mut gears = Vec::new();
     let mut side = 0u64;
     for g in problem.gears() {
@@ -210,7 +246,12 @@ pub fn overlay_report(problem: &Problem, plan: &Plan, strategy: &str, options: &
         let lower_bound_bytes = crate::bound::lower_bound(&sub)?.lower_bound;
         let alone_bytes = crate::strategy::plan(&sub, strategy, options)?.peak;
         side = crate::error::add(side, alone_bytes, "side-by-side total")?;
-        gears.push(GearReport { batch: g, peak_bytes, lower_bound_bytes, alone_bytes });
+        gears.push(GearReport {
+            batch: g,
+            peak_bytes,
+            lower_bound_bytes,
+            alone_bytes,
+        });
     }
     Ok(OverlayReport {
         gears,
@@ -269,7 +310,18 @@ mod tests {
         let l = expand(&graph(), &Bindings::new(), "batch", &[4, 1]).unwrap();
         let p = &l.problem;
         let names: Vec<&str> = p.buffers.iter().map(|b| b.name.as_str()).collect();
-        assert_eq!(names, ["s", "x@Batch_1", "y@Batch_1", "z@Batch_1", "x@Batch_4", "y@Batch_4", "z@Batch_4"]);
+        assert_eq!(
+            names,
+            [
+                "s",
+                "x@Batch_1",
+                "y@Batch_1",
+                "z@Batch_1",
+                "x@Batch_4",
+                "y@Batch_4",
+                "z@Batch_4"
+            ]
+        );
         assert_eq!(p.buffers[4].size, 4 * p.buffers[1].size);
         // Live sets (exact sizes, KiB): step 0: x,y,s; step 1: y,s,z. Gear 4: 4+4+1 = 9 KiB.
         let o = PlanOptions::exact();

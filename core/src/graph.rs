@@ -487,9 +487,12 @@ impl Graph {
         let mut b = given.clone();
         let mut warnings = Vec::new();
         for s in self.symbols() {
-            if !b.contains_key(&s) {
-                warnings.push(alloc::format!("dim '{s}' is not bound; using 1 (bind it with --dim {s}=N)"));
-                b.insert(s, 1);
+            if let alloc::collections::btree_map::Entry::Vacant(e) = b.entry(s) {
+                warnings.push(alloc::format!(
+                    "dim '{0}' is not bound; using 1 (bind it with --dim {0}=N)",
+                    e.key()
+                ));
+                e.insert(1);
             }
         }
         (b, warnings)

@@ -35,6 +35,7 @@ pub mod graph;
 pub mod import;
 pub mod plan;
 pub mod problem;
+pub mod simulate;
 pub mod strategy;
 pub mod units;
 pub mod validate;

@@ -1,0 +1,173 @@
+//! Tiered memory: levels from fastest to slowest (for example L1, L2, L3, DDR), each with a
+//! capacity. A placement policy puts each tensor in the fastest level that has room for it over
+//! its whole live range; what does not fit goes down a level (a spill).
+//!
+//! Policy: small tensors first (more accesses per byte), then shorter live ranges (hot
+//! temporaries), then problem order. Capacity is checked against the live bytes of the level
+//! at every step of the tensor's range (a segment tree with range add / range max), so a level
+//! never holds more than its capacity at any step. The last level is unbounded if its
+//! capacity is `u64::MAX`.
+
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use crate::error::{Error, Result};
+use crate::problem::{BufferId, Problem};
+
+/// One level of the hierarchy.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct Level {
+    /// Name (`L1`, `DDR`).
+    pub name: String,
+    /// Capacity in bytes.
+    pub capacity: u64,
+}
+
+/// What went where.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct LevelReport {
+    /// Level name.
+    pub name: String,
+    /// Capacity, bytes.
+    pub capacity: u64,
+    /// Most bytes live in this level at one step.
+    pub peak_bytes: u64,
+    /// Tensors placed here.
+    pub tensors: u64,
+    /// Tensors placed here because a faster level had no room.
+    pub spilled_in: u64,
+}
+
+/// A tiered placement.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct TierReport {
+    /// Per level, fastest first.
+    pub levels: Vec<LevelReport>,
+    /// Level index of each buffer (`None`: fit nowhere).
+    pub placement: Vec<Option<usize>>,
+    /// Buffers that fit in no level.
+    pub unplaced: Vec<BufferId>,
+}
+
+/// Places every buffer of `problem` in `levels` (fastest first).
+///
+/// # Errors
+/// [`crate::ErrorKind::BadOption`] for an empty level list.
+pub fn place(problem: &Problem, levels: &[Level]) -> Result<TierReport> {
+    if levels.is_empty() {
+        return Err(Error::bad_option("tiered memory needs at least one level"));
+    }
+    let steps = usize::try_from(problem.steps).unwrap_or(usize::MAX).max(1);
+    let mut trees: Vec<MaxTree> = levels.iter().map(|_| MaxTree::new(steps)).collect();
+    let mut order: Vec<BufferId> = (0..problem.buffers.len()).collect();
+    order.sort_by_key(|&i| {
+        let b = &problem.buffers[i];
+        (b.size, b.end - b.start, i)
+    });
+    let mut placement = alloc::vec![None; problem.buffers.len()];
+    let mut reports: Vec<LevelReport> = levels
+        .iter()
+        .map(|l| LevelReport {
+            name: l.name.clone(),
+            capacity: l.capacity,
+            peak_bytes: 0,
+            tensors: 0,
+            spilled_in: 0,
+        })
+        .collect();
+    let mut unplaced = Vec::new();
+    for i in order {
+        let b = &problem.buffers[i];
+        if b.size == 0 {
+            continue;
+        }
+        let (s, e) = (clamp(b.start, steps), clamp(b.end, steps));
+        let level = (0..levels.len()).find(|&l| {
+            let live = trees[l].max(s, e);
+            live.checked_add(b.size)
+                .is_some_and(|v| v <= levels[l].capacity)
+        });
+        match level {
+            Some(l) => {
+                trees[l].add(s, e, b.size);
+                placement[i] = Some(l);
+                reports[l].tensors += 1;
+                if l > 0 {
+                    reports[l].spilled_in += 1;
+                }
+            }
+            None => unplaced.push(i),
+        }
+    }
+    for (r, t) in reports.iter_mut().zip(&trees) {
+        r.peak_bytes = t.max(0, steps - 1);
+    }
+    Ok(TierReport {
+        levels: reports,
+        placement,
+        unplaced,
+    })
+}
+
+fn clamp(x: u64, steps: usize) -> usize {
+    usize::try_from(x).map_or(steps - 1, |v| v.min(steps - 1))
+}
+
+/// Range add / range max over steps `0..n` (saturating at `u64::MAX`).
+struct MaxTree {
+    n: usize,
+    max: Vec<u64>,
+    lazy: Vec<u64>,
+}
+
+impl MaxTree {
+    fn new(n: usize) -> Self {
+        MaxTree {
+            n,
+            max: alloc::vec![0; 4 * n],
+            lazy: alloc::vec![0; 4 * n],
+        }
+    }
+
+    fn add(&mut self, l: usize, r: usize, v: u64) {
+        self.add_in(1, 0, self.n - 1, l, r, v);
+    }
+
+    fn add_in(&mut self, node: usize, lo: usize, hi: usize, l: usize, r: usize, v: u64) {
+        if r < lo || hi < l {
+            return;
+        }
+        if l <= lo && hi <= r {
+            self.max[node] = self.max[node].saturating_add(v);
+            self.lazy[node] = self.lazy[node].saturating_add(v);
+            return;
+        }
+        let mid = lo + (hi - lo) / 2;
+        self.add_in(2 * node, lo, mid, l, r, v);
+        self.add_in(2 * node + 1, mid + 1, hi, l, r, v);
+        self.max[node] = self.max[2 * node]
+            .max(self.max[2 * node + 1])
+            .saturating_add(self.lazy[node]);
+    }
+
+    fn max(&self, l: usize, r: usize) -> u64 {
+        self.max_in(1, 0, self.n - 1, l, r)
+    }
+
+    fn max_in(&self, node: usize, lo: usize, hi: usize, l: usize, r: usize) -> u64 {
+        if r < lo || hi < l {
+            return 0;
+        }
+        if l <= lo && hi <= r {
+            return self.max[node];
+        }
+        let mid = lo + (hi - lo) / 2;
+        let m =
+            self.max_in(2 * node, lo, mid, l, r)
+                .max(self.max_in(2 * node + 1, mid + 1, hi, l, r));
+        m.saturating_add(self.lazy[node])
+    }
+}
