@@ -276,11 +276,17 @@ fn lower(args: &PlanArgs, input: Input, shapes: &Shapes) -> Result<Lowered, Erro
 
 fn run_plan(args: &PlanArgs) -> Result<(), Error> {
     let names: Vec<String> = if args.strategies.is_empty() {
-        memplan_core::strategies().iter().map(|s| s.name.to_string()).collect()
+        memplan_core::strategies()
+            .iter()
+            .map(|s| s.name.to_string())
+            .collect()
     } else {
         args.strategies.clone()
     };
-    let infos = names.iter().map(|n| memplan_core::find_strategy(n)).collect::<Result<Vec<_>, _>>()?;
+    let infos = names
+        .iter()
+        .map(|n| memplan_core::find_strategy(n))
+        .collect::<Result<Vec<_>, _>>()?;
     let shapes = shapes(args)?;
     let input = load::read(&args.input, &shapes)?;
     let opts = options(args, &input)?;
