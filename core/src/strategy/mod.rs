@@ -10,6 +10,7 @@ use crate::problem::Problem;
 
 pub mod no_reuse;
 pub mod packing;
+mod packing_index;
 
 /// Which family a strategy belongs to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -66,6 +67,36 @@ static STRATEGIES: &[StrategyInfo] = &[
         family: Family::Packing,
         summary: "TFLite ArenaPlanner: largest first (ties by first use), smallest gap that fits",
         run: packing::greedy_size_best_fit,
+    },
+    StrategyInfo {
+        name: "greedy-size-first-fit",
+        family: Family::Packing,
+        summary: "TFLite Micro GreedyMemoryPlanner: largest first, lowest gap that fits",
+        run: packing::greedy_size_first_fit,
+    },
+    StrategyInfo {
+        name: "best-fit-spatial",
+        family: Family::Packing,
+        summary: "XLA GlobalDecreasingSizeBestFitHeap, spatial order: size, then lifetime; best-fit chunk",
+        run: packing::best_fit_spatial,
+    },
+    StrategyInfo {
+        name: "best-fit-temporal",
+        family: Family::Packing,
+        summary: "XLA GlobalDecreasingSizeBestFitHeap, temporal order: lifetime, then size; best-fit chunk",
+        run: packing::best_fit_temporal,
+    },
+    StrategyInfo {
+        name: "greedy-breadth",
+        family: Family::Packing,
+        summary: "Pisarchyk & Lee 2020 greedy by breadth: widest ops first, their tensors largest first",
+        run: packing::greedy_breadth,
+    },
+    StrategyInfo {
+        name: "portfolio",
+        family: Family::Packing,
+        summary: "every packing heuristic above, keeps the smallest peak (portfolio:<winner>)",
+        run: packing::portfolio,
     },
     StrategyInfo {
         name: "no-reuse",
