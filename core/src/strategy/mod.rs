@@ -8,6 +8,7 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::plan::{Plan, PlanOptions};
 use crate::problem::Problem;
 
+pub mod ge_block;
 pub mod no_reuse;
 pub mod packing;
 mod packing_index;
@@ -62,6 +63,25 @@ pub fn strategies() -> &'static [StrategyInfo] {
 }
 
 static STRATEGIES: &[StrategyInfo] = &[
+    StrategyInfo {
+        name: "ge-block",
+        family: Family::Block,
+        summary: "Huawei CANN GE HybridMemAssigner: binary-block and max-block, keeps the smaller",
+        run: ge_block::hybrid,
+    },
+    StrategyInfo {
+        name: "ge-binary-block",
+        family: Family::Block,
+        summary:
+            "GE default BlockMemAssigner: exact 512-aligned size classes, LIFO, level-2 nesting",
+        run: ge_block::binary_block,
+    },
+    StrategyInfo {
+        name: "ge-max-block",
+        family: Family::Block,
+        summary: "GE MaxBlockMemAssigner: one size class (lifetimes only), no level 2",
+        run: ge_block::max_block,
+    },
     StrategyInfo {
         name: "greedy-size-best-fit",
         family: Family::Packing,

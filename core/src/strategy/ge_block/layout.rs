@@ -1,0 +1,434 @@
+//! Offsets from blocks, and the order of the regions (GE `ResizeMemoryBlocks`,
+//! `AddBlockMemOffset`, `SetChildHeadOffset`, memory_assigner.cc, graph_mem_assigner.cc,
+//! atomic_memory_assigner.cc).
+//!
+//! The arena, from offset 0: buffers with a fixed offset (they are kept where they are, and
+//! GE's arena starts above them); the feature-map region per memory type (top-level blocks one
+//! after another with no padding between them, then the dynamic-batch virtual blocks); the
+//! continuous-input blocks, each group adjacent in input order (GE `AssignContinuousBlocks`
+//! moves them to the end of the block list); the atomic-clean region (each output after the
+//! previous one, rounded to the block alignment, every gear from the same start); the
+//! zero-copy region (graph outputs first, then graph inputs by size ascending, kept adjacent
+//! for one merged host-to-device copy; GE `AssignZeroCopyMemory`).
+//!
+//! A block's size is GE `Resize()`: the larger of its largest member and the sum of its
+//! children's sizes. Children sit at the parent's head plus the sizes of earlier siblings.
+
+use alloc::collections::BTreeMap;
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use super::block::BlockData;
+use super::dynamic_batch;
+use super::units::{Role, UnitId, Units};
+use crate::error::{add, round_up, Result};
+use crate::plan::{Block, BlockLevel, Plan, PlanOptions};
+use crate::problem::Problem;
+
+/// What the layout adds to the plan besides offsets.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Extra {
+    /// Level-2 member splits, for the notes.
+    pub splits: usize,
+}
+
+struct Arena<'a> {
+    units: &'a Units,
+    blocks: &'a [BlockData],
+    resized: Vec<u64>,
+    offsets: Vec<u64>,
+    out_blocks: Vec<Block>,
+    /// Plan block index of every internal block.
+    index: Vec<usize>,
+}
+
+/// Lays out `blocks` and the regions outside them; returns the finished plan.
+///
+/// # Errors
+/// [`crate::ErrorKind::Overflow`] if an offset exceeds `u64`.
+pub(crate) fn build(
+    problem: &Problem,
+    options: &PlanOptions,
+    units: &Units,
+    blocks: &[BlockData],
+    name: &str,
+    extra: &Extra,
+) -> Result<Plan> {
+    let align = options.alignment.max(1);
+    let n = problem.buffers.len();
+    let mut a = Arena {
+        units,
+        blocks,
+        resized: alloc::vec![0; blocks.len()],
+        offsets: alloc::vec![0; n],
+        out_blocks: Vec::new(),
+        index: alloc::vec![usize::MAX; blocks.len()],
+    };
+    for b in 0..blocks.len() {
+        if blocks.get(b).is_some_and(|x| x.parent.is_none()) {
+            a.resize(b, align, 0)?;
+        }
+    }
+    // Plan blocks for every internal block first, so parents can be named by index.
+    for (b, blk) in blocks.iter().enumerate() {
+        if let Some(slot) = a.index.get_mut(b) {
+            *slot = a.out_blocks.len();
+        }
+        let mut tag = blk.tag.map(String::from);
+        if let Some(g) = blk.gear {
+            tag = Some(match tag {
+                Some(t) => alloc::format!("{t}, gear {g}"),
+                None => alloc::format!("gear {g}"),
+            });
+        }
+        a.out_blocks.push(Block {
+            members: blk
+                .units
+                .iter()
+                .filter_map(|&u| units.list.get(u))
+                .flat_map(|u| u.buffers.iter().copied())
+                .collect(),
+            size: a.resized.get(b).copied().unwrap_or(0),
+            offset: 0,
+            level: if blk.parent.is_some() {
+                BlockLevel::Child
+            } else {
+                BlockLevel::Top
+            },
+            parent: None,
+            tag,
+        });
+    }
+    for (b, blk) in blocks.iter().enumerate() {
+        if let (Some(p), Some(&i)) = (blk.parent, a.index.get(b)) {
+            let pi = a.index.get(p).copied();
+            if let Some(ob) = a.out_blocks.get_mut(i) {
+                ob.parent = pi;
+            }
+        }
+    }
+
+    let mut stats: Vec<(String, u64)> = Vec::new();
+    let mut notes: Vec<String> = Vec::new();
+
+    // Fixed offsets first; the arena starts above them.
+    let mut base = 0u64;
+    for &i in &units.pinned {
+        if let (Some(b), Some(&s)) = (problem.buffers.get(i), units.sizes.get(i)) {
+            let off = b.fixed_offset.unwrap_or(0);
+            if let Some(o) = a.offsets.get_mut(i) {
+                *o = off;
+            }
+            base = base.max(add(off, s, "end of a fixed-offset buffer")?);
+            a.out_blocks.push(Block {
+                members: alloc::vec![i],
+                size: s,
+                offset: off,
+                level: BlockLevel::Top,
+                parent: None,
+                tag: Some("fixed-offset".into()),
+            });
+        }
+    }
+    let mut cursor = round_up(base, align, "arena base")?;
+    let fm_start = cursor;
+
+    // Feature maps, per memory type.
+    let mut mems: Vec<u32> = blocks.iter().map(|b| b.mem).collect();
+    mems.sort_unstable();
+    mems.dedup();
+    let mut gear_totals: BTreeMap<u64, u64> = BTreeMap::new();
+    for mem in mems {
+        let tops: Vec<usize> = (0..blocks.len())
+            .filter(|&b| {
+                blocks
+                    .get(b)
+                    .is_some_and(|x| x.mem == mem && x.parent.is_none() && x.continuous.is_none())
+            })
+            .collect();
+        let (geared, plain): (Vec<usize>, Vec<usize>) = tops.into_iter().partition(|&b| {
+            blocks
+                .get(b)
+                .is_some_and(|x| x.reusable && x.gear.is_some())
+        });
+        for b in plain {
+            cursor = a.place_top(b, cursor)?;
+        }
+        let entries: Vec<dynamic_batch::Entry> = geared
+            .iter()
+            .filter_map(|&b| {
+                let g = blocks.get(b)?.gear?;
+                Some((b, g, a.resized.get(b).copied().unwrap_or(0)))
+            })
+            .collect();
+        let ov = dynamic_batch::overlay(&entries, options.expandable_memory)?;
+        for (g, t) in &ov.gear_totals {
+            let e = gear_totals.entry(*g).or_insert(0);
+            *e = add(*e, *t, "size of a gear")?;
+        }
+        for v in &ov.virtuals {
+            let vi = a.out_blocks.len();
+            a.out_blocks.push(Block {
+                members: Vec::new(),
+                size: v.size,
+                offset: cursor,
+                level: BlockLevel::Top,
+                parent: None,
+                tag: Some(alloc::format!(
+                    "dynamic-batch (gear {} defines it)",
+                    ov.max_gear.unwrap_or(0)
+                )),
+            });
+            for &(b, rel) in &v.placed {
+                let off = add(cursor, rel, "offset of a gear block")?;
+                a.place_tree(b, off)?;
+                if let Some(ob) = a.index.get(b).and_then(|&i| a.out_blocks.get_mut(i)) {
+                    ob.level = BlockLevel::Child;
+                    ob.parent = Some(vi);
+                }
+            }
+            cursor = add(cursor, v.size, "end of a dynamic-batch block")?;
+        }
+        if !ov.leftovers.is_empty() {
+            notes.push(alloc::format!(
+                "{} gear block(s) found no room in the 400 MiB virtual blocks and stand alone",
+                ov.leftovers.len()
+            ));
+        }
+        for &b in &ov.leftovers {
+            cursor = a.place_top(b, cursor)?;
+        }
+    }
+    // Continuous inputs: each group adjacent, in input order, groups by first appearance.
+    let mut cont: Vec<(usize, u32, u32, usize)> = Vec::new(); // (first block of group, group, index, block)
+    let mut first_of: BTreeMap<u32, usize> = BTreeMap::new();
+    for (b, blk) in blocks.iter().enumerate() {
+        if let Some((g, i)) = blk.continuous {
+            let f = *first_of.entry(g).or_insert(b);
+            cont.push((f, g, i, b));
+        }
+    }
+    cont.sort_unstable();
+    for &(_, _, _, b) in &cont {
+        cursor = a.place_top(b, cursor)?;
+    }
+    let feature_map = cursor - fm_start;
+
+    // Atomic-clean outputs: no reuse; every gear restarts at the same start.
+    let atomic_start = cursor;
+    let mut atomic_end = cursor;
+    let mut atomic_gears: Vec<Option<u64>> = units
+        .list
+        .iter()
+        .filter(|u| u.role == Role::Atomic)
+        .map(|u| u.gear)
+        .collect();
+    atomic_gears.sort_unstable();
+    atomic_gears.dedup();
+    let mut shared_end = cursor;
+    for g in atomic_gears {
+        let mut c = if g.is_none() { cursor } else { shared_end };
+        for u in 0..units.list.len() {
+            if units
+                .list
+                .get(u)
+                .is_some_and(|x| x.role == Role::Atomic && x.gear == g)
+            {
+                c = a.place_unit(u, c, align, "atomic-clean")?;
+            }
+        }
+        if g.is_none() {
+            shared_end = c;
+        }
+        atomic_end = atomic_end.max(c);
+    }
+    cursor = atomic_end;
+
+    // Zero-copy: outputs (everything not a graph input) first, then inputs by size ascending.
+    let zc_start = cursor;
+    let mut zc: Vec<(bool, u64, UnitId)> = units
+        .list
+        .iter()
+        .enumerate()
+        .filter_map(|(u, x)| match x.role {
+            Role::ZeroCopy { input } => Some((input, if input { x.size } else { 0 }, u)),
+            _ => None,
+        })
+        .collect();
+    zc.sort_unstable();
+    for &(_, _, u) in &zc {
+        cursor = a.place_unit(u, cursor, align, "zero-copy")?;
+    }
+
+    stats.push(("memoffset".into(), cursor));
+    stats.push(("feature_map".into(), feature_map));
+    stats.push(("atomic".into(), atomic_end - atomic_start));
+    stats.push(("zero_copy".into(), cursor - zc_start));
+    let total = units
+        .sizes
+        .iter()
+        .try_fold(0u64, |s, &x| add(s, x, "total size"))?;
+    stats.push(("total_size".into(), total));
+    let no_reuse = units
+        .list
+        .iter()
+        .filter(|u| u.role != Role::Reusable)
+        .map(|u| u.size)
+        .chain(
+            units
+                .pinned
+                .iter()
+                .filter_map(|&i| units.sizes.get(i).copied()),
+        )
+        .try_fold(0u64, |s, x| add(s, x, "no-reuse size"))?;
+    stats.push(("no_reuse".into(), no_reuse));
+    let mut reusable = alloc::vec![false; n];
+    for u in units.list.iter().filter(|u| u.role == Role::Reusable) {
+        for &i in &u.buffers {
+            if let Some(r) = reusable.get_mut(i) {
+                *r = true;
+            }
+        }
+    }
+    let live = crate::bound::bounds_with(problem, |i| {
+        Ok(if reusable.get(i).copied().unwrap_or(false) {
+            units.sizes.get(i).copied().unwrap_or(0)
+        } else {
+            0
+        })
+    })?;
+    stats.push((
+        "theory_min".into(),
+        add(live.lower_bound, no_reuse, "theory_min")?,
+    ));
+    let mut streams: Vec<u32> = problem.buffers.iter().map(|b| b.stream).collect();
+    streams.sort_unstable();
+    streams.dedup();
+    stats.push(("streams".into(), streams.len() as u64));
+    stats.push((
+        "blocks".into(),
+        blocks.iter().filter(|b| b.parent.is_none()).count() as u64,
+    ));
+    for (g, t) in &gear_totals {
+        stats.push((alloc::format!("gear_{g}"), *t));
+    }
+    if extra.splits > 0 {
+        notes.push(alloc::format!(
+            "level 2 split {} block(s) whose members crossed a parent's",
+            extra.splits
+        ));
+    }
+    notes.extend(units.notes.iter().cloned());
+
+    let mut plan = Plan::new(name, align, a.offsets, units.sizes.clone())?;
+    plan.peak = plan.peak.max(cursor);
+    plan.blocks = a.out_blocks;
+    plan.stats = stats;
+    plan.notes = notes;
+    Ok(plan)
+}
+
+impl Arena<'_> {
+    /// GE `Resize()`, bottom-up: max(largest member, sum of children), rounded to `align`.
+    fn resize(&mut self, b: usize, align: u64, depth: usize) -> Result<u64> {
+        let Some(blk) = self.blocks.get(b) else {
+            return Ok(0);
+        };
+        let mut sum = 0u64;
+        if depth <= super::level2::MAX_DEPTH + 1 {
+            for &c in &blk.children {
+                sum = add(
+                    sum,
+                    self.resize(c, align, depth + 1)?,
+                    "size of a block's children",
+                )?;
+            }
+        }
+        let size = round_up(blk.size.max(sum), align, "size of a block")?;
+        if let Some(r) = self.resized.get_mut(b) {
+            *r = size;
+        }
+        Ok(size)
+    }
+
+    /// Places top-level block `b` at `cursor` (rounded to its alignment); returns the new end.
+    fn place_top(&mut self, b: usize, cursor: u64) -> Result<u64> {
+        let align = self.blocks.get(b).map_or(1, |x| x.align);
+        let at = round_up(cursor, align, "offset of a block")?;
+        self.place_tree(b, at)?;
+        add(
+            at,
+            self.resized.get(b).copied().unwrap_or(0),
+            "end of a block",
+        )
+    }
+
+    /// Sets the offset of block `b`, its members and, recursively, its children.
+    fn place_tree(&mut self, b: usize, at: u64) -> Result<()> {
+        let mut stack: Vec<(usize, u64)> = alloc::vec![(b, at)];
+        while let Some((x, off)) = stack.pop() {
+            let Some(blk) = self.blocks.get(x) else {
+                continue;
+            };
+            if let Some(ob) = self.index.get(x).and_then(|&i| self.out_blocks.get_mut(i)) {
+                ob.offset = off;
+            }
+            for &u in &blk.units {
+                self.set_unit(u, off)?;
+            }
+            let mut child = off;
+            for &c in &blk.children {
+                stack.push((c, child));
+                child = add(
+                    child,
+                    self.resized.get(c).copied().unwrap_or(0),
+                    "child offset",
+                )?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Offsets of a unit's buffers from `off`: a continuous-output group's members follow
+    /// one another in index order.
+    fn set_unit(&mut self, u: UnitId, off: u64) -> Result<()> {
+        let Some(unit) = self.units.list.get(u) else {
+            return Ok(());
+        };
+        let mut o = off;
+        for &i in &unit.buffers {
+            if let Some(slot) = self.offsets.get_mut(i) {
+                *slot = o;
+            }
+            o = add(
+                o,
+                self.units.sizes.get(i).copied().unwrap_or(0),
+                "member offset",
+            )?;
+        }
+        Ok(())
+    }
+
+    /// Places a unit of its own (atomic or zero-copy) at `cursor`, rounded to `align`;
+    /// returns the new end.
+    fn place_unit(&mut self, u: UnitId, cursor: u64, align: u64, tag: &str) -> Result<u64> {
+        let Some(unit) = self.units.list.get(u) else {
+            return Ok(cursor);
+        };
+        let at = round_up(cursor, unit.align.max(align), "offset of a block")?;
+        self.set_unit(u, at)?;
+        let size = round_up(unit.size, align, "size of a block")?;
+        self.out_blocks.push(Block {
+            members: unit.buffers.clone(),
+            size,
+            offset: at,
+            level: BlockLevel::Top,
+            parent: None,
+            tag: Some(match unit.gear {
+                Some(g) => alloc::format!("{tag}, gear {g}"),
+                None => String::from(tag),
+            }),
+        });
+        add(at, size, "end of a block")
+    }
+}

@@ -1,0 +1,111 @@
+//! Level 1: greedy block reuse during the walk over the schedule (GE
+//! `BlockMemAssigner::AssignMemoryWithReuse`, `ApplyMemory`, `ReleaseInputNodeOutMemory`).
+//!
+//! At each step, in this order (GE, block_mem_assigner.cc): the previous step's workspaces and
+//! suspended (unconsumed) outputs are released; the step's outputs get blocks, then its
+//! workspaces; then the inputs whose last consumer is this step are released. A released block
+//! goes to the back of the free list of its (memory type, stream); a request scans that list
+//! from the back (most recently freed first, GE "first release, last reuse") and takes the first
+//! block of the same size class, gear and memory type whose end precedes the request's start.
+//! There is no best fit and no splitting: a request that finds nothing makes a new block.
+
+use alloc::collections::BTreeMap;
+use alloc::vec::Vec;
+
+use super::block::BlockData;
+use super::units::{Role, UnitId, Units};
+
+/// How requests are grouped into size classes for exact matching.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum SizeClass {
+    /// GE `binary-block` with `use_range_ = false`: the size rounded to the block alignment
+    /// (block_mem_assigner.cc `GetBlockSize`, `ApplyMemory`: `Size() == block_size`).
+    Aligned,
+    /// GE `max-block`: one range, the largest size, so every request has the same class and
+    /// only lifetimes decide (max_block_mem_assigner.cc `GetMemoryRanges`).
+    Single,
+}
+
+/// Free-list key: GE keeps `reusable_blocks_[memory_type][stream]`; gear and size class are
+/// part of the match test, so keying by them too finds the same block without a scan.
+type Key = (u32, u32, Option<u64>, u64);
+
+/// Runs level 1 over the units whose role puts them in the feature-map region (reusable,
+/// no-reuse, continuous inputs). Returns the blocks in creation order.
+pub(crate) fn assign(units: &Units, class: SizeClass) -> Vec<BlockData> {
+    // Events: (time, phase, unit). Phases at one step: 0 outputs, 1 workspaces,
+    // 2 release of consumed inputs, 3 release of workspaces and suspended outputs (GE releases
+    // those when the next node is processed, before it allocates).
+    let mut events: Vec<(u64, u8, UnitId)> = Vec::new();
+    for (u, unit) in units.list.iter().enumerate() {
+        if !in_feature_map(unit.role) {
+            continue;
+        }
+        events.push((unit.start, u8::from(unit.workspace), u));
+        if unit.role == Role::Reusable {
+            let phase = if unit.end == unit.start { 3 } else { 2 };
+            events.push((unit.end, phase, u));
+        }
+    }
+    events.sort_unstable();
+
+    let mut blocks: Vec<BlockData> = Vec::new();
+    let mut block_of: Vec<usize> = alloc::vec![usize::MAX; units.list.len()];
+    let mut free: BTreeMap<Key, Vec<usize>> = BTreeMap::new();
+    let key_of = |u: &super::units::Unit| -> Key {
+        let c = match class {
+            SizeClass::Aligned => u.size,
+            SizeClass::Single => 0,
+        };
+        (u.mem, u.stream, u.gear, c)
+    };
+    for (_, phase, u) in events {
+        let Some(unit) = units.list.get(u) else {
+            continue;
+        };
+        if phase >= 2 {
+            // Release: the block becomes reusable by later requests of its class.
+            if let Some(&b) = block_of.get(u) {
+                if b != usize::MAX {
+                    free.entry(key_of(unit)).or_default().push(b);
+                }
+            }
+            continue;
+        }
+        if unit.role == Role::Reusable {
+            let list = free.entry(key_of(unit)).or_default();
+            // Most recently freed first; the block's last member must end before the start.
+            let found = list.iter().rposition(|&b| {
+                blocks
+                    .get(b)
+                    .and_then(|blk: &BlockData| blk.units.last())
+                    .and_then(|&last| units.list.get(last))
+                    .is_some_and(|last| last.end < unit.start)
+            });
+            if let Some(pos) = found {
+                let b = list.remove(pos);
+                if let Some(blk) = blocks.get_mut(b) {
+                    blk.units.push(u);
+                    blk.size = blk.size.max(unit.size);
+                    if let Some(slot) = block_of.get_mut(u) {
+                        *slot = b;
+                    }
+                    continue;
+                }
+            }
+        }
+        if let Some(slot) = block_of.get_mut(u) {
+            *slot = blocks.len();
+        }
+        blocks.push(BlockData::new(u, unit));
+    }
+    blocks
+}
+
+/// Whether a unit of this role is laid out in the feature-map region as a block.
+pub(crate) fn in_feature_map(role: Role) -> bool {
+    matches!(
+        role,
+        Role::Reusable | Role::NoReuse(_) | Role::ContinuousInput { .. }
+    )
+}

@@ -1,0 +1,619 @@
+//! Tests of the GE block strategies: one per reuse blocker with hand-computed numbers, gears,
+//! and random problems. Unless a test says otherwise, sizes are multiples of 512 and the
+//! options are [`opts`]: 512-byte blocks, no tensor padding, so a buffer's size is its block
+//! size and the arithmetic stays readable.
+
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use super::*;
+use crate::plan::BlockLevel;
+use crate::problem::{Buffer, BufferKind, Continuous, OpInfo};
+use crate::validate::validate;
+
+const K: u64 = 1024;
+const MIB: u64 = 1 << 20;
+
+fn opts() -> PlanOptions {
+    PlanOptions {
+        padding: crate::plan::Padding::None,
+        ..PlanOptions::default()
+    }
+}
+
+fn buf(name: &str, size: u64, start: u64, end: u64) -> Buffer {
+    let mut b = Buffer::new(name, size, start, end);
+    b.producer = Some(start);
+    b
+}
+
+/// Plans with `strategy` and checks the plan with the independent validator.
+fn check(p: &Problem, strategy: &str, o: &PlanOptions) -> Plan {
+    let plan = crate::strategy::plan(p, strategy, o).unwrap();
+    assert_eq!(validate(p, &plan), Ok(()), "{strategy} on {}", p.name);
+    plan
+}
+
+fn off(p: &Problem, plan: &Plan, name: &str) -> u64 {
+    let i = p.buffers.iter().position(|b| b.name == name).unwrap();
+    plan.offsets[i]
+}
+
+/// Member names of every block, sorted, for comparing block structure.
+fn groups(p: &Problem, plan: &Plan) -> Vec<String> {
+    let mut g: Vec<String> = plan
+        .blocks
+        .iter()
+        .filter(|b| !b.members.is_empty())
+        .map(|b| {
+            b.members
+                .iter()
+                .map(|&i| p.buffers[i].name.as_str())
+                .collect::<Vec<_>>()
+                .join("+")
+        })
+        .collect();
+    g.sort();
+    g
+}
+
+fn chain3() -> Problem {
+    Problem::from_buffers(
+        "chain3",
+        alloc::vec![buf("a", K, 0, 1), buf("b", K, 1, 2), buf("c", K, 2, 3)],
+    )
+}
+
+#[test]
+fn disabling_reuse_gives_the_sum_of_blocks() {
+    // GE ge.exec.disableReuseMemory=1: no free list, no level 2.
+    let p = chain3();
+    let on = check(&p, "ge-block", &opts());
+    assert_eq!(on.peak, 2 * K); // c takes a's block
+    assert_eq!(groups(&p, &on), ["a+c", "b"]);
+    let off_ = PlanOptions {
+        reuse: false,
+        ..opts()
+    };
+    for s in ["ge-block", "ge-binary-block", "ge-max-block"] {
+        let plan = check(&p, s, &off_);
+        assert_eq!(plan.peak, 3 * K, "{s}");
+        assert_eq!(plan.stat("total_size"), Some(3 * K));
+        assert_eq!(plan.stat("no_reuse"), Some(3 * K));
+    }
+}
+
+#[test]
+fn no_reuse_flag_keeps_a_block_to_itself() {
+    // GE OP_NO_REUSE_MEM / no_reuse_mem_flag: a's block is never handed to c.
+    let mut p = chain3();
+    p.buffers[0].flags.no_reuse = true;
+    let plan = check(&p, "ge-block", &opts());
+    assert_eq!(plan.peak, 3 * K);
+    assert_eq!(groups(&p, &plan), ["a", "b", "c"]);
+    let a = plan.blocks.iter().find(|b| b.members == [0]).unwrap();
+    assert_eq!(a.tag.as_deref(), Some("no-reuse"));
+    assert_eq!(plan.stat("no_reuse"), Some(K));
+}
+
+fn io_problem() -> Problem {
+    let mut in1 = buf("in1", 2 * K, 0, 1);
+    in1.kind = BufferKind::GraphInput;
+    let mut in2 = buf("in2", 512, 0, 2);
+    in2.kind = BufferKind::GraphInput;
+    let a = buf("a", K, 1, 2);
+    let mut out1 = buf("out1", K, 2, 3);
+    out1.kind = BufferKind::GraphOutput;
+    Problem::from_buffers("io", alloc::vec![in1, in2, a, out1])
+}
+
+#[test]
+fn zero_copy_io_goes_last_outputs_then_inputs_by_size() {
+    // GE AssignZeroCopyMemory: after the feature maps, outputs first, then inputs sorted by
+    // size ascending and adjacent.
+    let p = io_problem();
+    let plan = check(&p, "ge-block", &opts());
+    assert_eq!(off(&p, &plan, "a"), 0);
+    assert_eq!(off(&p, &plan, "out1"), K);
+    assert_eq!(off(&p, &plan, "in2"), 2 * K);
+    assert_eq!(off(&p, &plan, "in1"), 2 * K + 512);
+    assert_eq!(plan.peak, 4 * K + 512);
+    assert_eq!(plan.stat("zero_copy"), Some(3 * K + 512));
+    assert_eq!(plan.stat("feature_map"), Some(K));
+
+    // I/O in reuse (GE inputReuseMemIndexes / outputReuseMemIndexes for all): out1 [2,3]
+    // nests in in1's block [0,1]; blocks {in1 > out1} 2048, {a} 1024, {in2} 512.
+    let io = PlanOptions {
+        zero_copy_io: false,
+        ..opts()
+    };
+    let plan = check(&p, "ge-binary-block", &io);
+    assert_eq!(plan.peak, 3 * K + 512);
+    assert_eq!(off(&p, &plan, "out1"), off(&p, &plan, "in1"));
+    assert_eq!(plan.stat("zero_copy"), Some(0));
+
+    // A zero_copy flag puts an activation with the outputs.
+    let mut p = io_problem();
+    p.buffers[2].flags.zero_copy = true;
+    let plan = check(&p, "ge-block", &opts());
+    assert_eq!(off(&p, &plan, "a"), 0);
+    assert_eq!(off(&p, &plan, "out1"), K);
+    assert_eq!(off(&p, &plan, "in2"), 2 * K);
+    assert_eq!(plan.stat("feature_map"), Some(0));
+}
+
+#[test]
+fn atomic_clean_outputs_go_after_the_blocks_unless_cleaned_separately() {
+    // a [0,1] is cleaned by the centralised memset: not reused, placed after the blocks.
+    let mut a = buf("a", K, 0, 1);
+    a.flags.atomic_clean = true;
+    let p = Problem::from_buffers("atomic", alloc::vec![a, buf("b", K, 2, 3)]);
+    let plan = check(&p, "ge-block", &opts());
+    assert_eq!((off(&p, &plan, "b"), off(&p, &plan, "a")), (0, K));
+    assert_eq!(plan.peak, 2 * K);
+    assert_eq!(plan.stat("atomic"), Some(K));
+    // atomicCleanPolicy=1: each cleaned on its own, reused like any tensor.
+    let sep = PlanOptions {
+        atomic_centralised: false,
+        ..opts()
+    };
+    let plan = check(&p, "ge-block", &sep);
+    assert_eq!(plan.peak, K);
+
+    // Gears restart the atomic region at the same start; the largest wins.
+    let mut u = buf("u", 512, 0, 1);
+    let mut g1 = buf("g1", K, 0, 1);
+    let mut g2 = buf("g2", 512, 0, 1);
+    for b in [&mut u, &mut g1, &mut g2] {
+        b.flags.atomic_clean = true;
+    }
+    g1.gear = Some(1);
+    g2.gear = Some(2);
+    let p = Problem::from_buffers("atomic-gears", alloc::vec![g1, u, g2]);
+    let plan = check(&p, "ge-block", &opts());
+    assert_eq!(off(&p, &plan, "u"), 0);
+    assert_eq!(off(&p, &plan, "g1"), 512);
+    assert_eq!(off(&p, &plan, "g2"), 512);
+    assert_eq!(plan.stat("atomic"), Some(K + 512));
+}
+
+fn cont(b: &mut Buffer, group: u32, index: u32, outputs: bool) {
+    b.continuous = Some(Continuous {
+        group,
+        index,
+        outputs,
+    });
+}
+
+#[test]
+fn continuous_inputs_get_one_block_each_adjacent_in_input_order_at_the_end() {
+    // Inputs of one op listed out of input order in the problem.
+    let p_buf = buf("p", K, 0, 0);
+    let mut x2 = buf("x2", 2 * K, 1, 3);
+    let mut x0 = buf("x0", K, 1, 3);
+    let mut x1 = buf("x1", 512, 2, 3);
+    cont(&mut x2, 0, 2, false);
+    cont(&mut x0, 0, 0, false);
+    cont(&mut x1, 0, 1, false);
+    let z = buf("z", K, 4, 4);
+    let p = Problem::from_buffers("cin", alloc::vec![p_buf, x2, x0, x1, z]);
+    let plan = check(&p, "ge-block", &opts());
+    // z reuses p's block; x0 may not (continuous blocks are not reused at level 1).
+    assert_eq!(groups(&p, &plan), ["p+z", "x0", "x1", "x2"]);
+    assert_eq!(off(&p, &plan, "x0"), K);
+    assert_eq!(off(&p, &plan, "x1"), 2 * K);
+    assert_eq!(off(&p, &plan, "x2"), 2 * K + 512);
+    assert_eq!(plan.peak, 4 * K + 512);
+    // Without the attribute x0 joins {p, z} at level 1, and level 2 splits it off again:
+    // {x2 > p+z} 2048, {x0} 1024, {x1} 512.
+    let mut q = p.clone();
+    for b in &mut q.buffers {
+        b.continuous = None;
+    }
+    let plan = check(&q, "ge-binary-block", &opts());
+    assert_eq!(plan.peak, 3 * K + 512);
+}
+
+#[test]
+fn continuous_outputs_share_one_block_at_consecutive_offsets() {
+    // o0 (1000 B -> 1024), o1 (512), o2 (100 B -> 512): one block of 2048; t [6,6] of 2048
+    // later takes the whole block (exact size class).
+    let mut o0 = buf("o0", 1000, 1, 2);
+    let mut o1 = buf("o1", 512, 1, 5);
+    let mut o2 = buf("o2", 100, 1, 3);
+    cont(&mut o0, 7, 0, true);
+    cont(&mut o1, 7, 1, true);
+    cont(&mut o2, 7, 2, true);
+    let t = buf("t", 2 * K, 6, 6);
+    let p = Problem::from_buffers("cout", alloc::vec![o2, o0, o1, t]);
+    let plan = check(&p, "ge-binary-block", &opts());
+    let base = off(&p, &plan, "o0");
+    assert_eq!(off(&p, &plan, "o1"), base + K);
+    assert_eq!(off(&p, &plan, "o2"), base + K + 512);
+    assert_eq!(groups(&p, &plan), ["o0+o1+o2+t"]);
+    let blk = &plan.blocks[0];
+    assert_eq!(
+        (blk.size, blk.tag.as_deref()),
+        (2 * K, Some("continuous-output"))
+    );
+    assert_eq!(plan.peak, 2 * K);
+}
+
+#[cfg(feature = "serde")]
+#[test]
+fn ref_outputs_share_their_input_block() {
+    // C writes c in place of a (GE ref / in-place symbol): lowering merges them, so a+c is
+    // one buffer [0,3] and D's d reuses s's block: 2 blocks. Without the ref: a [0,2],
+    // s [1,2], c [2,3] need 3 blocks, and d takes s's.
+    let graph = |refs: &str| {
+        alloc::format!(
+            r#"{{"format":"memplan.graph/1","tensors":[{{"name":"a","bytes":1048576}},
+            {{"name":"s","bytes":1048576}},{{"name":"c","bytes":1048576}},{{"name":"d","bytes":1048576}}],
+            "ops":[{{"name":"A","outputs":["a"]}},{{"name":"B","outputs":["s"]}},
+            {{"name":"C","inputs":["a","s"],"outputs":["c"],"attrs":{{"ref_outputs":{refs}}}}},
+            {{"name":"D","inputs":["c"],"outputs":["d"]}}]}}"#
+        )
+    };
+    let lower = |text: &str| {
+        crate::import::json::parse(text)
+            .unwrap()
+            .lower(&crate::graph::Bindings::new())
+            .unwrap()
+            .problem
+    };
+    let o = PlanOptions::default(); // GE padding: 1 MiB costs 1 MiB + 512
+    let with = lower(&graph(r#"{"c":"a"}"#));
+    assert_eq!(with.buffers.len(), 3);
+    assert_eq!(with.buffers[0].aliases, ["c"]);
+    let plan = check(&with, "ge-block", &o);
+    assert_eq!(plan.peak, 2 * (MIB + 512));
+    assert_eq!(groups(&with, &plan), ["a", "s+d"]);
+    let without = lower(&graph("{}"));
+    let plan = check(&without, "ge-block", &o);
+    assert_eq!(plan.peak, 3 * (MIB + 512));
+}
+
+/// Ops 0..5: 0,1,2 on stream 0 (a chain), 3,4 on stream 1; `a` made at 0 and read at 1 on
+/// stream 0, `b` made at 3 and read at 4 on stream 1.
+fn two_streams(edge_from: Option<u64>) -> Problem {
+    let op = |stream: u32, preds: Vec<u64>| OpInfo {
+        stream,
+        preds,
+        ..OpInfo::default()
+    };
+    let a = buf("a", K, 0, 1);
+    let mut b = buf("b", K, 3, 4);
+    b.stream = 1;
+    let mut p = Problem::from_buffers("streams", alloc::vec![a, b]);
+    p.ops = alloc::vec![
+        op(0, alloc::vec![]),
+        op(0, alloc::vec![0]),
+        op(0, alloc::vec![1]),
+        op(1, edge_from.into_iter().collect()),
+        op(1, alloc::vec![3]),
+    ];
+    p
+}
+
+#[test]
+fn streams_reuse_across_only_through_dependency_edges() {
+    // Level 1 never crosses streams; level 2 only when an edge orders the lifetimes.
+    let p = two_streams(None);
+    assert_eq!(check(&p, "ge-block", &opts()).peak, 2 * K);
+    // Op 3 depends on op 2 (stream 0, after a's last use at 1): b nests in a's block.
+    let p = two_streams(Some(2));
+    let plan = check(&p, "ge-binary-block", &opts());
+    assert_eq!(plan.peak, K);
+    assert_eq!(off(&p, &plan, "a"), off(&p, &plan, "b"));
+    assert_eq!(check(&p, "ge-max-block", &opts()).peak, 2 * K); // no level 2
+    assert_eq!(check(&p, "ge-block", &opts()).peak, K);
+    // GE needs the latest depended-on node to come *after* the parent's end: an edge from
+    // a's last consumer itself (op 1) is not enough.
+    let p = two_streams(Some(1));
+    assert_eq!(check(&p, "ge-block", &opts()).peak, 2 * K);
+    // The same on one stream reuses at level 1.
+    let mut p = two_streams(None);
+    p.buffers[1].stream = 0;
+    assert_eq!(check(&p, "ge-max-block", &opts()).peak, K);
+}
+
+#[test]
+fn gears_never_share_blocks_but_overlay() {
+    // u (no gear) then v (gear 1), same size, disjoint lifetimes: without gears v takes u's
+    // block; with the gear it may not (GE: equal batch_label_), and an ungeared block is
+    // never overlaid.
+    let p = Problem::from_buffers("g", alloc::vec![buf("u", K, 0, 1), buf("v", K, 2, 3)]);
+    assert_eq!(check(&p, "ge-block", &opts()).peak, K);
+    let mut q = p.clone();
+    q.buffers[1].gear = Some(1);
+    let plan = check(&q, "ge-block", &opts());
+    assert_eq!(plan.peak, 2 * K);
+    assert_eq!(groups(&q, &plan), ["u", "v"]);
+    // Two gears, same shape: the second gear overlays the first (region = one gear).
+    let mut q = p.clone();
+    q.buffers[0].gear = Some(1);
+    q.buffers[1].gear = Some(2);
+    let plan = check(&q, "ge-block", &opts());
+    assert_eq!(plan.peak, K);
+    assert_eq!(groups(&q, &plan), ["u", "v"]);
+}
+
+#[test]
+fn dynamic_batch_region_costs_the_largest_gear() {
+    // s: no gear, [0,5], 512.
+    // gear 1: g1a [1,2] 2048, g1b [3,4] 1024 -> g1b nests in g1a: gear 1 = 2048.
+    // gear 2: three buffers live together, 1024 + 1024 + 512 = 2560: the largest gear.
+    // Region = 2560, not 2048 + 2560; arena = 512 + 2560.
+    let mut v = alloc::vec![buf("s", 512, 0, 5)];
+    for (n, size, s, e, g) in [
+        ("g1a", 2 * K, 1, 2, 1),
+        ("g1b", K, 3, 4, 1),
+        ("g2a", K, 1, 4, 2),
+        ("g2b", K, 1, 4, 2),
+        ("g2c", 512, 1, 4, 2),
+    ] {
+        let mut b = buf(n, size, s, e);
+        b.gear = Some(g);
+        v.push(b);
+    }
+    let p = Problem::from_buffers("gears", v);
+    let plan = check(&p, "ge-binary-block", &opts());
+    assert_eq!(plan.stat("gear_1"), Some(2 * K));
+    assert_eq!(plan.stat("gear_2"), Some(2 * K + 512));
+    assert_eq!(plan.peak, 512 + 2 * K + 512);
+    assert_eq!(off(&p, &plan, "s"), 0);
+    // Gear 2 in its layout order, gear 1 (largest first) from the same start.
+    assert_eq!(off(&p, &plan, "g2a"), 512);
+    assert_eq!(off(&p, &plan, "g2b"), 512 + K);
+    assert_eq!(off(&p, &plan, "g2c"), 512 + 2 * K);
+    assert_eq!(off(&p, &plan, "g1a"), 512);
+    assert_eq!(off(&p, &plan, "g1b"), 512);
+    let virt = plan
+        .blocks
+        .iter()
+        .position(|b| {
+            b.tag
+                .as_deref()
+                .is_some_and(|t| t.starts_with("dynamic-batch"))
+        })
+        .unwrap();
+    assert_eq!(plan.blocks[virt].size, 2 * K + 512);
+    assert!(plan
+        .blocks
+        .iter()
+        .filter(|b| b.parent == Some(virt))
+        .all(|b| b.level == BlockLevel::Child));
+}
+
+#[test]
+fn expandable_memory_cuts_the_largest_gear_at_400_mib() {
+    // All buffers of a gear live together ([0,1]), so every buffer is its own block.
+    // gear 1: 300, 200, 150 MiB (650, the largest); gear 2: 280, 280, 80 MiB (640).
+    let mut v = Vec::new();
+    for (n, mib, g) in [
+        ("p", 300, 1),
+        ("q", 200, 1),
+        ("r", 150, 1),
+        ("x", 280, 2),
+        ("y", 280, 2),
+        ("z", 80, 2),
+    ] {
+        let mut b = buf(n, mib * MIB, 0, 1);
+        b.gear = Some(g);
+        v.push(b);
+    }
+    let p = Problem::from_buffers("split", v);
+    // One virtual block: gear 2 back to back from 0, y straddles 300 MiB; region 650 MiB.
+    let plan = check(&p, "ge-block", &opts());
+    assert_eq!(plan.peak, 650 * MIB);
+    assert_eq!(
+        ["x", "y", "z"].map(|n| off(&p, &plan, n)),
+        [0, 280 * MIB, 560 * MIB]
+    );
+    // Expandable: virtual blocks [p] = 300 and [q, r] = 350 (300 + 200 would pass 400).
+    // x -> first at 0; y no longer fits there -> second at 300; z: 280 + 80 > 350 and no
+    // virtual block is left, so it stands alone after the region: 650 + 80 MiB.
+    let ex = PlanOptions {
+        expandable_memory: true,
+        ..opts()
+    };
+    let plan = check(&p, "ge-block", &ex);
+    assert_eq!(
+        ["p", "q", "r"].map(|n| off(&p, &plan, n)),
+        [0, 300 * MIB, 500 * MIB]
+    );
+    assert_eq!(
+        ["x", "y", "z"].map(|n| off(&p, &plan, n)),
+        [0, 300 * MIB, 650 * MIB]
+    );
+    assert_eq!(plan.peak, 730 * MIB);
+    let sizes: Vec<u64> = plan
+        .blocks
+        .iter()
+        .filter(|b| {
+            b.tag
+                .as_deref()
+                .is_some_and(|t| t.starts_with("dynamic-batch"))
+        })
+        .map(|b| b.size)
+        .collect();
+    assert_eq!(sizes, [300 * MIB, 350 * MIB]);
+    assert!(plan.notes.iter().any(|n| n.contains("no room")));
+}
+
+#[test]
+fn level2_slack_lets_a_parent_grow_by_one_alignment() {
+    // p [0,1] 2048; c1 [2,3] 1536 and c2 [2,3] 1024 nest after one another: 1536 + 1024 =
+    // 2560 <= 2048 + 512, so p grows to 2560; at alignment 32 the slack is 32 and c2 stays out.
+    let p = Problem::from_buffers(
+        "slack",
+        alloc::vec![
+            buf("p", 2 * K, 0, 1),
+            buf("c1", K + 512, 2, 3),
+            buf("c2", K, 2, 3)
+        ],
+    );
+    let plan = check(&p, "ge-binary-block", &opts());
+    assert_eq!(plan.peak, 2 * K + 512);
+    let fine = PlanOptions {
+        alignment: 32,
+        ..opts()
+    };
+    let plan = check(&p, "ge-binary-block", &fine);
+    assert_eq!(plan.peak, 3 * K);
+}
+
+#[test]
+fn awkward_inputs_do_not_break_the_plan() {
+    // Zero-size, a pinned offset, an alignment the block alignment cannot give, a constant.
+    let mut v = alloc::vec![buf("zero", 0, 0, 3), buf("a", 700, 0, 1)];
+    let mut pinned = buf("pin", 100, 0, 3);
+    pinned.fixed_offset = Some(0);
+    let mut odd = buf("odd", 300, 1, 2);
+    odd.alignment = 3;
+    let mut w = buf("w", 512, 0, 3);
+    w.kind = BufferKind::Constant;
+    v.extend([pinned, odd, w, buf("b", 700, 2, 3)]);
+    let p = Problem::from_buffers("awkward", v);
+    for s in ["ge-block", "ge-binary-block", "ge-max-block"] {
+        let plan = check(&p, s, &PlanOptions::default());
+        assert_eq!(off(&p, &plan, "pin"), 0);
+        assert!(off(&p, &plan, "a") >= 512);
+    }
+    let mut huge = buf("huge", u64::MAX - 10, 0, 0);
+    huge.alignment = 1;
+    let p = Problem::from_buffers("huge", alloc::vec![huge, buf("x", 10, 0, 0)]);
+    assert!(crate::strategy::plan(&p, "ge-block", &PlanOptions::default()).is_err());
+}
+
+mod random {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[derive(Debug, Clone)]
+    struct Raw {
+        size: u64,
+        start: u64,
+        len: u64,
+        kind: u8,
+        gear: u8,
+        flags: u8,
+        cont: u8,
+        align: u8,
+    }
+
+    fn raw() -> impl Strategy<Value = Raw> {
+        (
+            0u64..5000,
+            0u64..40,
+            0u64..12,
+            0u8..10,
+            0u8..6,
+            0u8..16,
+            0u8..12,
+            0u8..10,
+        )
+            .prop_map(|(size, start, len, kind, gear, flags, cont, align)| Raw {
+                size,
+                start,
+                len,
+                kind,
+                gear,
+                flags,
+                cont,
+                align,
+            })
+    }
+
+    fn build(raws: &[Raw], ops: &[(u32, Vec<u64>)], pin: bool) -> Problem {
+        let steps = ops.len() as u64;
+        let mut v = Vec::new();
+        for (i, r) in raws.iter().enumerate() {
+            let start = r.start % steps;
+            let end = (start + r.len).min(steps - 1);
+            let mut b = buf(&alloc::format!("t{i}"), r.size, start, end);
+            b.stream = ops[usize::try_from(start).unwrap()].0;
+            b.kind = match r.kind {
+                0 => BufferKind::GraphInput,
+                1 => BufferKind::GraphOutput,
+                2 => BufferKind::Workspace,
+                _ => BufferKind::Activation,
+            };
+            if b.kind == BufferKind::Workspace {
+                b.end = b.start;
+            }
+            b.gear = (r.gear >= 3).then(|| u64::from(r.gear - 2));
+            b.flags.no_reuse = r.flags & 1 != 0 && r.flags > 8;
+            b.flags.zero_copy = r.flags == 2;
+            b.flags.atomic_clean = r.flags & 4 != 0 && r.flags < 8;
+            if r.cont < 4 {
+                b.continuous = Some(Continuous {
+                    group: u32::from(r.cont % 2),
+                    index: u32::try_from(i).unwrap(),
+                    outputs: r.cont < 2,
+                });
+            }
+            b.alignment = match r.align {
+                0 => 3,
+                1 => 1024,
+                2 => 256,
+                _ => 1,
+            };
+            b.memory_type = u32::from(r.align == 9);
+            v.push(b);
+        }
+        if pin {
+            if let Some(b) = v.first_mut() {
+                b.fixed_offset = Some(0);
+            }
+        }
+        let mut p = Problem::from_buffers("random", v);
+        p.steps = steps;
+        p.ops = ops
+            .iter()
+            .map(|(s, preds)| OpInfo {
+                stream: *s,
+                preds: preds.clone(),
+                ..OpInfo::default()
+            })
+            .collect();
+        p
+    }
+
+    fn ops() -> impl Strategy<Value = Vec<(u32, Vec<u64>)>> {
+        proptest::collection::vec((0u32..3, proptest::collection::vec(0u64..60, 0..3)), 1..60)
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 160, ..ProptestConfig::default() })]
+        #[test]
+        fn plans_validate_and_respect_the_bound(
+            raws in proptest::collection::vec(raw(), 0..300),
+            ops in ops(),
+            align in prop_oneof![Just(1u64), Just(32), Just(512)],
+            ge_pad in any::<bool>(),
+            reuse in any::<bool>(),
+            zc in any::<bool>(),
+            atomic in any::<bool>(),
+            expandable in any::<bool>(),
+            pin in any::<bool>(),
+        ) {
+            let p = build(&raws, &ops, pin);
+            let o = PlanOptions {
+                alignment: align,
+                padding: if ge_pad { crate::plan::Padding::Ge } else { crate::plan::Padding::None },
+                reuse,
+                zero_copy_io: zc,
+                atomic_centralised: atomic,
+                expandable_memory: expandable,
+                ..PlanOptions::default()
+            };
+            let lb = crate::bound::lower_bound(&p).unwrap().lower_bound;
+            for s in ["ge-block", "ge-binary-block", "ge-max-block"] {
+                let plan = crate::strategy::plan(&p, s, &o).unwrap();
+                prop_assert_eq!(validate(&p, &plan), Ok(()), "{}", s);
+                prop_assert!(plan.peak >= lb);
+            }
+        }
+    }
+}

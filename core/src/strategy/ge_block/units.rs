@@ -1,0 +1,203 @@
+//! Allocation units: what GE hands to `ApplyMemory` one at a time, and which region each
+//! goes to.
+//!
+//! A unit is one buffer (a GE symbol: ref and in-place tensors are already merged into one
+//! buffer by graph lowering), or all outputs of a continuous-output op together
+//! (GE `ApplyContinuousMemory`: one block sized to the sum of the outputs, each rounded to 512).
+
+use alloc::collections::BTreeMap;
+use alloc::vec::Vec;
+
+use crate::error::{add, Result};
+use crate::plan::PlanOptions;
+use crate::problem::{BufferId, BufferKind, Problem};
+
+/// Index of a unit in [`Units::list`].
+pub(crate) type UnitId = usize;
+
+/// Where a unit goes and whether it takes part in reuse.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Role {
+    /// A feature map that takes part in level-1 and level-2 reuse.
+    Reusable,
+    /// A feature-map block of its own, never reused; the tag says why.
+    NoReuse(&'static str),
+    /// One input of a continuous-input op (GE `continuous_block_`): a block of its own, not
+    /// reused, placed with the other inputs of its group in input order.
+    ContinuousInput {
+        /// Group id.
+        group: u32,
+        /// Input index.
+        index: u32,
+    },
+    /// A zero-copy user buffer (GE: model I/O), placed after everything else.
+    ZeroCopy {
+        /// A graph input (placed after the outputs, sorted by size ascending).
+        input: bool,
+    },
+    /// Cleaned by the centralised memset (GE `atomicCleanPolicy=0`): no reuse, placed after
+    /// the feature maps.
+    Atomic,
+}
+
+/// One allocation unit.
+#[derive(Debug, Clone)]
+pub(crate) struct Unit {
+    /// The buffers, in continuous index order for a group; one otherwise.
+    pub buffers: Vec<BufferId>,
+    /// Size in bytes: the buffer's planned size, or the sum of the group's planned sizes.
+    pub size: u64,
+    /// First step live.
+    pub start: u64,
+    /// Last step live.
+    pub end: u64,
+    /// Stream of the producer.
+    pub stream: u32,
+    /// Gear (GE batch label).
+    pub gear: Option<u64>,
+    /// Memory type.
+    pub mem: u32,
+    /// A workspace (allocated after the step's outputs).
+    pub workspace: bool,
+    /// Offset alignment beyond the plan's, for standalone odd-aligned buffers.
+    pub align: u64,
+    /// Region and reuse.
+    pub role: Role,
+}
+
+/// Every unit of a problem, plus the buffers placed outside units.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Units {
+    /// The units, in buffer order of their first buffer.
+    pub list: Vec<Unit>,
+    /// Planned size of every buffer (padding, then alignment).
+    pub sizes: Vec<u64>,
+    /// Buffers with a fixed offset: placed there, below the arena GE lays out.
+    pub pinned: Vec<BufferId>,
+    /// Remarks for the plan's notes.
+    pub notes: Vec<alloc::string::String>,
+}
+
+impl Units {
+    /// Splits `problem` into units under `options`.
+    ///
+    /// Precedence when several blockers apply to one buffer: zero size (no block at all, GE
+    /// `zero_memory_list_`), fixed offset, alignment the block alignment cannot give,
+    /// continuous group, zero-copy, atomic clean, `no_reuse`, then reuse off.
+    ///
+    /// # Errors
+    /// [`crate::ErrorKind::Overflow`] if a padded size or a group's sum exceeds `u64`.
+    pub(crate) fn new(problem: &Problem, options: &PlanOptions) -> Result<Self> {
+        let sizes = crate::strategy::planned_sizes(problem, options)?;
+        let align = options.alignment.max(1);
+        let mut out = Units {
+            sizes,
+            ..Units::default()
+        };
+        let mut groups: BTreeMap<u32, usize> = BTreeMap::new();
+        let mut conflicting_continuous = 0usize;
+        for (i, b) in problem.buffers.iter().enumerate() {
+            let size = out.sizes.get(i).copied().unwrap_or(0);
+            if b.fixed_offset.is_some() {
+                out.pinned.push(i);
+                continue;
+            }
+            if size == 0 {
+                continue;
+            }
+            let odd = align % b.alignment.max(1) != 0;
+            let zero_copy = b.flags.zero_copy
+                || (options.zero_copy_io
+                    && matches!(b.kind, BufferKind::GraphInput | BufferKind::GraphOutput));
+            let mut role = if odd {
+                Role::NoReuse("alignment")
+            } else if let Some(c) = b.continuous {
+                if zero_copy || (b.flags.atomic_clean && options.atomic_centralised) {
+                    conflicting_continuous += 1;
+                }
+                if c.outputs {
+                    // One unit for the whole group.
+                    if let Some(&u) = groups.get(&c.group) {
+                        let unit = &mut out.list[u];
+                        unit.buffers.push(i);
+                        unit.size = add(unit.size, size, "size of a continuous-output block")?;
+                        unit.start = unit.start.min(b.start);
+                        unit.end = unit.end.max(b.end);
+                        if unit.gear != b.gear {
+                            // A group spanning gears cannot overlay with either gear.
+                            unit.role = Role::NoReuse("mixed-gear group");
+                        }
+                        if b.flags.no_reuse || !options.reuse {
+                            unit.role = Role::NoReuse(if b.flags.no_reuse {
+                                "no-reuse"
+                            } else {
+                                "reuse-off"
+                            });
+                        }
+                        continue;
+                    }
+                    groups.insert(c.group, out.list.len());
+                    Role::Reusable
+                } else {
+                    Role::ContinuousInput {
+                        group: c.group,
+                        index: c.index,
+                    }
+                }
+            } else if zero_copy {
+                Role::ZeroCopy {
+                    input: b.kind == BufferKind::GraphInput,
+                }
+            } else if b.flags.atomic_clean && options.atomic_centralised {
+                Role::Atomic
+            } else if b.kind == BufferKind::Constant {
+                Role::NoReuse("constant")
+            } else {
+                Role::Reusable
+            };
+            if role == Role::Reusable && b.flags.no_reuse {
+                role = Role::NoReuse("no-reuse");
+            }
+            if role == Role::Reusable && !options.reuse {
+                role = Role::NoReuse("reuse-off");
+            }
+            out.list.push(Unit {
+                buffers: alloc::vec![i],
+                size,
+                start: b.start,
+                end: b.end,
+                stream: b.stream,
+                gear: b.gear,
+                mem: b.memory_type,
+                workspace: b.kind == BufferKind::Workspace,
+                align: if odd { b.alignment.max(align) } else { align },
+                role,
+            });
+        }
+        // Members of a continuous-output group go in index order.
+        for u in &mut out.list {
+            if u.buffers.len() > 1 {
+                u.buffers.sort_by_key(|&i| {
+                    problem
+                        .buffers
+                        .get(i)
+                        .and_then(|b| b.continuous)
+                        .map_or(0, |c| c.index)
+                });
+            }
+        }
+        if conflicting_continuous > 0 {
+            out.notes.push(alloc::format!(
+                "{conflicting_continuous} buffer(s) are both continuous and zero-copy or atomic-clean; \
+                 placed as continuous (adjacency first)"
+            ));
+        }
+        if !out.pinned.is_empty() {
+            out.notes.push(alloc::format!(
+                "{} buffer(s) with a fixed offset kept there; GE's arena starts above them",
+                out.pinned.len()
+            ));
+        }
+        Ok(out)
+    }
+}

@@ -1,0 +1,121 @@
+//! The two worked examples of `docs/ge-memory-planning.md` §7, as memplan JSON graphs in
+//! `static/samples/`, planned by the GE block strategies and by offset packing.
+//!
+//! Sizes: every tensor of `k` MiB costs `ceil512(ceil32(k MiB) + 32) = k MiB + 512` (GE padding,
+//! 512-byte blocks). The graph I/O tensors (`x`, `f`) are 64 bytes, one 512-byte block each.
+//!
+//! What the doc counts: its diamond total (9 MiB + 1536) is the feature-map region only, with
+//! F's output (a graph output, zero-copy) "left out"; its chain totals (5 MiB + 2048 and
+//! 5 MiB + 1536) are one 512-byte block larger than the blocks it lists ({a,c,e} + {b,d} =
+//! 5 MiB + 1024), which is exactly the chain's zero-copy output block, so they are the whole
+//! arena. Each test below says which figure it checks.
+#![cfg(feature = "serde")]
+
+use memplan_core::{import, plan, validate, Bindings, Plan, PlanOptions, Problem};
+
+const MIB: u64 = 1 << 20;
+
+fn load(file: &str) -> Problem {
+    let path = format!("{}/../static/samples/{file}", env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(&path).expect("sample present");
+    let graph = import::json::parse(&text).expect("sample parses");
+    graph
+        .lower(&Bindings::new())
+        .expect("sample lowers")
+        .problem
+}
+
+fn run(p: &Problem, strategy: &str, options: &PlanOptions) -> Plan {
+    let out = plan(p, strategy, options).expect("plans");
+    assert_eq!(validate(p, &out), Ok(()), "{strategy}");
+    out
+}
+
+#[test]
+fn diamond_matches_the_doc() {
+    let p = load("ge-diamond.json");
+    let options = PlanOptions::default();
+    // Lifetimes as in the doc: a [1,3], b [2,3], c [3,5], d [4,5], e [5,6].
+    let span = |n: &str| {
+        let b = p.buffers.iter().find(|b| b.name == n).expect("tensor");
+        (b.start, b.end)
+    };
+    assert_eq!(
+        ["a", "b", "c", "d", "e"].map(span),
+        [(1, 3), (2, 3), (3, 5), (4, 5), (5, 6)]
+    );
+
+    // Default options: x and f are zero-copy and placed after the feature maps.
+    // The doc's total is the feature-map region: {d} + {b} + {c} = 9 MiB + 3 x 512.
+    let ge = run(&p, "ge-block", &options);
+    assert_eq!(ge.stat("feature_map"), Some(9 * MIB + 1536));
+    assert_eq!(ge.stat("feature_map"), Some(9_438_720));
+    assert_eq!(ge.stat("binary_block"), Some(9 * MIB + 1536 + 1024));
+    assert_eq!(ge.stat("max_block"), Some(9 * MIB + 1536 + 1024));
+    assert_eq!(ge.strategy, "ge-block:binary-block"); // a tie keeps GE's default
+    assert_eq!(ge.stat("zero_copy"), Some(1024)); // x and f, 512 each
+    assert_eq!(ge.peak, 9_438_720 + 1024);
+    // The doc's theory_min: live peak a + b + c, plus the non-reused x and f.
+    assert_eq!(ge.stat("theory_min"), Some(8 * MIB + 1536 + 1024));
+
+    // Binary-block's tree: {a} nests in {d}, {e} in {b}; three top-level blocks.
+    let bin = run(&p, "ge-binary-block", &options);
+    let name = |i: usize| p.buffers[i].name.as_str();
+    let mut tops: Vec<String> = bin
+        .blocks
+        .iter()
+        .filter(|b| b.level == memplan_core::BlockLevel::Top && b.tag.is_none())
+        .map(|b| b.members.iter().map(|&i| name(i)).collect())
+        .collect();
+    tops.sort();
+    assert_eq!(tops, ["b", "c", "d"]);
+    // Max-block: {a,e}, {b,d}, {c}.
+    let max = run(&p, "ge-max-block", &options);
+    let mut groups: Vec<String> = max
+        .blocks
+        .iter()
+        .filter(|b| b.tag.is_none())
+        .map(|b| b.members.iter().map(|&i| name(i)).collect())
+        .collect();
+    groups.sort();
+    assert_eq!(groups, ["ae", "bd", "c"]);
+
+    // With graph I/O in reuse (zero_copy_io = false) the whole arena is the doc's figure:
+    // x and f nest in free space of the blocks above.
+    let io_reused = PlanOptions {
+        zero_copy_io: false,
+        ..PlanOptions::default()
+    };
+    let ge = run(&p, "ge-block", &io_reused);
+    assert_eq!(ge.peak, 9_438_720);
+    // Offset packing reaches the live-set bound, 8 MiB + 1536, with either setting.
+    for o in [&options, &io_reused] {
+        assert_eq!(run(&p, "greedy-size-best-fit", o).peak, 8_390_144);
+    }
+}
+
+#[test]
+fn chain_matches_the_doc() {
+    let p = load("ge-chain.json");
+    let options = PlanOptions::default();
+    // The doc's chain totals are whole arenas: feature maps + f's zero-copy block (512).
+    let bin = run(&p, "ge-binary-block", &options);
+    assert_eq!(bin.peak, 5 * MIB + 2048);
+    assert_eq!(bin.stat("feature_map"), Some(5 * MIB + 1536));
+    // {a} grows by 512: its children {e} (with {c} inside) and {d} reach 4 MiB + 1024.
+    let a = bin
+        .blocks
+        .iter()
+        .find(|b| b.members == [0])
+        .expect("block of a");
+    assert_eq!(a.size, 4 * MIB + 1024);
+    let max = run(&p, "ge-max-block", &options);
+    assert_eq!(max.peak, 5 * MIB + 1536);
+    assert_eq!(max.stat("feature_map"), Some(5 * MIB + 1024));
+    let ge = run(&p, "ge-block", &options);
+    assert_eq!(ge.strategy, "ge-block:max-block");
+    assert_eq!(ge.peak, 5 * MIB + 1536);
+    assert_eq!(ge.stat("binary_block"), Some(5 * MIB + 2048));
+    assert_eq!(ge.stat("max_block"), Some(5 * MIB + 1536));
+    assert!(ge.notes[0].contains("kept max-block"), "{:?}", ge.notes);
+}
