@@ -9,6 +9,7 @@ use crate::plan::{Plan, PlanOptions};
 use crate::problem::Problem;
 
 pub mod no_reuse;
+pub mod optimal;
 pub mod packing;
 
 /// Which family a strategy belongs to.
@@ -66,6 +67,12 @@ static STRATEGIES: &[StrategyInfo] = &[
         family: Family::Packing,
         summary: "TFLite ArenaPlanner: largest first (ties by first use), smallest gap that fits",
         run: packing::greedy_size_best_fit,
+    },
+    StrategyInfo {
+        name: "optimal",
+        family: Family::Packing,
+        summary: "exact anytime branch-and-bound over canonical placements (MiniMalloc, Moffitt 2023), seeded by the best heuristic; proves optimality or reports the gap",
+        run: optimal::plan,
     },
     StrategyInfo {
         name: "no-reuse",
