@@ -281,9 +281,6 @@ impl Search<'_, '_> {
     }
 
     fn search(&mut self, part: &Part, pre: &[u32], last_off: u64, last_rank: usize) -> St {
-        if let Some(st) = self.tick() {
-            return st;
-        }
         let inst = self.inst;
         let mut ord: Vec<(u64, usize)> = pre
             .iter()
@@ -319,6 +316,10 @@ impl Search<'_, '_> {
             }
             if o.saturating_add(inst.size[b]) > self.cap {
                 continue;
+            }
+            // A node is one tried placement (its cost dominates the search).
+            if let Some(st) = self.tick() {
+                return st;
             }
             let (m_off, m_sec) = self.place(b, o);
             let st = if self.check(part, o) {
