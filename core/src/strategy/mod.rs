@@ -10,6 +10,7 @@ use crate::problem::Problem;
 
 pub mod ge_block;
 pub mod no_reuse;
+pub mod optimal;
 pub mod packing;
 mod packing_index;
 
@@ -117,6 +118,12 @@ static STRATEGIES: &[StrategyInfo] = &[
         family: Family::Packing,
         summary: "every packing heuristic above, keeps the smallest peak (portfolio:<winner>)",
         run: packing::portfolio,
+    },
+    StrategyInfo {
+        name: "optimal",
+        family: Family::Packing,
+        summary: "exact anytime branch-and-bound over canonical placements (MiniMalloc, Moffitt 2023), seeded by the best heuristic; proves optimality or reports the gap",
+        run: optimal::plan,
     },
     StrategyInfo {
         name: "no-reuse",

@@ -1,0 +1,132 @@
+//! Benchmark of strategy `optimal` (not a timed test).
+//!
+//! `cargo bench -p memplan-core --bench optimal -- [--time-limit MS] [FILE.csv | gen:N:SEED]...`
+//!
+//! Without files: the MiniMalloc challenging suite and the real traces of
+//! `/work/shared/benchmarks` (or `$MEMPLAN_BENCHMARKS`), then generated instances of 20k, 40k
+//! and 60k buffers. Prints one Markdown table row per input.
+
+use std::time::Instant;
+
+use memplan_core::strategy::optimal::{self, SolverParams};
+use memplan_core::{Buffer, PlanOptions, Problem};
+
+/// A deterministic generator (SplitMix64): no dependency.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n.max(1)
+    }
+}
+
+/// `n` buffers in the character of a network trace: most short-lived (an op's output read by
+/// the next 1-4 ops), sizes log-uniform 256 B - 4 MiB in 256-byte steps; about 1 in 500
+/// long-lived (skip connections, weights kept across a stage), living 5-50% of the schedule.
+fn generate(n: usize, seed: u64) -> Problem {
+    let mut r = Rng(seed);
+    let mut buffers = Vec::with_capacity(n);
+    let steps = (n as u64) * 2 / 3;
+    for i in 0..n {
+        let long = r.below(500) == 0;
+        let start = r.below(steps);
+        let len = if long {
+            steps / 20 + r.below(steps * 9 / 20)
+        } else {
+            1 + r.below(4)
+        };
+        let exp = 8 + r.below(15); // 2^8 .. 2^22
+        let size = ((1u64 << exp) + r.below(1u64 << exp)) / 256 * 256 + 256;
+        buffers.push(Buffer::new(
+            format!("t{i}"),
+            size,
+            start,
+            (start + len).min(steps - 1),
+        ));
+    }
+    Problem::from_buffers(format!("gen-{n}-{seed}"), buffers)
+}
+
+fn main() {
+    let mut args: Vec<String> = std::env::args().skip(1).filter(|a| a != "--bench").collect();
+    let mut limit = 10_000u64;
+    if let Some(i) = args.iter().position(|a| a == "--time-limit") {
+        limit = args.get(i + 1).and_then(|v| v.parse().ok()).unwrap_or(limit);
+        args.drain(i..(i + 2).min(args.len()));
+    }
+    let root = std::env::var("MEMPLAN_BENCHMARKS").unwrap_or_else(|_| "/work/shared/benchmarks".into());
+    if args.is_empty() {
+        for f in "ABCDEFGHIJK".chars() {
+            args.push(format!("{root}/minimalloc/challenging/{f}.1048576.csv"));
+        }
+        args.push(format!("{root}/real/mindspore_somas_resnet50.csv"));
+        args.push(format!("{root}/real/iopddl_G_1.csv"));
+        for n in [20_000, 40_000, 60_000] {
+            args.push(format!("gen:{n}:1"));
+        }
+    }
+    println!("| input | buffers | lower bound | seed peak | best peak | best / LB | proven | nodes | time (s) |");
+    println!("|---|---|---|---|---|---|---|---|---|");
+    for a in &args {
+        let problem = if let Some(spec) = a.strip_prefix("gen:") {
+            let mut it = spec.split(':').map(|x| x.parse::<u64>().unwrap_or(1));
+            let n = it.next().unwrap_or(20_000) as usize;
+            let seed = it.next().unwrap_or(1);
+            generate(n, seed)
+        } else {
+            let text = match std::fs::read_to_string(a) {
+                Ok(t) => t,
+                Err(e) => {
+                    eprintln!("{a}: {e}");
+                    continue;
+                }
+            };
+            let name = std::path::Path::new(a)
+                .file_name()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            match memplan_core::import::csv::parse(&name, &text) {
+                Ok(p) => p,
+                Err(e) => {
+                    eprintln!("{a}: {e}");
+                    continue;
+                }
+            }
+        };
+        let options = PlanOptions {
+            time_limit_ms: limit,
+            ..PlanOptions::exact()
+        };
+        let t0 = Instant::now();
+        let clock = move || t0.elapsed().as_millis() as u64;
+        let params = SolverParams::default();
+        match optimal::solve(&problem, &options, &params, &clock) {
+            Ok(s) => {
+                let secs = t0.elapsed().as_secs_f64();
+                if let Err(v) = memplan_core::validate(&problem, &s.plan) {
+                    eprintln!("{}: INVALID plan: {}", problem.name, v.describe(&problem));
+                }
+                println!(
+                    "| {} | {} | {} | {} | {} | {:.5} | {} | {} | {:.2} |",
+                    problem.name,
+                    problem.buffers.len(),
+                    s.lower_bound,
+                    s.seed_peak,
+                    s.best_peak,
+                    s.best_peak as f64 / s.lower_bound.max(1) as f64,
+                    if s.proven_optimal { "yes" } else { "no" },
+                    s.nodes,
+                    secs
+                );
+            }
+            Err(e) => println!("| {} | error: {e} |", problem.name),
+        }
+    }
+}

@@ -1,0 +1,600 @@
+//! `optimal`: an exact, anytime branch-and-bound for offset packing in the spirit of
+//! MiniMalloc (Moffitt, "MiniMalloc: A Lightweight Memory Allocator for Hardware-Accelerated
+//! Machine Learning", ASPLOS 2023).
+//!
+//! # How it works
+//! * **Seed.** The best heuristic plan ([`seed_plan`], one call site) is the first incumbent:
+//!   the answer is never worse than the seed.
+//! * **Lower bound.** The live-set bound of the planned sizes ([`crate::bound`]), raised by the
+//!   highest pinned buffer and by every free buffer's lowest pinned-clearing offset plus its
+//!   size. A plan whose peak equals it is optimal.
+//! * **Decision search** ([`search`]). "Does everything fit under `C` bytes?" is a depth-first
+//!   search over *canonical* placements: buffers in non-decreasing offset order, each on top of
+//!   the highest placed buffer it conflicts with (or at 0), lifted over pinned buffers and
+//!   rounded up to its alignment. Any plan can be pushed down into this form without raising
+//!   its peak, so the search is complete. Pruning: cross-section inference, dominance (no
+//!   hole an unplaced buffer could drop into), dynamic ordering and dynamic temporal
+//!   decomposition, each a named switch in [`SolverParams`].
+//! * **Minimum capacity.** [`solve`] probes `C = lower bound` first, then bisects between the
+//!   best proven lower bound and the incumbent's peak; a probe that finds a plan lowers the
+//!   incumbent, a probe that exhausts its tree raises the proven lower bound, a probe that
+//!   runs out of its share of the budget moves the bisection up without proving anything.
+//! * **Large inputs.** Above [`SolverParams::max_exact_buffers`] free buffers, the search works
+//!   on time windows of the incumbent ([`window`]): buffers that stick out above a target
+//!   capacity are re-placed together with their temporal neighbours, everything else pinned.
+//!   Memory stays linear in the input; each window is a small exact search.
+//!
+//! Times come from the caller's [`Clock`] (the core has no timer, so it runs on wasm); the
+//! registry entry `optimal` has no clock and turns [`PlanOptions::time_limit_ms`] into a node
+//! budget of [`NODES_PER_MS`] search nodes per millisecond.
+//!
+//! Gears: problems with two or more gears are planned gear by gear and overlaid as every
+//! packing strategy does ([`crate::gears::plan_overlaid`]); the result is claimed optimal only
+//! if its peak equals the lower bound.
+
+use alloc::format;
+use alloc::string::String;
+use alloc::vec::Vec;
+use core::cell::RefCell;
+
+use crate::error::{Error, ErrorKind, Result};
+use crate::plan::{Plan, PlanOptions};
+use crate::problem::Problem;
+
+mod instance;
+mod search;
+mod window;
+
+#[cfg(test)]
+mod tests;
+
+use instance::{Inst, Item};
+use search::{decide, Decision, Limits};
+
+/// Search nodes per millisecond assumed by the registry entry, which has no clock: its node
+/// budget is `time_limit_ms * NODES_PER_MS`. Measured on the MiniMalloc challenging suite in
+/// release mode on one core of the 2-core bench machine (about 0.3-1 M nodes/s there; a debug
+/// build or a slower machine simply takes longer for the same answer).
+pub const NODES_PER_MS: u64 = 300;
+
+/// A millisecond clock supplied by the caller, and an optional cancellation flag.
+///
+/// Any `Fn() -> u64` returning milliseconds is a clock (`|| start.elapsed().as_millis() as u64`
+/// natively, `performance.now()` on the web).
+pub trait Clock {
+    /// Milliseconds since any fixed origin; must not decrease.
+    fn now_ms(&self) -> u64;
+    /// `true` to stop the search as soon as possible (polled every 128 nodes); the best plan
+    /// found so far is returned.
+    fn cancelled(&self) -> bool {
+        false
+    }
+}
+
+impl<F: Fn() -> u64> Clock for F {
+    fn now_ms(&self) -> u64 {
+        self()
+    }
+}
+
+/// A clock that never moves: only node budgets stop the search.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct NoClock;
+
+impl Clock for NoClock {
+    fn now_ms(&self) -> u64 {
+        0
+    }
+}
+
+/// Static buffer orders tried in turn by the round robin (MiniMalloc's preordering
+/// heuristics): letters are sort keys, descending, in priority order: `T` the largest
+/// section total the buffer lives in, `A` area (bytes x steps), `W` lifetime width.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Preorder {
+    Taw,
+    Wat,
+    Twa,
+}
+
+impl Preorder {
+    pub(crate) const ALL: [Preorder; 3] = [Preorder::Taw, Preorder::Wat, Preorder::Twa];
+
+    pub(crate) fn letters(self) -> &'static [u8; 3] {
+        match self {
+            Preorder::Taw => b"TAW",
+            Preorder::Wat => b"WAT",
+            Preorder::Twa => b"TWA",
+        }
+    }
+}
+
+/// Solver knobs. Every technique is a named switch so it can be measured on its own; the
+/// defaults turn everything on. Turning a pruning technique off never changes the answer of a
+/// finished search, only its speed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SolverParams {
+    /// Only canonical placements: buffers in non-decreasing offset order (ties by static
+    /// order). Each plan has one canonical ordering, so orderings that reach the same plan
+    /// are not searched twice.
+    pub canonical_only: bool,
+    /// Cross-section inference: in every time section, the floor of what is placed plus the
+    /// sizes of what is not (plus pinned bytes in the way) must fit under the capacity. The
+    /// main source of pruning at tight capacities.
+    pub section_inference: bool,
+    /// Dynamic ordering: branch first on the buffer with the lowest feasible offset (ties by
+    /// static order), so every branch builds the plan bottom-up and dead ends surface early.
+    pub dynamic_ordering: bool,
+    /// Dominance: never place a buffer at or above the top an unplaced buffer would have at
+    /// its own lowest offset; that buffer could drop into the hole, so the branch is redundant.
+    pub check_dominance: bool,
+    /// Raise a section's floor to the lowest offset any unplaced buffer of the section can
+    /// take: tighter inference for the same cost.
+    pub unallocated_floor: bool,
+    /// Sort buffers once per partition by the preordering heuristic (largest section total,
+    /// area, width): big, long-lived buffers first, where decisions matter most.
+    pub static_preordering: bool,
+    /// Split the problem at time cuts that no unplaced buffer crosses and solve the sides
+    /// independently (statically at the start and dynamically as buffers are placed): a
+    /// failure on one side no longer makes the search re-enumerate the other.
+    pub dynamic_decomposition: bool,
+    /// Every unplaced buffer will sit at or above the last placed offset (canonical order), so
+    /// that offset is a floor for every section.
+    pub monotonic_floor: bool,
+    /// Restart with three static orders in turn under doubling node limits (MiniMalloc's
+    /// round robin), so one unlucky order cannot stall a probe.
+    pub round_robin: bool,
+    /// Improve large inputs window by window ([`SolverParams::max_exact_buffers`]); off, large
+    /// inputs get the seed.
+    pub windows: bool,
+    /// Hard cap on search nodes for the whole solve; `None` for no cap (the time limit
+    /// still applies).
+    pub node_limit: Option<u64>,
+    /// Inputs with more free (not pinned, non-empty) buffers than this are improved by
+    /// windows instead of one exact search: bounded memory, bounded recursion depth.
+    pub max_exact_buffers: usize,
+    /// Target number of free buffers in one window of the window search.
+    pub window_buffers: usize,
+}
+
+impl Default for SolverParams {
+    fn default() -> Self {
+        SolverParams {
+            canonical_only: true,
+            section_inference: true,
+            dynamic_ordering: true,
+            check_dominance: true,
+            unallocated_floor: true,
+            static_preordering: true,
+            dynamic_decomposition: true,
+            monotonic_floor: true,
+            round_robin: true,
+            windows: true,
+            node_limit: None,
+            max_exact_buffers: 2000,
+            window_buffers: 96,
+        }
+    }
+}
+
+/// Why a solve stopped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stop {
+    /// Nothing left to search: the answer is proven (or, in capacity mode, decided).
+    Finished,
+    /// The node budget ran out.
+    NodeLimit,
+    /// The time limit ran out.
+    TimeLimit,
+    /// The clock reported a cancellation.
+    Cancelled,
+}
+
+/// The result of [`solve`] or [`solve_with_capacity`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Solution {
+    /// The best plan found (strategy `optimal`); valid under [`crate::validate`]. Its `stats`
+    /// repeat the figures below (`lower_bound`, `best_peak`, `proven_optimal` 0/1, `nodes`,
+    /// `seed_peak`) and its `notes` say in words what is proven.
+    pub plan: Plan,
+    /// Proven lower bound on the peak, in bytes: the live-set bound, raised by searches that
+    /// proved smaller capacities infeasible.
+    pub lower_bound: u64,
+    /// Peak of `plan`, in bytes.
+    pub best_peak: u64,
+    /// Peak of the heuristic seed, in bytes.
+    pub seed_peak: u64,
+    /// `best_peak == lower_bound`: no plan can be smaller.
+    pub proven_optimal: bool,
+    /// Search nodes visited.
+    pub nodes: u64,
+    /// Why the search stopped.
+    pub stop: Stop,
+    /// Capacity mode only: whether `plan` fits under the requested capacity.
+    pub fits: bool,
+}
+
+/// The heuristic plan that seeds the search (the one call site to change to seed with
+/// another strategy, e.g. a portfolio).
+///
+/// # Errors
+/// Errors of the heuristic.
+pub fn seed_plan(problem: &Problem, options: &PlanOptions) -> Result<Plan> {
+    super::packing::greedy_size_best_fit(problem, options)
+}
+
+/// Registry entry `optimal`: [`solve`] without a clock, under a node budget of
+/// `options.time_limit_ms * NODES_PER_MS` nodes.
+///
+/// # Errors
+/// As [`solve`].
+pub fn plan(problem: &Problem, options: &PlanOptions) -> Result<Plan> {
+    let params = SolverParams {
+        node_limit: Some(options.time_limit_ms.saturating_mul(NODES_PER_MS)),
+        ..SolverParams::default()
+    };
+    Ok(solve(problem, options, &params, &NoClock)?.plan)
+}
+
+/// The smallest peak the search can reach within `options.time_limit_ms` of `clock` (and
+/// `params.node_limit` nodes): the best plan found, with proven lower and upper bounds.
+///
+/// # Errors
+/// [`ErrorKind::BadOption`] for bad options; [`ErrorKind::Invalid`] for an inconsistent
+/// problem; [`ErrorKind::Infeasible`] if pinned buffers overlap each other;
+/// [`ErrorKind::Overflow`] if a size or offset exceeds `u64`.
+pub fn solve(
+    problem: &Problem,
+    options: &PlanOptions,
+    params: &SolverParams,
+    clock: &dyn Clock,
+) -> Result<Solution> {
+    run(problem, options, params, clock, None)
+}
+
+/// Capacity mode: a plan whose peak is at most `capacity` bytes.
+///
+/// Returns `Ok` with `fits == true` when one is found, `Ok` with `fits == false` and the best
+/// plan found when the limits run out first (nothing proven either way).
+///
+/// # Errors
+/// [`ErrorKind::Infeasible`] at once, without search, when `capacity` is below the lower
+/// bound ("infeasible, lower bound X"); [`ErrorKind::Infeasible`] when an exhaustive search
+/// proves that nothing fits (problems without gears); otherwise as [`solve`].
+pub fn solve_with_capacity(
+    problem: &Problem,
+    options: &PlanOptions,
+    params: &SolverParams,
+    clock: &dyn Clock,
+    capacity: u64,
+) -> Result<Solution> {
+    run(problem, options, params, clock, Some(capacity))
+}
+
+struct Shared<'c> {
+    limits: Limits<'c>,
+    seed_peak: u64,
+    proven_lb: u64,
+}
+
+fn run(
+    problem: &Problem,
+    options: &PlanOptions,
+    params: &SolverParams,
+    clock: &dyn Clock,
+    capacity: Option<u64>,
+) -> Result<Solution> {
+    options.check()?;
+    problem.check()?;
+    let sizes = super::planned_sizes(problem, options)?;
+    let lb = crate::bound::bounds_with(problem, |i| Ok(sizes[i]))?.lower_bound;
+    if let Some(c) = capacity {
+        if c < lb {
+            return Err(Error::new(
+                ErrorKind::Infeasible,
+                format!("infeasible, lower bound {lb} (capacity {c})"),
+            ));
+        }
+    }
+    let start = clock.now_ms();
+    let shared = RefCell::new(Shared {
+        limits: Limits {
+            clock,
+            deadline: Some(start.saturating_add(options.time_limit_ms)),
+            node_cap: params.node_limit.unwrap_or(u64::MAX),
+            nodes: 0,
+            stopped: false,
+        },
+        seed_peak: 0,
+        proven_lb: lb,
+    });
+    let gears = problem.gears().len();
+    let mut plan = if gears >= 2 {
+        let p = crate::gears::plan_overlaid(problem, |sub| {
+            let mut sh = shared.borrow_mut();
+            let out = solve_one(sub, options, params, &mut sh.limits, capacity, false)?;
+            sh.seed_peak = sh.seed_peak.max(out.seed_peak);
+            Ok(out.plan)
+        })?;
+        let mut sh = shared.borrow_mut();
+        sh.seed_peak = sh.seed_peak.max(seed_plan(problem, options).map_or(0, |s| s.peak));
+        p
+    } else {
+        let mut sh = shared.borrow_mut();
+        let out = solve_one(problem, options, params, &mut sh.limits, capacity, true)?;
+        sh.seed_peak = out.seed_peak;
+        sh.proven_lb = sh.proven_lb.max(out.proven_lb);
+        out.plan
+    };
+    let sh = shared.into_inner();
+    let stop = if !sh.limits.stopped {
+        Stop::Finished
+    } else if clock.cancelled() {
+        Stop::Cancelled
+    } else if sh.limits.nodes >= sh.limits.node_cap {
+        Stop::NodeLimit
+    } else {
+        Stop::TimeLimit
+    };
+    let best = plan.peak;
+    let lower = sh.proven_lb.min(best);
+    let proven = best == lower;
+    let fits = capacity.is_none_or(|c| best <= c);
+    plan.strategy = String::from("optimal");
+    plan.stats = alloc::vec![
+        (String::from("lower_bound"), lower),
+        (String::from("best_peak"), best),
+        (String::from("proven_optimal"), u64::from(proven)),
+        (String::from("nodes"), sh.limits.nodes),
+        (String::from("seed_peak"), sh.seed_peak),
+    ];
+    let mut notes = core::mem::take(&mut plan.notes);
+    notes.push(describe(best, lower, sh.seed_peak, sh.limits.nodes, stop, capacity));
+    plan.notes = notes;
+    Ok(Solution {
+        plan,
+        lower_bound: lower,
+        best_peak: best,
+        seed_peak: sh.seed_peak,
+        proven_optimal: proven,
+        nodes: sh.limits.nodes,
+        stop,
+        fits,
+    })
+}
+
+fn describe(best: u64, lower: u64, seed: u64, nodes: u64, stop: Stop, cap: Option<u64>) -> String {
+    let why = match stop {
+        Stop::Finished => "search finished",
+        Stop::NodeLimit => "node budget used up",
+        Stop::TimeLimit => "time limit reached",
+        Stop::Cancelled => "cancelled",
+    };
+    let head = if best == lower {
+        format!("proven optimal: peak {best} B equals the lower bound")
+    } else {
+        let gap = best - lower;
+        let ppm = u128::from(gap) * 1_000_000 / u128::from(lower.max(1));
+        format!(
+            "not proven optimal: peak {best} B, lower bound {lower} B, gap {gap} B ({}.{:04}%)",
+            ppm / 10_000,
+            ppm % 10_000
+        )
+    };
+    let cap = match cap {
+        Some(c) if best <= c => format!("; fits capacity {c} B"),
+        Some(c) => format!("; no plan under capacity {c} B found yet"),
+        None => String::new(),
+    };
+    format!("{head}{cap}; seed {seed} B; {nodes} search nodes; {why}")
+}
+
+/// What [`solve_one`] reports besides the plan.
+struct One {
+    plan: Plan,
+    seed_peak: u64,
+    proven_lb: u64,
+}
+
+/// Solves a problem whose buffers can all run together (at most one gear).
+fn solve_one(
+    problem: &Problem,
+    options: &PlanOptions,
+    params: &SolverParams,
+    limits: &mut Limits<'_>,
+    capacity: Option<u64>,
+    strict: bool,
+) -> Result<One> {
+    let sizes = super::planned_sizes(problem, options)?;
+    check_pinned(problem, &sizes)?;
+    let items: Vec<Item> = problem
+        .buffers
+        .iter()
+        .zip(&sizes)
+        .map(|(b, &size)| Item {
+            size,
+            align: options.alignment_of(b),
+            start: b.start,
+            end: b.end,
+            fixed: b.fixed_offset,
+        })
+        .collect();
+    let seed = seed_plan(problem, options)?;
+    let seed_ok = crate::validate::validate(problem, &seed).is_ok();
+    let mut lb = crate::bound::bounds_with(problem, |i| Ok(sizes[i]))?.lower_bound;
+    let exact = items.iter().filter(|it| it.fixed.is_none() && it.size > 0).count()
+        <= params.max_exact_buffers;
+    let inst = if exact || !params.windows {
+        Some(Inst::new(&items))
+    } else {
+        None
+    };
+    if let Some(inst) = &inst {
+        lb = lb.max(inst.pinned_top);
+        for k in 0..inst.n() {
+            lb = lb.max(inst.lift(k, 0).saturating_add(inst.size[k]));
+        }
+    }
+    let finish = |offsets: Vec<u64>, proven_lb: u64| -> Result<One> {
+        let mut plan = Plan::new("optimal", options.alignment, offsets, sizes.clone())?;
+        plan.notes = Vec::new();
+        Ok(One {
+            seed_peak: seed.peak,
+            proven_lb: proven_lb.min(plan.peak),
+            plan,
+        })
+    };
+    if !seed_ok {
+        return Err(Error::invalid("the seed heuristic produced an invalid plan"));
+    }
+    if let Some(c) = capacity {
+        if c < lb && strict {
+            return Err(Error::new(
+                ErrorKind::Infeasible,
+                format!("infeasible, lower bound {lb} (capacity {c})"),
+            ));
+        }
+    }
+    let Some(inst) = inst else {
+        // Large input: window search from the seed.
+        let (offsets, proven_lb) =
+            window::improve(&items, seed.offsets.clone(), lb, capacity, params, limits);
+        return finish(offsets, proven_lb);
+    };
+    let seed_free: Vec<u64> = inst.free.iter().map(|&i| seed.offsets[i]).collect();
+    let seed_peak = seed.peak;
+    let assemble = |free: &[u64]| -> Vec<u64> {
+        let mut offsets: Vec<u64> = items.iter().map(|it| it.fixed.unwrap_or(0)).collect();
+        for (k, &i) in inst.free.iter().enumerate() {
+            offsets[i] = free[k];
+        }
+        offsets
+    };
+    if let Some(c) = capacity {
+        if seed_peak <= c {
+            return finish(seed.offsets.clone(), lb);
+        }
+        return match decide(&inst, params, c, limits) {
+            Decision::Found(free) => finish(assemble(&free), lb),
+            Decision::Infeasible if strict => Err(Error::new(
+                ErrorKind::Infeasible,
+                format!(
+                    "infeasible at capacity {c}: an exhaustive search found no plan (lower bound {})",
+                    c.saturating_add(1)
+                ),
+            )),
+            Decision::Infeasible => finish(seed.offsets.clone(), c.saturating_add(1)),
+            Decision::Unknown => finish(seed.offsets.clone(), lb),
+        };
+    }
+    let (free, proven_lb) = minimize(&inst, seed_free, seed_peak, lb, params, limits);
+    finish(assemble(&free), proven_lb)
+}
+
+/// Pinned buffers that conflict must not share bytes: nothing could repair that.
+fn check_pinned(problem: &Problem, sizes: &[u64]) -> Result<()> {
+    let idx: Vec<usize> = (0..problem.buffers.len())
+        .filter(|&i| problem.buffers[i].fixed_offset.is_some())
+        .collect();
+    if idx.len() < 2 {
+        return Ok(());
+    }
+    let sub = Problem {
+        buffers: idx.iter().map(|&i| problem.buffers[i].clone()).collect(),
+        ops: Vec::new(),
+        ..problem.clone()
+    };
+    let offsets: Vec<u64> = idx
+        .iter()
+        .map(|&i| problem.buffers[i].fixed_offset.unwrap_or(0))
+        .collect();
+    let sz: Vec<u64> = idx.iter().map(|&i| sizes[i]).collect();
+    let plan = Plan::new("pinned", 1, offsets, sz)?;
+    if let Err(crate::Violation::Overlap { a, b, .. }) = crate::validate::validate(&sub, &plan) {
+        return Err(Error::new(
+            ErrorKind::Infeasible,
+            format!(
+                "pinned buffers '{}' and '{}' are live together and overlap in memory",
+                sub.buffers[a].name, sub.buffers[b].name
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// The peak of free offsets `free` with the instance's pinned buffers.
+fn peak_of(inst: &Inst, free: &[u64]) -> u64 {
+    free.iter()
+        .zip(&inst.size)
+        .map(|(&o, &s)| o.saturating_add(s))
+        .fold(inst.pinned_top, u64::max)
+}
+
+/// Runs `f` with the limits narrowed to `num/den` of what remains (nodes and time).
+fn with_share<T>(limits: &mut Limits<'_>, num: u64, den: u64, f: impl FnOnce(&mut Limits<'_>) -> T) -> T {
+    let (cap, deadline) = (limits.node_cap, limits.deadline);
+    let left = cap.saturating_sub(limits.nodes);
+    limits.node_cap = limits.nodes.saturating_add(share(left, num, den));
+    if let Some(d) = deadline {
+        let now = limits.clock.now_ms();
+        limits.deadline = Some(now.saturating_add(share(d.saturating_sub(now), num, den)));
+    }
+    let out = f(limits);
+    limits.node_cap = cap;
+    limits.deadline = deadline;
+    limits.stopped = false;
+    limits.poll();
+    if limits.nodes >= cap {
+        limits.stopped = true;
+    }
+    out
+}
+
+fn share(left: u64, num: u64, den: u64) -> u64 {
+    let s = u128::from(left) * u128::from(num) / u128::from(den.max(1));
+    u64::try_from(s).unwrap_or(u64::MAX).max(1)
+}
+
+/// Minimum-capacity search on an exact instance: probe the lower bound, then bisect between
+/// the proven lower bound and the incumbent. Returns the best free offsets and the proven
+/// lower bound.
+fn minimize(
+    inst: &Inst,
+    seed: Vec<u64>,
+    seed_peak: u64,
+    lb: u64,
+    params: &SolverParams,
+    limits: &mut Limits<'_>,
+) -> (Vec<u64>, u64) {
+    let mut best = seed;
+    let mut ub = seed_peak.min(peak_of(inst, &best));
+    let mut proven = lb;
+    let mut lo = lb;
+    let mut first = true;
+    while proven < ub && !limits.stopped {
+        if lo >= ub {
+            // Every capacity below the incumbent was tried without a proof: try again from
+            // the proven bound with what is left.
+            lo = proven;
+        }
+        let cap = if first { lo } else { lo + (ub - 1 - lo) / 2 };
+        let (num, den) = if first { (1, 2) } else { (1, 3) };
+        let d = with_share(limits, num, den, |l| decide(inst, params, cap, l));
+        match d {
+            Decision::Found(free) => {
+                let p = peak_of(inst, &free);
+                if p < ub {
+                    ub = p;
+                    best = free;
+                }
+            }
+            Decision::Infeasible => {
+                proven = proven.max(cap + 1);
+                lo = lo.max(cap + 1);
+            }
+            Decision::Unknown => lo = cap + 1,
+        }
+        first = false;
+    }
+    (best, proven)
+}
