@@ -896,8 +896,17 @@ pub(crate) fn infer(n: &NodeProto, opset: i64, ins: &[Option<&Info>]) -> R<Vec<O
             if perm.len() != x.len() {
                 return hard("perm length differs from the rank");
             }
-            let s = perm.iter().map(|&p| axis(p, x.len(), "perm entry").map(|p| x[p].clone())).collect::<R<Vec<_>>>()?;
-            Ok(alloc::vec![out(dt0, s)])
+            let p: Vec<usize> = perm.iter().map(|&p| axis(p, x.len(), "perm entry")).collect::<R<_>>()?;
+            let s: Vec<V> = p.iter().map(|&p| x[p].clone()).collect();
+            let v = (|| {
+                let Val::I(v) = input(ins, 0).ok()?.val.as_ref()? else { return None };
+                let dims = known_dims(x)?;
+                let out_dims: Vec<usize> = p.iter().map(|&k| dims[k]).collect();
+                // Output axis j walks input axis p[j].
+                let inv: Vec<usize> = (0..p.len()).map(|k| p.iter().position(|&q| q == k).unwrap_or(0)).collect();
+                gather_perm(v, &dims, &out_dims, &inv).map(Val::I)
+            })();
+            Ok(alloc::vec![with_val(out(dt0, s), v)])
         }
         "Slice" => slice(n, opset, ins),
         "Split" => {
@@ -1276,15 +1285,84 @@ fn slice(n: &NodeProto, opset: i64, ins: &[Option<&Info>]) -> R<Vec<O>> {
         };
         s[a] = o;
     }
-    let v = match (&input(ins, 0)?.val, r, ranges.as_slice()) {
-        (Some(Val::I(v)), 1, [(0, b, step, len)]) => (0..*len)
-            .map(|i| v.get(usize::try_from(b + i * step).ok()?).cloned())
-            .collect::<Option<Vec<_>>>()
-            .map(Val::I),
-        (Some(v), _, []) => Some(v.clone()),
-        _ => None,
-    };
+    let v = (|| {
+        let Val::I(v) = input(ins, 0).ok()?.val.as_ref()? else {
+            return None;
+        };
+        let dims = known_dims(x)?;
+        // Per axis: (begin, step, len); untouched axes keep everything.
+        let mut per: Vec<(i64, i64, i64)> = dims.iter().map(|&d| (0, 1, d as i64)).collect();
+        for &(a, b, st, len) in &ranges {
+            *per.get_mut(a)? = (b, st, len);
+        }
+        let out_dims: Vec<usize> = per.iter().map(|p| usize::try_from(p.2).ok()).collect::<Option<_>>()?;
+        gather_nd(v, &dims, &out_dims, |axis_k, i| {
+            let (b, st, _) = per[axis_k];
+            usize::try_from(b + i as i64 * st).ok()
+        })
+        .map(Val::I)
+    })();
     Ok(alloc::vec![with_val(out(dtype(ins, 0), s), v)])
+}
+
+fn known_dims(x: &[V]) -> Option<Vec<usize>> {
+    let d: Vec<usize> = x.iter().map(|d| usize::try_from(d.k()?).ok()).collect::<Option<_>>()?;
+    let n = d.iter().try_fold(1usize, |a, &b| a.checked_mul(b))?;
+    (n <= MAX_VAL).then_some(d)
+}
+
+fn row_major(dims: &[usize]) -> Vec<usize> {
+    let mut st = alloc::vec![1usize; dims.len()];
+    for k in (0..dims.len().saturating_sub(1)).rev() {
+        st[k] = st[k + 1].saturating_mul(dims[k + 1]);
+    }
+    st
+}
+
+/// Output element at multi-index `o` reads input index `map(axis, o[axis])` on each axis.
+fn gather_nd(
+    v: &[V],
+    dims: &[usize],
+    out_dims: &[usize],
+    map: impl Fn(usize, usize) -> Option<usize>,
+) -> Option<Vec<V>> {
+    let n = out_dims.iter().try_fold(1usize, |a, &b| a.checked_mul(b))?;
+    if n > MAX_VAL || v.len() != dims.iter().product::<usize>() {
+        return None;
+    }
+    let ist = row_major(dims);
+    let ost = row_major(out_dims);
+    (0..n)
+        .map(|flat| {
+            let mut src = 0usize;
+            for k in 0..out_dims.len() {
+                let i = (flat / ost[k]) % out_dims[k].max(1);
+                src += map(k, i)? * ist[k];
+            }
+            v.get(src).cloned()
+        })
+        .collect()
+}
+
+/// Transpose: output axis `j` is input axis `p[j]`; `inv[k]` is the output axis of input axis k.
+fn gather_perm(v: &[V], dims: &[usize], out_dims: &[usize], inv: &[usize]) -> Option<Vec<V>> {
+    let n = out_dims.iter().product::<usize>();
+    if v.len() != n {
+        return None;
+    }
+    let ist = row_major(dims);
+    let ost = row_major(out_dims);
+    (0..n)
+        .map(|flat| {
+            let mut src = 0usize;
+            for k in 0..dims.len() {
+                let j = inv[k];
+                let i = (flat / ost[j]) % out_dims[j].max(1);
+                src += i * ist[k];
+            }
+            v.get(src).cloned()
+        })
+        .collect()
 }
 
 /// If, Loop, Scan: outputs from the subgraphs' outputs (`sub(attribute name)`).
@@ -1295,8 +1373,13 @@ pub(crate) fn control_flow(
 ) -> R<Vec<O>> {
     match n.op_type.as_str() {
         "If" => {
-            let t = sub("then_branch").or_why(|| "no then_branch".into())?;
-            let e = sub("else_branch").or_why(|| "no else_branch".into())?;
+            // A branch whose inference failed (e.g. the 8 kHz branch of a VAD fed 16 kHz
+            // frames) gives way to the other one.
+            let (t, e) = match (sub("then_branch"), sub("else_branch")) {
+                (Some(t), Some(e)) => (t, e),
+                (Some(x), None) | (None, Some(x)) => return Ok(x),
+                (None, None) => return why("no branch could be inferred"),
+            };
             if let Ok(c) = known_ints(ins, 0) {
                 if let Some(&c) = c.first() {
                     return Ok(if c != 0 { t } else { e });
@@ -1310,7 +1393,14 @@ pub(crate) fn control_flow(
                         (Some(x), Some(y)) if x.len() == y.len() => Some(
                             x.into_iter()
                                 .zip(y)
-                                .map(|(p, q)| if p == q { p } else { V::E("?".into()) })
+                                .map(|(p, q)| match (&p, &q) {
+                                    _ if p == q => p,
+                                    // An anonymous dim (the file does not know it) yields
+                                    // to a known one.
+                                    (V::K(_), V::N(a)) if a.starts_with('?') => p,
+                                    (V::N(a), V::K(_)) if a.starts_with('?') => q,
+                                    _ => V::E("?".into()),
+                                })
                                 .collect(),
                         ),
                         (x, None) => x,

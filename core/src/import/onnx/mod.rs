@@ -514,12 +514,15 @@ impl Importer<'_> {
             Err(infer::Fail::Hard(e)) => return Err(e.at(loc())),
             Err(infer::Fail::Why(why)) => {
                 for o in n.output.iter().filter(|o| !o.is_empty()) {
-                    if !vinfo.contains_key(o.as_str()) {
-                        self.warnings.push(format!(
-                            "{}: output '{o}': shape not inferred: {why}",
-                            loc()
-                        ));
-                    }
+                    let fallback = if vinfo.contains_key(o.as_str()) {
+                        " (the file's value_info is used)"
+                    } else {
+                        ""
+                    };
+                    self.warnings.push(format!(
+                        "{}: output '{o}': shape not inferred: {why}{fallback}",
+                        loc()
+                    ));
                 }
                 Vec::new()
             }
@@ -647,9 +650,20 @@ impl Importer<'_> {
         for a in &n.attribute {
             let graphs: Vec<&GraphProto> = a.g.as_deref().into_iter().chain(a.graphs.iter()).collect();
             for sg in graphs {
-                let r = self
-                    .run_graph(sg, scopes, &body_formals)
-                    .map_err(infer::Fail::Hard)?;
+                let r = match self.run_graph(sg, scopes, &body_formals) {
+                    Ok(r) => r,
+                    // The branch not taken may not fit the bound inputs (If with a condition
+                    // unknown at import): note it and use the other branch.
+                    Err(e) if n.op_type == "If" => {
+                        self.warnings.push(format!(
+                            "{}: {} not inferred, the other branch is used: {e}",
+                            op_loc(n),
+                            a.name
+                        ));
+                        continue;
+                    }
+                    Err(e) => return Err(infer::Fail::Hard(e)),
+                };
                 for &(id, lvl) in &r.outer {
                     if lvl == level {
                         all_ins.push(id);
