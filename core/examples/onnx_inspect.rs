@@ -9,7 +9,9 @@ fn main() {
     };
     let mut opts = OnnxOptions::default();
     for a in args {
-        let Some((k, v)) = a.split_once('=') else { continue };
+        let Some((k, v)) = a.split_once('=') else {
+            continue;
+        };
         let nums: Vec<u64> = v.split(',').filter_map(|x| x.parse().ok()).collect();
         if v.contains(',') || opts.dims.contains_key(k) {
             opts.inputs.insert(k.to_string(), nums);

@@ -694,10 +694,15 @@ mod tests {
         let b: Bindings = [("batch".into(), 4u64)].into_iter().collect();
         assert_eq!(t.size(&b).unwrap(), Some(48));
         let e = Tensor {
-            shape: Some(vec![Dim::Sym("(h-3)/2+1".into()), Dim::Sym("max(h,[a.b])".into())]),
+            shape: Some(vec![
+                Dim::Sym("(h-3)/2+1".into()),
+                Dim::Sym("max(h,[a.b])".into()),
+            ]),
             ..t.clone()
         };
-        let hb: Bindings = [("h".into(), 9u64), ("a.b".into(), 2u64)].into_iter().collect();
+        let hb: Bindings = [("h".into(), 9u64), ("a.b".into(), 2u64)]
+            .into_iter()
+            .collect();
         assert_eq!(e.bound_shape(&hb), Some(vec![4, 9]));
         assert_eq!(eval_dim("h-10", &hb), None);
         assert_eq!(eval_dim("h+", &hb), None);

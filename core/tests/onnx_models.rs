@@ -15,7 +15,10 @@ fn models_dir() -> Option<PathBuf> {
     if d.join("shapes").is_dir() {
         Some(d)
     } else {
-        println!("note: {} not found; ONNX acceptance tests skipped", d.display());
+        println!(
+            "note: {} not found; ONNX acceptance tests skipped",
+            d.display()
+        );
         None
     }
 }
@@ -58,7 +61,8 @@ fn cases(dir: &std::path::Path) -> Vec<(PathBuf, PathBuf)> {
             .to_string();
         for f in [
             dir.join("onnx").join(format!("{stem}.onnx")),
-            dir.join("onnx-stripped").join(format!("{stem}.stripped.onnx")),
+            dir.join("onnx-stripped")
+                .join(format!("{stem}.stripped.onnx")),
         ] {
             if f.exists() {
                 v.push((f, s.clone()));
@@ -70,7 +74,10 @@ fn cases(dir: &std::path::Path) -> Vec<(PathBuf, PathBuf)> {
 
 fn options(oracle: &Value) -> OnnxOptions {
     let mut inputs = BTreeMap::new();
-    for (k, v) in oracle["concrete_inputs"].as_object().expect("concrete_inputs") {
+    for (k, v) in oracle["concrete_inputs"]
+        .as_object()
+        .expect("concrete_inputs")
+    {
         let dims: Vec<u64> = v
             .as_array()
             .expect("dims")
@@ -91,12 +98,20 @@ fn every_tensor_matches_onnxruntime() {
     let mut mismatches = Vec::new();
     let mut checked = 0usize;
     let cases = cases(&dir);
-    assert!(cases.len() >= 17, "expected the whole acceptance set, got {}", cases.len());
+    assert!(
+        cases.len() >= 17,
+        "expected the whole acceptance set, got {}",
+        cases.len()
+    );
     for (file, shapes) in cases {
         let oracle: Value =
             serde_json::from_slice(&std::fs::read(&shapes).expect("read json")).expect("json");
         let bytes = std::fs::read(&file).expect("read onnx");
-        let fname = file.file_name().and_then(|n| n.to_str()).unwrap_or("?").to_string();
+        let fname = file
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or("?")
+            .to_string();
         let m = match parse(&bytes, &options(&oracle)) {
             Ok(m) => m,
             Err(e) => {
@@ -147,7 +162,11 @@ fn lower_bound_matches_reference_figures() {
             serde_json::from_slice(&std::fs::read(&shapes).expect("read json")).expect("json");
         let mem = &oracle["memory"];
         let bytes = std::fs::read(&file).expect("read onnx");
-        let fname = file.file_name().and_then(|n| n.to_str()).unwrap_or("?").to_string();
+        let fname = file
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or("?")
+            .to_string();
         let m = match parse(&bytes, &options(&oracle)) {
             Ok(m) => m,
             Err(e) => {

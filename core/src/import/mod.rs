@@ -1,7 +1,7 @@
 //! Importers: text and bytes in, [`crate::Graph`] or [`crate::Problem`] out.
 
 pub mod csv;
-#[cfg(feature = "onnx")]
-pub mod onnx;
 #[cfg(feature = "serde")]
 pub mod json;
+#[cfg(feature = "onnx")]
+pub mod onnx;

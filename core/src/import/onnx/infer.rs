@@ -62,7 +62,10 @@ fn attr_s(n: &NodeProto, name: &str) -> Option<String> {
 }
 
 fn input<'a>(ins: &[Option<&'a Info>], k: usize) -> R<&'a Info> {
-    ins.get(k).copied().flatten().or_why(|| format!("input {k} is missing"))
+    ins.get(k)
+        .copied()
+        .flatten()
+        .or_why(|| format!("input {k} is missing"))
 }
 
 fn shape<'a>(ins: &[Option<&'a Info>], k: usize) -> R<&'a Vec<V>> {
@@ -124,7 +127,11 @@ fn out(dtype: Option<DType>, shape: Vec<V>) -> O {
 }
 
 fn with_val(mut o: O, val: Option<Val>) -> O {
-    let n = o.shape.as_ref().and_then(|s| product(s)).and_then(|p| p.k());
+    let n = o
+        .shape
+        .as_ref()
+        .and_then(|s| product(s))
+        .and_then(|p| p.k());
     if let Some(v) = &val {
         let len = match v {
             Val::I(x) => x.len(),
@@ -177,9 +184,18 @@ fn same(ins: &[Option<&Info>]) -> R<Vec<O>> {
 }
 
 /// Element-wise integer op on broadcastable values (scalars and 1-D).
-fn bin_val(a: &Val, b: &Val, f: impl Fn(&V, &V) -> Option<V>, ff: impl Fn(f64, f64) -> f64) -> Option<Val> {
+fn bin_val(
+    a: &Val,
+    b: &Val,
+    f: impl Fn(&V, &V) -> Option<V>,
+    ff: impl Fn(f64, f64) -> f64,
+) -> Option<Val> {
     fn pick<T: Clone>(v: &[T], i: usize) -> Option<T> {
-        if v.len() == 1 { v.first().cloned() } else { v.get(i).cloned() }
+        if v.len() == 1 {
+            v.first().cloned()
+        } else {
+            v.get(i).cloned()
+        }
     }
     match (a, b) {
         (Val::I(x), Val::I(y)) => {
@@ -248,12 +264,22 @@ pub(crate) fn tensor_value(t: &TensorProto, dtype: DType) -> Option<Val> {
         )
     };
     let v = match dtype {
-        DType::Int64 | DType::Int32 | DType::Int16 | DType::Int8 | DType::Uint8 | DType::Uint16
-        | DType::Uint32 | DType::Uint64 | DType::Bool => {
+        DType::Int64
+        | DType::Int32
+        | DType::Int16
+        | DType::Int8
+        | DType::Uint8
+        | DType::Uint16
+        | DType::Uint32
+        | DType::Uint64
+        | DType::Bool => {
             if !raw.is_empty() {
                 let w = (dtype.bits() / 8) as usize;
                 let b = le(w)?;
-                let signed = matches!(dtype, DType::Int64 | DType::Int32 | DType::Int16 | DType::Int8);
+                let signed = matches!(
+                    dtype,
+                    DType::Int64 | DType::Int32 | DType::Int16 | DType::Int8
+                );
                 b.into_iter()
                     .map(|x| {
                         let u = u64::from_le_bytes(x);
@@ -312,12 +338,7 @@ pub(crate) fn tensor_value(t: &TensorProto, dtype: DType) -> Option<Val> {
     ints(v)
 }
 
-fn conv_like(
-    n: &NodeProto,
-    x: &[V],
-    kernel: &[V],
-    transpose: bool,
-) -> R<Vec<V>> {
+fn conv_like(n: &NodeProto, x: &[V], kernel: &[V], transpose: bool) -> R<Vec<V>> {
     let sp = x.len().saturating_sub(2);
     let strides = attr_ints(n, "strides").unwrap_or_else(|| alloc::vec![1; sp]);
     let dil = attr_ints(n, "dilations").unwrap_or_else(|| alloc::vec![1; sp]);
@@ -345,10 +366,17 @@ fn conv_like(
         let inp = &x[i + 2];
         let k = &kernel[i];
         // effective kernel = (k-1)*d + 1
-        let ek = k.sub(&V::K(1)).and_then(|a| a.mul(&d)).and_then(|a| a.add(&V::K(1))).ok_or_else(ov)?;
+        let ek = k
+            .sub(&V::K(1))
+            .and_then(|a| a.mul(&d))
+            .and_then(|a| a.add(&V::K(1)))
+            .ok_or_else(ov)?;
         let o = if transpose {
             if let Some(os) = attr_ints(n, "output_shape") {
-                V::K(*os.get(os.len().saturating_sub(sp) + i).or_why(|| "output_shape too short".into())?)
+                V::K(
+                    *os.get(os.len().saturating_sub(sp) + i)
+                        .or_why(|| "output_shape too short".into())?,
+                )
             } else if auto == "SAME_UPPER" || auto == "SAME_LOWER" {
                 inp.mul(&s).ok_or_else(ov)?
             } else {
@@ -363,7 +391,10 @@ fn conv_like(
         } else if auto == "SAME_UPPER" || auto == "SAME_LOWER" {
             inp.ceil_div(&s).ok_or_else(ov)?
         } else if auto == "VALID" {
-            inp.sub(&ek).and_then(|a| a.add(&s)).and_then(|a| a.div(&s)).ok_or_else(ov)?
+            inp.sub(&ek)
+                .and_then(|a| a.add(&s))
+                .and_then(|a| a.div(&s))
+                .ok_or_else(ov)?
         } else {
             let tp = V::K(pads[i].checked_add(pads[i + sp]).ok_or_else(ov)?);
             let num = inp.add(&tp).and_then(|a| a.sub(&ek)).ok_or_else(ov)?;
@@ -382,7 +413,9 @@ fn conv_like(
         };
         if let Some(v) = o.k() {
             if v < 0 {
-                return hard(format!("spatial output dim {i} would be {v} (input too small)"));
+                return hard(format!(
+                    "spatial output dim {i} would be {v} (input too small)"
+                ));
             }
         }
         res.push(o);
@@ -436,13 +469,55 @@ pub(crate) fn infer(n: &NodeProto, opset: i64, ins: &[Option<&Info>]) -> R<Vec<O
     let op = n.op_type.as_str();
     let dt0 = dtype(ins, 0);
     match op {
-        "Relu" | "Sigmoid" | "Tanh" | "Exp" | "Log" | "Erf" | "Sqrt" | "Reciprocal" | "Neg"
-        | "Abs" | "HardSigmoid" | "HardSwish" | "LeakyRelu" | "Elu" | "Selu" | "Celu"
-        | "Softplus" | "Softsign" | "Gelu" | "Floor" | "Ceil" | "Round" | "Sin" | "Cos"
-        | "Tan" | "Asin" | "Acos" | "Atan" | "Sinh" | "Cosh" | "Asinh" | "Acosh" | "Atanh"
-        | "Softmax" | "LogSoftmax" | "Hardmax" | "LRN" | "InstanceNormalization"
-        | "Sign" | "Mish" | "ThresholdedRelu" | "Shrink" | "CumSum" | "Trilu" | "Swish"
-        | "MeanVarianceNormalization" | "LpNormalization" | "Clip" | "Dropout" => {
+        "Relu"
+        | "Sigmoid"
+        | "Tanh"
+        | "Exp"
+        | "Log"
+        | "Erf"
+        | "Sqrt"
+        | "Reciprocal"
+        | "Neg"
+        | "Abs"
+        | "HardSigmoid"
+        | "HardSwish"
+        | "LeakyRelu"
+        | "Elu"
+        | "Selu"
+        | "Celu"
+        | "Softplus"
+        | "Softsign"
+        | "Gelu"
+        | "Floor"
+        | "Ceil"
+        | "Round"
+        | "Sin"
+        | "Cos"
+        | "Tan"
+        | "Asin"
+        | "Acos"
+        | "Atan"
+        | "Sinh"
+        | "Cosh"
+        | "Asinh"
+        | "Acosh"
+        | "Atanh"
+        | "Softmax"
+        | "LogSoftmax"
+        | "Hardmax"
+        | "LRN"
+        | "InstanceNormalization"
+        | "Sign"
+        | "Mish"
+        | "ThresholdedRelu"
+        | "Shrink"
+        | "CumSum"
+        | "Trilu"
+        | "Swish"
+        | "MeanVarianceNormalization"
+        | "LpNormalization"
+        | "Clip"
+        | "Dropout" => {
             let s = shape(ins, 0)?;
             let mut o = alloc::vec![out(dt0, s.clone())];
             if op == "Dropout" {
@@ -474,8 +549,10 @@ pub(crate) fn infer(n: &NodeProto, opset: i64, ins: &[Option<&Info>]) -> R<Vec<O
             let mut o = out(Some(DType::Bool), s.clone());
             if op == "Not" {
                 if let Some(Val::I(v)) = &input(ins, 0)?.val {
-                    let v: Option<Vec<V>> =
-                        v.iter().map(|x| x.k().map(|x| V::K(i64::from(x == 0)))).collect();
+                    let v: Option<Vec<V>> = v
+                        .iter()
+                        .map(|x| x.k().map(|x| V::K(i64::from(x == 0))))
+                        .collect();
                     o = with_val(o, v.map(Val::I));
                 }
             }
@@ -506,21 +583,30 @@ pub(crate) fn infer(n: &NodeProto, opset: i64, ins: &[Option<&Info>]) -> R<Vec<O
                 out(Some(stash), red)
             ])
         }
-        "Add" | "Sub" | "Mul" | "Div" | "Pow" | "Mod" | "Max" | "Min" | "Sum" | "Mean"
-        | "And" | "Or" | "Xor" | "Equal" | "Greater" | "Less" | "GreaterOrEqual"
-        | "LessOrEqual" | "PRelu" | "BitShift" | "BitwiseAnd" | "BitwiseOr" | "BitwiseXor" => {
-            let shapes: Vec<&Vec<V>> =
-                (0..ins.len()).map(|k| shape(ins, k)).collect::<R<_>>()?;
+        "Add" | "Sub" | "Mul" | "Div" | "Pow" | "Mod" | "Max" | "Min" | "Sum" | "Mean" | "And"
+        | "Or" | "Xor" | "Equal" | "Greater" | "Less" | "GreaterOrEqual" | "LessOrEqual"
+        | "PRelu" | "BitShift" | "BitwiseAnd" | "BitwiseOr" | "BitwiseXor" => {
+            let shapes: Vec<&Vec<V>> = (0..ins.len()).map(|k| shape(ins, k)).collect::<R<_>>()?;
             let s = broadcast(&shapes)?;
             let cmp = matches!(
                 op,
-                "And" | "Or" | "Xor" | "Equal" | "Greater" | "Less" | "GreaterOrEqual" | "LessOrEqual"
+                "And"
+                    | "Or"
+                    | "Xor"
+                    | "Equal"
+                    | "Greater"
+                    | "Less"
+                    | "GreaterOrEqual"
+                    | "LessOrEqual"
             );
             let dt = if cmp { Some(DType::Bool) } else { dt0 };
             let o = out(dt, s);
             // Values.
-            let vals: Option<Vec<&Val>> = ins.iter().map(|i| i.and_then(|i| i.val.as_ref())).collect();
-            let Some(vals) = vals else { return Ok(alloc::vec![o]) };
+            let vals: Option<Vec<&Val>> =
+                ins.iter().map(|i| i.and_then(|i| i.val.as_ref())).collect();
+            let Some(vals) = vals else {
+                return Ok(alloc::vec![o]);
+            };
             let int_out = !is_float(dt);
             let b = |x: bool| Some(V::K(i64::from(x)));
             let mut acc: Option<Val> = vals.first().map(|v| (*v).clone());
@@ -530,36 +616,94 @@ pub(crate) fn infer(n: &NodeProto, opset: i64, ins: &[Option<&Info>]) -> R<Vec<O
                     "Add" | "Sum" => bin_val(&a, v, V::add, |x, y| x + y),
                     "Sub" => bin_val(&a, v, V::sub, |x, y| x - y),
                     "Mul" => bin_val(&a, v, V::mul, |x, y| x * y),
-                    "Div" if int_out => bin_val(&a, v, |x, y| {
-                        // ONNX integer Div truncates toward zero.
-                        match (x.k(), y.k()) {
-                            (Some(p), Some(q)) if q != 0 => p.checked_div(q).map(V::K),
-                            _ if x.k().is_none_or(|p| p >= 0) && y.k().is_some_and(|q| q > 0) => x.div(y),
-                            _ => None,
-                        }
-                    }, |x, y| x / y),
+                    "Div" if int_out => bin_val(
+                        &a,
+                        v,
+                        |x, y| {
+                            // ONNX integer Div truncates toward zero.
+                            match (x.k(), y.k()) {
+                                (Some(p), Some(q)) if q != 0 => p.checked_div(q).map(V::K),
+                                _ if x.k().is_none_or(|p| p >= 0)
+                                    && y.k().is_some_and(|q| q > 0) =>
+                                {
+                                    x.div(y)
+                                }
+                                _ => None,
+                            }
+                        },
+                        |x, y| x / y,
+                    ),
                     "Div" => bin_val(&a, v, |_, _| None, |x, y| x / y),
                     "Max" => bin_val(&a, v, V::max, f64::max),
                     "Min" => bin_val(&a, v, V::min, f64::min),
-                    "Mod" => bin_val(&a, v, |x, y| match (x.k(), y.k()) {
-                        (Some(p), Some(q)) if q != 0 => {
-                            if attr_i(n, "fmod").unwrap_or(0) == 1 { p.checked_rem(q) } else { p.checked_rem_euclid(q).map(|r| if q < 0 && r != 0 { r + q } else { r }) }.map(V::K)
-                        }
-                        _ => None,
-                    }, |x, y| x % y),
-                    "Pow" => bin_val(&a, v, |x, y| match (x.k(), y.k()) {
-                        (Some(p), Some(q)) if q >= 0 => u32::try_from(q).ok().and_then(|q| p.checked_pow(q)).map(V::K),
-                        _ => None,
-                    }, f64::powf),
-                    "Equal" => bin_val(&a, v, |x, y| match (x.k(), y.k()) {
-                        (Some(p), Some(q)) => b(p == q),
-                        _ if x == y => b(true),
-                        _ => None,
-                    }, |x, y| f64::from(u8::from(x == y))),
-                    "Greater" => bin_val(&a, v, |x, y| b(x.k()? > y.k()?), |x, y| f64::from(u8::from(x > y))),
-                    "Less" => bin_val(&a, v, |x, y| b(x.k()? < y.k()?), |x, y| f64::from(u8::from(x < y))),
-                    "GreaterOrEqual" => bin_val(&a, v, |x, y| b(x.k()? >= y.k()?), |x, y| f64::from(u8::from(x >= y))),
-                    "LessOrEqual" => bin_val(&a, v, |x, y| b(x.k()? <= y.k()?), |x, y| f64::from(u8::from(x <= y))),
+                    "Mod" => bin_val(
+                        &a,
+                        v,
+                        |x, y| match (x.k(), y.k()) {
+                            (Some(p), Some(q)) if q != 0 => {
+                                if attr_i(n, "fmod").unwrap_or(0) == 1 {
+                                    p.checked_rem(q)
+                                } else {
+                                    p.checked_rem_euclid(q).map(|r| {
+                                        if q < 0 && r != 0 {
+                                            r + q
+                                        } else {
+                                            r
+                                        }
+                                    })
+                                }
+                                .map(V::K)
+                            }
+                            _ => None,
+                        },
+                        |x, y| x % y,
+                    ),
+                    "Pow" => bin_val(
+                        &a,
+                        v,
+                        |x, y| match (x.k(), y.k()) {
+                            (Some(p), Some(q)) if q >= 0 => u32::try_from(q)
+                                .ok()
+                                .and_then(|q| p.checked_pow(q))
+                                .map(V::K),
+                            _ => None,
+                        },
+                        f64::powf,
+                    ),
+                    "Equal" => bin_val(
+                        &a,
+                        v,
+                        |x, y| match (x.k(), y.k()) {
+                            (Some(p), Some(q)) => b(p == q),
+                            _ if x == y => b(true),
+                            _ => None,
+                        },
+                        |x, y| f64::from(u8::from(x == y)),
+                    ),
+                    "Greater" => bin_val(
+                        &a,
+                        v,
+                        |x, y| b(x.k()? > y.k()?),
+                        |x, y| f64::from(u8::from(x > y)),
+                    ),
+                    "Less" => bin_val(
+                        &a,
+                        v,
+                        |x, y| b(x.k()? < y.k()?),
+                        |x, y| f64::from(u8::from(x < y)),
+                    ),
+                    "GreaterOrEqual" => bin_val(
+                        &a,
+                        v,
+                        |x, y| b(x.k()? >= y.k()?),
+                        |x, y| f64::from(u8::from(x >= y)),
+                    ),
+                    "LessOrEqual" => bin_val(
+                        &a,
+                        v,
+                        |x, y| b(x.k()? <= y.k()?),
+                        |x, y| f64::from(u8::from(x <= y)),
+                    ),
                     "And" => bin_val(&a, v, |x, y| b(x.k()? != 0 && y.k()? != 0), |_, _| f64::NAN),
                     "Or" => bin_val(&a, v, |x, y| b(x.k()? != 0 || y.k()? != 0), |_, _| f64::NAN),
                     _ => None,
@@ -567,7 +711,9 @@ pub(crate) fn infer(n: &NodeProto, opset: i64, ins: &[Option<&Info>]) -> R<Vec<O
             }
             let acc = match acc {
                 Some(Val::F(f)) if cmp => Some(Val::I(f.iter().map(|&x| V::K(x as i64)).collect())),
-                Some(Val::F(f)) if int_out => Some(Val::I(f.iter().map(|&x| V::K(x as i64)).collect())),
+                Some(Val::F(f)) if int_out => {
+                    Some(Val::I(f.iter().map(|&x| V::K(x as i64)).collect()))
+                }
                 a => a,
             };
             Ok(alloc::vec![with_val(o, acc)])
@@ -583,9 +729,21 @@ pub(crate) fn infer(n: &NodeProto, opset: i64, ins: &[Option<&Info>]) -> R<Vec<O
                 match (x, y) {
                     (Val::I(x), Val::I(y)) => {
                         let nn = c.len().max(x.len()).max(y.len());
-                        let p = |v: &Vec<V>, i: usize| if v.len() == 1 { v.first().cloned() } else { v.get(i).cloned() };
+                        let p = |v: &Vec<V>, i: usize| {
+                            if v.len() == 1 {
+                                v.first().cloned()
+                            } else {
+                                v.get(i).cloned()
+                            }
+                        };
                         (0..nn)
-                            .map(|i| Some(if p(&c, i)?.k()? != 0 { p(&x, i)? } else { p(&y, i)? }))
+                            .map(|i| {
+                                Some(if p(&c, i)?.k()? != 0 {
+                                    p(&x, i)?
+                                } else {
+                                    p(&y, i)?
+                                })
+                            })
                             .collect::<Option<Vec<_>>>()
                             .map(Val::I)
                     }
@@ -614,7 +772,9 @@ pub(crate) fn infer(n: &NodeProto, opset: i64, ins: &[Option<&Info>]) -> R<Vec<O
             });
             let v = match (v, dt) {
                 (Some(Val::I(i)), Some(DType::Bool)) => Some(Val::I(
-                    i.into_iter().map(|x| x.k().map_or(x, |k| V::K(i64::from(k != 0)))).collect(),
+                    i.into_iter()
+                        .map(|x| x.k().map_or(x, |k| V::K(i64::from(k != 0))))
+                        .collect(),
                 )),
                 (v, _) => v,
             };
@@ -631,12 +791,18 @@ pub(crate) fn infer(n: &NodeProto, opset: i64, ins: &[Option<&Info>]) -> R<Vec<O
                 .map(<[V]>::to_vec)
                 .unwrap_or_default();
             let len = v.len() as i64;
-            Ok(alloc::vec![with_val(out(Some(DType::Int64), alloc::vec![V::K(len)]), Some(Val::I(v)))])
+            Ok(alloc::vec![with_val(
+                out(Some(DType::Int64), alloc::vec![V::K(len)]),
+                Some(Val::I(v))
+            )])
         }
         "Size" => {
             let s = shape(ins, 0)?;
             let p = product(s).or_why(|| "overflow".into())?;
-            Ok(alloc::vec![with_val(out(Some(DType::Int64), Vec::new()), Some(Val::I(alloc::vec![p])))])
+            Ok(alloc::vec![with_val(
+                out(Some(DType::Int64), Vec::new()),
+                Some(Val::I(alloc::vec![p]))
+            )])
         }
         "Constant" => {
             let a = n.attribute.first().or_why(|| "no value attribute".into())?;
@@ -649,28 +815,47 @@ pub(crate) fn infer(n: &NodeProto, opset: i64, ins: &[Option<&Info>]) -> R<Vec<O
                     if let Some(d) = t.dims.iter().find(|&&d| d < 0) {
                         return hard(format!("negative dim {d} in the value"));
                     }
-                    (dt, t.dims.iter().map(|&d| V::K(d)).collect(), tensor_value(t, dt))
+                    (
+                        dt,
+                        t.dims.iter().map(|&d| V::K(d)).collect(),
+                        tensor_value(t, dt),
+                    )
                 }
                 "sparse_value" => {
                     let t = a.sparse_tensor.as_ref().or_why(|| "no tensor".into())?;
-                    let dt = t.values.as_ref().and_then(|v| DType::from_onnx(v.data_type));
+                    let dt = t
+                        .values
+                        .as_ref()
+                        .and_then(|v| DType::from_onnx(v.data_type));
                     let dt = dt.or_why(|| "sparse value without type".into())?;
                     (dt, t.dims.iter().map(|&d| V::K(d.max(0))).collect(), None)
                 }
-                "value_float" => (DType::Float32, Vec::new(), Some(Val::F(alloc::vec![f64::from(a.f)]))),
+                "value_float" => (
+                    DType::Float32,
+                    Vec::new(),
+                    Some(Val::F(alloc::vec![f64::from(a.f)])),
+                ),
                 "value_floats" => (
                     DType::Float32,
                     alloc::vec![V::K(a.floats.len() as i64)],
                     Some(Val::F(a.floats.iter().map(|&x| f64::from(x)).collect())),
                 ),
-                "value_int" => (DType::Int64, Vec::new(), Some(Val::I(alloc::vec![V::K(a.i)]))),
+                "value_int" => (
+                    DType::Int64,
+                    Vec::new(),
+                    Some(Val::I(alloc::vec![V::K(a.i)])),
+                ),
                 "value_ints" => (
                     DType::Int64,
                     alloc::vec![V::K(a.ints.len() as i64)],
                     Some(Val::I(a.ints.iter().map(|&x| V::K(x)).collect())),
                 ),
                 "value_string" => (DType::String, Vec::new(), None),
-                "value_strings" => (DType::String, alloc::vec![V::K(a.strings.len() as i64)], None),
+                "value_strings" => (
+                    DType::String,
+                    alloc::vec![V::K(a.strings.len() as i64)],
+                    None,
+                ),
                 other => return why(format!("unknown Constant attribute '{other}'")),
             };
             Ok(alloc::vec![with_val(out(Some(dt), s), v)])
@@ -678,13 +863,20 @@ pub(crate) fn infer(n: &NodeProto, opset: i64, ins: &[Option<&Info>]) -> R<Vec<O
         "ConstantOfShape" => {
             let dims = ints(ins, 0)?;
             let t = attr(n, "value").and_then(|a| a.t.as_ref());
-            let dt = t.and_then(|t| DType::from_onnx(t.data_type)).unwrap_or(DType::Float32);
+            let dt = t
+                .and_then(|t| DType::from_onnx(t.data_type))
+                .unwrap_or(DType::Float32);
             let fill = t.and_then(|t| tensor_value(t, dt));
             let v = match (fill, dims.iter().map(V::k).collect::<Option<Vec<_>>>()) {
                 (Some(Val::I(f)), Some(k)) => {
-                    let nn = k.iter().try_fold(1i64, |a, &b| a.checked_mul(b)).unwrap_or(i64::MAX);
+                    let nn = k
+                        .iter()
+                        .try_fold(1i64, |a, &b| a.checked_mul(b))
+                        .unwrap_or(i64::MAX);
                     match (usize::try_from(nn), f.first()) {
-                        (Ok(nn), Some(x)) if nn <= MAX_VAL => Some(Val::I(alloc::vec![x.clone(); nn])),
+                        (Ok(nn), Some(x)) if nn <= MAX_VAL => {
+                            Some(Val::I(alloc::vec![x.clone(); nn]))
+                        }
                         _ => None,
                     }
                 }
@@ -698,7 +890,9 @@ pub(crate) fn infer(n: &NodeProto, opset: i64, ins: &[Option<&Info>]) -> R<Vec<O
             if is_float(dt) {
                 let (s, l, d) = (floats(ins, 0)?, floats(ins, 1)?, floats(ins, 2)?);
                 let (s, l, d) = (s.first().copied(), l.first().copied(), d.first().copied());
-                let (Some(s), Some(l), Some(d)) = (s, l, d) else { return why("empty operand") };
+                let (Some(s), Some(l), Some(d)) = (s, l, d) else {
+                    return why("empty operand");
+                };
                 let nn = ((l - s) / d).ceil().max(0.0) as i64;
                 return Ok(alloc::vec![out(dt, alloc::vec![V::K(nn)])]);
             }
@@ -709,15 +903,21 @@ pub(crate) fn infer(n: &NodeProto, opset: i64, ins: &[Option<&Info>]) -> R<Vec<O
             let len = match (s.k(), l.k(), d.k()) {
                 (Some(s), Some(l), Some(d)) if d != 0 => {
                     let num = l.checked_sub(s).or_why(|| "overflow".into())?;
-                    V::K(num.div_euclid(d) + i64::from(num.rem_euclid(d) != 0)).max(&V::K(0)).or_why(String::new)?
+                    V::K(num.div_euclid(d) + i64::from(num.rem_euclid(d) != 0))
+                        .max(&V::K(0))
+                        .or_why(String::new)?
                 }
-                (_, _, Some(1)) => l.sub(s).and_then(|x| x.max(&V::K(0))).or_why(|| "overflow".into())?,
+                (_, _, Some(1)) => l
+                    .sub(s)
+                    .and_then(|x| x.max(&V::K(0)))
+                    .or_why(|| "overflow".into())?,
                 _ => return why("Range with symbolic bounds and step other than 1"),
             };
             let v = match (s.k(), len.k(), d.k()) {
-                (Some(s), Some(nn), Some(d)) if nn as usize <= MAX_VAL => {
-                    (0..nn).map(|i| i.checked_mul(d).and_then(|x| x.checked_add(s)).map(V::K)).collect::<Option<Vec<_>>>().map(Val::I)
-                }
+                (Some(s), Some(nn), Some(d)) if nn as usize <= MAX_VAL => (0..nn)
+                    .map(|i| i.checked_mul(d).and_then(|x| x.checked_add(s)).map(V::K))
+                    .collect::<Option<Vec<_>>>()
+                    .map(Val::I),
                 _ => None,
             };
             Ok(alloc::vec![with_val(out(dt, alloc::vec![len]), v)])
@@ -755,8 +955,12 @@ pub(crate) fn infer(n: &NodeProto, opset: i64, ins: &[Option<&Info>]) -> R<Vec<O
             let x = shape(ins, 0)?;
             let idx = shape(ins, 1)?;
             let b = attr_i(n, "batch_dims").unwrap_or(0).max(0) as usize;
-            let last = idx.last().and_then(V::k).or_why(|| "indices' last dim unknown".into())?;
-            let last = usize::try_from(last).map_err(|_| Fail::Hard(Error::invalid("negative dim")))?;
+            let last = idx
+                .last()
+                .and_then(V::k)
+                .or_why(|| "indices' last dim unknown".into())?;
+            let last =
+                usize::try_from(last).map_err(|_| Fail::Hard(Error::invalid("negative dim")))?;
             let mut s: Vec<V> = idx[..idx.len() - 1].to_vec();
             s.extend(x.iter().skip(b.saturating_add(last)).cloned());
             Ok(alloc::vec![out(dt0, s)])
@@ -798,9 +1002,11 @@ pub(crate) fn infer(n: &NodeProto, opset: i64, ins: &[Option<&Info>]) -> R<Vec<O
             let mut minus = None;
             for (k, t) in target.iter().enumerate() {
                 match t {
-                    V::K(0) if !allowzero => {
-                        s.push(x.get(k).cloned().or_why(|| "0 beyond the input rank".into())?)
-                    }
+                    V::K(0) if !allowzero => s.push(
+                        x.get(k)
+                            .cloned()
+                            .or_why(|| "0 beyond the input rank".into())?,
+                    ),
                     V::K(-1) => {
                         if minus.replace(k).is_some() {
                             return hard("more than one -1 in the target shape");
@@ -836,9 +1042,12 @@ pub(crate) fn infer(n: &NodeProto, opset: i64, ins: &[Option<&Info>]) -> R<Vec<O
             let t = ints(ins, 1)?;
             let s = broadcast(&[x, &t])?;
             let v = match (&input(ins, 0)?.val, x.len(), t.len()) {
-                (Some(Val::I(v)), _, 1) if v.len() == 1 => {
-                    t.first().and_then(V::k).and_then(|nn| usize::try_from(nn).ok()).filter(|&nn| nn <= MAX_VAL).map(|nn| Val::I(alloc::vec![v[0].clone(); nn]))
-                }
+                (Some(Val::I(v)), _, 1) if v.len() == 1 => t
+                    .first()
+                    .and_then(V::k)
+                    .and_then(|nn| usize::try_from(nn).ok())
+                    .filter(|&nn| nn <= MAX_VAL)
+                    .map(|nn| Val::I(alloc::vec![v[0].clone(); nn])),
                 _ => None,
             };
             Ok(alloc::vec![with_val(out(dt0, s), v)])
@@ -849,20 +1058,36 @@ pub(crate) fn infer(n: &NodeProto, opset: i64, ins: &[Option<&Info>]) -> R<Vec<O
             if r.len() != x.len() {
                 return hard("repeats length differs from the rank");
             }
-            let s = x.iter().zip(&r).map(|(a, b)| a.mul(b)).collect::<Option<Vec<_>>>().or_why(|| "overflow".into())?;
+            let s = x
+                .iter()
+                .zip(&r)
+                .map(|(a, b)| a.mul(b))
+                .collect::<Option<Vec<_>>>()
+                .or_why(|| "overflow".into())?;
             Ok(alloc::vec![out(dt0, s)])
         }
         "Squeeze" => {
             let x = shape(ins, 0)?;
             let axes = if opset >= 13 {
-                if has(ins, 1) { Some(known_ints(ins, 1)?) } else { None }
+                if has(ins, 1) {
+                    Some(known_ints(ins, 1)?)
+                } else {
+                    None
+                }
             } else {
                 attr_ints(n, "axes")
             };
             let s: Vec<V> = match axes {
                 Some(a) => {
-                    let a: Vec<usize> = a.iter().map(|&a| axis(a, x.len(), "axis")).collect::<R<_>>()?;
-                    x.iter().enumerate().filter(|(k, _)| !a.contains(k)).map(|(_, d)| d.clone()).collect()
+                    let a: Vec<usize> = a
+                        .iter()
+                        .map(|&a| axis(a, x.len(), "axis"))
+                        .collect::<R<_>>()?;
+                    x.iter()
+                        .enumerate()
+                        .filter(|(k, _)| !a.contains(k))
+                        .map(|(_, d)| d.clone())
+                        .collect()
                 }
                 None => {
                     if x.iter().any(|d| d.k().is_none()) {
@@ -871,11 +1096,18 @@ pub(crate) fn infer(n: &NodeProto, opset: i64, ins: &[Option<&Info>]) -> R<Vec<O
                     x.iter().filter(|d| d.k() != Some(1)).cloned().collect()
                 }
             };
-            Ok(alloc::vec![with_val(out(dt0, s), input(ins, 0)?.val.clone())])
+            Ok(alloc::vec![with_val(
+                out(dt0, s),
+                input(ins, 0)?.val.clone()
+            )])
         }
         "Unsqueeze" => {
             let x = shape(ins, 0)?;
-            let axes = if opset >= 13 { known_ints(ins, 1)? } else { attr_ints(n, "axes").unwrap_or_default() };
+            let axes = if opset >= 13 {
+                known_ints(ins, 1)?
+            } else {
+                attr_ints(n, "axes").unwrap_or_default()
+            };
             let r = x.len() + axes.len();
             let mut a: Vec<usize> = axes.iter().map(|&a| axis(a, r, "axis")).collect::<R<_>>()?;
             a.sort_unstable();
@@ -888,7 +1120,10 @@ pub(crate) fn infer(n: &NodeProto, opset: i64, ins: &[Option<&Info>]) -> R<Vec<O
                     s.push(it.next().cloned().or_why(|| "duplicate axes".into())?);
                 }
             }
-            Ok(alloc::vec![with_val(out(dt0, s), input(ins, 0)?.val.clone())])
+            Ok(alloc::vec![with_val(
+                out(dt0, s),
+                input(ins, 0)?.val.clone()
+            )])
         }
         "Transpose" => {
             let x = shape(ins, 0)?;
@@ -896,14 +1131,21 @@ pub(crate) fn infer(n: &NodeProto, opset: i64, ins: &[Option<&Info>]) -> R<Vec<O
             if perm.len() != x.len() {
                 return hard("perm length differs from the rank");
             }
-            let p: Vec<usize> = perm.iter().map(|&p| axis(p, x.len(), "perm entry")).collect::<R<_>>()?;
+            let p: Vec<usize> = perm
+                .iter()
+                .map(|&p| axis(p, x.len(), "perm entry"))
+                .collect::<R<_>>()?;
             let s: Vec<V> = p.iter().map(|&p| x[p].clone()).collect();
             let v = (|| {
-                let Val::I(v) = input(ins, 0).ok()?.val.as_ref()? else { return None };
+                let Val::I(v) = input(ins, 0).ok()?.val.as_ref()? else {
+                    return None;
+                };
                 let dims = known_dims(x)?;
                 let out_dims: Vec<usize> = p.iter().map(|&k| dims[k]).collect();
                 // Output axis j walks input axis p[j].
-                let inv: Vec<usize> = (0..p.len()).map(|k| p.iter().position(|&q| q == k).unwrap_or(0)).collect();
+                let inv: Vec<usize> = (0..p.len())
+                    .map(|k| p.iter().position(|&q| q == k).unwrap_or(0))
+                    .collect();
                 gather_perm(v, &dims, &out_dims, &inv).map(Val::I)
             })();
             Ok(alloc::vec![with_val(out(dt0, s), v)])
@@ -914,7 +1156,11 @@ pub(crate) fn infer(n: &NodeProto, opset: i64, ins: &[Option<&Info>]) -> R<Vec<O
             let ax = axis(attr_i(n, "axis").unwrap_or(0), x.len(), "axis")?;
             let nout = n.output.len();
             let split: Option<Vec<i64>> = if opset >= 13 {
-                if has(ins, 1) { Some(known_ints(ins, 1)?) } else { None }
+                if has(ins, 1) {
+                    Some(known_ints(ins, 1)?)
+                } else {
+                    None
+                }
             } else {
                 attr_ints(n, "split").filter(|s| !s.is_empty())
             };
@@ -926,9 +1172,14 @@ pub(crate) fn infer(n: &NodeProto, opset: i64, ins: &[Option<&Info>]) -> R<Vec<O
                     match d.k() {
                         Some(dv) => {
                             let c = (dv + k - 1) / k;
-                            (0..nout as i64).map(|i| V::K(c.min(dv - c * i).max(0))).collect()
+                            (0..nout as i64)
+                                .map(|i| V::K(c.min(dv - c * i).max(0)))
+                                .collect()
                         }
-                        None => (0..nout).map(|_| d.div(&V::K(k))).collect::<Option<Vec<_>>>().or_why(|| "overflow".into())?,
+                        None => (0..nout)
+                            .map(|_| d.div(&V::K(k)))
+                            .collect::<Option<Vec<_>>>()
+                            .or_why(|| "overflow".into())?,
                     }
                 }
             };
@@ -964,7 +1215,11 @@ pub(crate) fn infer(n: &NodeProto, opset: i64, ins: &[Option<&Info>]) -> R<Vec<O
             if b.len() == 1 {
                 s.pop();
             }
-            let dt = if op == "MatMulInteger" { Some(DType::Int32) } else { dt0 };
+            let dt = if op == "MatMulInteger" {
+                Some(DType::Int32)
+            } else {
+                dt0
+            };
             Ok(alloc::vec![out(dt, s)])
         }
         "Gemm" => {
@@ -984,9 +1239,14 @@ pub(crate) fn infer(n: &NodeProto, opset: i64, ins: &[Option<&Info>]) -> R<Vec<O
             let x = shape(ins, 0)?;
             let w = shape(ins, wi)?;
             if x.len() < 3 || w.len() != x.len() {
-                return hard(format!("X rank {} and W rank {} do not fit", x.len(), w.len()));
+                return hard(format!(
+                    "X rank {} and W rank {} do not fit",
+                    x.len(),
+                    w.len()
+                ));
             }
-            let kernel: Vec<V> = attr_ints(n, "kernel_shape").map_or_else(|| w[2..].to_vec(), |k| k.into_iter().map(V::K).collect());
+            let kernel: Vec<V> = attr_ints(n, "kernel_shape")
+                .map_or_else(|| w[2..].to_vec(), |k| k.into_iter().map(V::K).collect());
             let mut s = alloc::vec![x[0].clone(), w[0].clone()];
             s.extend(conv_like(n, x, &kernel, false)?);
             let dt = match op {
@@ -1000,10 +1260,15 @@ pub(crate) fn infer(n: &NodeProto, opset: i64, ins: &[Option<&Info>]) -> R<Vec<O
             let x = shape(ins, 0)?;
             let w = shape(ins, 1)?;
             if x.len() < 3 || w.len() != x.len() {
-                return hard(format!("X rank {} and W rank {} do not fit", x.len(), w.len()));
+                return hard(format!(
+                    "X rank {} and W rank {} do not fit",
+                    x.len(),
+                    w.len()
+                ));
             }
             let g = attr_i(n, "group").unwrap_or(1);
-            let kernel: Vec<V> = attr_ints(n, "kernel_shape").map_or_else(|| w[2..].to_vec(), |k| k.into_iter().map(V::K).collect());
+            let kernel: Vec<V> = attr_ints(n, "kernel_shape")
+                .map_or_else(|| w[2..].to_vec(), |k| k.into_iter().map(V::K).collect());
             let c = w[1].mul(&V::K(g)).or_why(|| "overflow".into())?;
             let mut s = alloc::vec![x[0].clone(), c];
             s.extend(conv_like(n, x, &kernel, true)?);
@@ -1014,7 +1279,11 @@ pub(crate) fn infer(n: &NodeProto, opset: i64, ins: &[Option<&Info>]) -> R<Vec<O
             if x.len() < 3 {
                 return hard("pooling input rank < 3");
             }
-            let kernel: Vec<V> = attr_ints(n, "kernel_shape").or_why(|| "no kernel_shape".into())?.into_iter().map(V::K).collect();
+            let kernel: Vec<V> = attr_ints(n, "kernel_shape")
+                .or_why(|| "no kernel_shape".into())?
+                .into_iter()
+                .map(V::K)
+                .collect();
             let mut s = alloc::vec![x[0].clone(), x[1].clone()];
             s.extend(conv_like(n, x, &kernel, false)?);
             let mut o = alloc::vec![out(dt0, s.clone())];
@@ -1037,7 +1306,11 @@ pub(crate) fn infer(n: &NodeProto, opset: i64, ins: &[Option<&Info>]) -> R<Vec<O
             let ax = axis(attr_i(n, "axis").unwrap_or(0), x.len(), "axis")?;
             let keep = attr_i(n, "keepdims").unwrap_or(1) == 1;
             let mut s = x.clone();
-            if keep { s[ax] = V::K(1); } else { s.remove(ax); }
+            if keep {
+                s[ax] = V::K(1);
+            } else {
+                s.remove(ax);
+            }
             Ok(alloc::vec![out(Some(DType::Int64), s)])
         }
         "Resize" | "Upsample" => {
@@ -1049,7 +1322,11 @@ pub(crate) fn infer(n: &NodeProto, opset: i64, ins: &[Option<&Info>]) -> R<Vec<O
                 _ => (Some(3), Some(2)),
             };
             let mut s = x.clone();
-            let sizes = sizes_in.filter(|&k| has(ins, k)).map(|k| ints(ins, k)).transpose()?.filter(|v| !v.is_empty());
+            let sizes = sizes_in
+                .filter(|&k| has(ins, k))
+                .map(|k| ints(ins, k))
+                .transpose()?
+                .filter(|v| !v.is_empty());
             let idx: Vec<usize> = match &axes {
                 Some(a) => a.iter().map(|&a| axis(a, r, "axis")).collect::<R<_>>()?,
                 None => (0..r).collect(),
@@ -1068,7 +1345,9 @@ pub(crate) fn infer(n: &NodeProto, opset: i64, ins: &[Option<&Info>]) -> R<Vec<O
             } else {
                 let sc: Vec<f64> = match scales_in {
                     Some(k) if has(ins, k) => floats(ins, k)?,
-                    _ if op == "Upsample" => attr(n, "scales").map(|a| a.floats.iter().map(|&x| f64::from(x)).collect()).or_why(|| "no scales".into())?,
+                    _ if op == "Upsample" => attr(n, "scales")
+                        .map(|a| a.floats.iter().map(|&x| f64::from(x)).collect())
+                        .or_why(|| "no scales".into())?,
                     _ => return why("neither scales nor sizes"),
                 };
                 if sc.len() != idx.len() {
@@ -1079,7 +1358,9 @@ pub(crate) fn infer(n: &NodeProto, opset: i64, ins: &[Option<&Info>]) -> R<Vec<O
                     s[*k] = match d.k() {
                         Some(v) => V::K((v as f64 * f).floor() as i64),
                         None if f == 1.0 => d.clone(),
-                        None if f.fract() == 0.0 && f > 0.0 => d.mul(&V::K(f as i64)).or_why(|| "overflow".into())?,
+                        None if f.fract() == 0.0 && f > 0.0 => {
+                            d.mul(&V::K(f as i64)).or_why(|| "overflow".into())?
+                        }
                         None => return why("symbolic dim scaled by a fraction"),
                     };
                 }
@@ -1088,10 +1369,17 @@ pub(crate) fn infer(n: &NodeProto, opset: i64, ins: &[Option<&Info>]) -> R<Vec<O
         }
         "Pad" => {
             let x = shape(ins, 0)?;
-            let pads: Vec<i64> = if opset >= 11 { known_ints(ins, 1)? } else { attr_ints(n, "pads").or_why(|| "no pads".into())? };
+            let pads: Vec<i64> = if opset >= 11 {
+                known_ints(ins, 1)?
+            } else {
+                attr_ints(n, "pads").or_why(|| "no pads".into())?
+            };
             let r = x.len();
             let idx: Vec<usize> = if opset >= 18 && has(ins, 3) {
-                known_ints(ins, 3)?.iter().map(|&a| axis(a, r, "axis")).collect::<R<_>>()?
+                known_ints(ins, 3)?
+                    .iter()
+                    .map(|&a| axis(a, r, "axis"))
+                    .collect::<R<_>>()?
             } else {
                 (0..r).collect()
             };
@@ -1100,7 +1388,9 @@ pub(crate) fn infer(n: &NodeProto, opset: i64, ins: &[Option<&Info>]) -> R<Vec<O
             }
             let mut s = x.clone();
             for (j, &k) in idx.iter().enumerate() {
-                let p = pads[j].checked_add(pads[j + idx.len()]).or_why(|| "overflow".into())?;
+                let p = pads[j]
+                    .checked_add(pads[j + idx.len()])
+                    .or_why(|| "overflow".into())?;
                 s[k] = s[k].add(&V::K(p)).or_why(|| "overflow".into())?;
             }
             Ok(alloc::vec![out(dt0, s)])
@@ -1108,7 +1398,11 @@ pub(crate) fn infer(n: &NodeProto, opset: i64, ins: &[Option<&Info>]) -> R<Vec<O
         "TopK" => {
             let x = shape(ins, 0)?;
             let ax = axis(attr_i(n, "axis").unwrap_or(-1), x.len(), "axis")?;
-            let k = if opset >= 10 { ints(ins, 1)?.first().cloned().or_why(|| "empty K".into())? } else { V::K(attr_i(n, "k").unwrap_or(0)) };
+            let k = if opset >= 10 {
+                ints(ins, 1)?.first().cloned().or_why(|| "empty K".into())?
+            } else {
+                V::K(attr_i(n, "k").unwrap_or(0))
+            };
             let mut s = x.clone();
             s[ax] = k;
             Ok(alloc::vec![out(dt0, s.clone()), out(Some(DType::Int64), s)])
@@ -1135,36 +1429,60 @@ pub(crate) fn infer(n: &NodeProto, opset: i64, ins: &[Option<&Info>]) -> R<Vec<O
                 return hard("X must be 3-D");
             }
             let layout = attr_i(n, "layout").unwrap_or(0);
-            let dirs = if attr_s(n, "direction").as_deref() == Some("bidirectional") { 2 } else { 1 };
+            let dirs = if attr_s(n, "direction").as_deref() == Some("bidirectional") {
+                2
+            } else {
+                1
+            };
             let h = match attr_i(n, "hidden_size") {
                 Some(h) => V::K(h),
                 None => shape(ins, 2)?.get(2).cloned().or_why(|| "R rank".into())?,
             };
-            let (seq, batch) = if layout == 0 { (&x[0], &x[1]) } else { (&x[1], &x[0]) };
+            let (seq, batch) = if layout == 0 {
+                (&x[0], &x[1])
+            } else {
+                (&x[1], &x[0])
+            };
             let d = V::K(dirs);
             let (y, yh) = if layout == 0 {
-                (alloc::vec![seq.clone(), d.clone(), batch.clone(), h.clone()], alloc::vec![d, batch.clone(), h])
+                (
+                    alloc::vec![seq.clone(), d.clone(), batch.clone(), h.clone()],
+                    alloc::vec![d, batch.clone(), h],
+                )
             } else {
-                (alloc::vec![batch.clone(), seq.clone(), d.clone(), h.clone()], alloc::vec![batch.clone(), d, h])
+                (
+                    alloc::vec![batch.clone(), seq.clone(), d.clone(), h.clone()],
+                    alloc::vec![batch.clone(), d, h],
+                )
             };
             Ok(alloc::vec![out(dt0, y), out(dt0, yh.clone()), out(dt0, yh)])
         }
         "QuantizeLinear" => {
-            let dt = dtype(ins, 2).or_else(|| attr_i(n, "output_dtype").and_then(|c| DType::from_onnx(c as i32))).or(Some(DType::Uint8));
+            let dt = dtype(ins, 2)
+                .or_else(|| attr_i(n, "output_dtype").and_then(|c| DType::from_onnx(c as i32)))
+                .or(Some(DType::Uint8));
             Ok(alloc::vec![out(dt, shape(ins, 0)?.clone())])
         }
         "DequantizeLinear" => Ok(alloc::vec![out(dtype(ins, 1), shape(ins, 0)?.clone())]),
         "EyeLike" => {
-            let dt = attr_i(n, "dtype").and_then(|c| DType::from_onnx(c as i32)).or(dt0);
+            let dt = attr_i(n, "dtype")
+                .and_then(|c| DType::from_onnx(c as i32))
+                .or(dt0);
             Ok(alloc::vec![out(dt, shape(ins, 0)?.clone())])
         }
         "NonZero" => {
             let x = shape(ins, 0)?;
-            Ok(alloc::vec![out(Some(DType::Int64), alloc::vec![V::K(x.len() as i64), V::E("?".into())])])
+            Ok(alloc::vec![out(
+                Some(DType::Int64),
+                alloc::vec![V::K(x.len() as i64), V::E("?".into())]
+            )])
         }
         "OneHot" => {
             let x = shape(ins, 0)?;
-            let depth = ints(ins, 1)?.first().cloned().or_why(|| "empty depth".into())?;
+            let depth = ints(ins, 1)?
+                .first()
+                .cloned()
+                .or_why(|| "empty depth".into())?;
             let mut s = x.clone();
             let ax = axis(attr_i(n, "axis").unwrap_or(-1), x.len() + 1, "axis")?;
             s.insert(ax, depth);
@@ -1197,18 +1515,26 @@ fn infer_minus_one(x: &[V], target: &[V], m: usize) -> R<V> {
     if dkp == 0 {
         return hard("target shape has a 0 next to -1");
     }
-    let coef = if nkp % dkp == 0 { V::K(nkp / dkp) } else { return why_or_expr(nkp, dkp, &ns, &ds) };
+    let coef = if nkp % dkp == 0 {
+        V::K(nkp / dkp)
+    } else {
+        return why_or_expr(nkp, dkp, &ns, &ds);
+    };
     let numv = product(&ns).and_then(|p| p.mul(&coef)).or_why(ov)?;
     let denv = product(&ds).or_why(ov)?;
     if nkp % dkp != 0 && ns.is_empty() {
-        return hard(format!("{nkp} elements do not divide into the target shape"));
+        return hard(format!(
+            "{nkp} elements do not divide into the target shape"
+        ));
     }
     numv.div(&denv).or_why(ov)
 }
 
 fn why_or_expr(nkp: i64, dkp: i64, ns: &[V], ds: &[V]) -> R<V> {
     if ns.is_empty() && ds.is_empty() {
-        return hard(format!("{nkp} elements do not divide by {dkp} (the other target dims)"));
+        return hard(format!(
+            "{nkp} elements do not divide by {dkp} (the other target dims)"
+        ));
     }
     let ov = || "overflow".into();
     product(ns)
@@ -1220,18 +1546,32 @@ fn why_or_expr(nkp: i64, dkp: i64, ns: &[V], ds: &[V]) -> R<V> {
 fn slice(n: &NodeProto, opset: i64, ins: &[Option<&Info>]) -> R<Vec<O>> {
     let x = shape(ins, 0)?;
     let r = x.len();
-    let (starts, ends, axes, steps): (Vec<V>, Vec<V>, Option<Vec<i64>>, Option<Vec<i64>>) = if opset < 10 {
-        let s = attr_ints(n, "starts").or_why(|| "no starts".into())?;
-        let e = attr_ints(n, "ends").or_why(|| "no ends".into())?;
-        (s.into_iter().map(V::K).collect(), e.into_iter().map(V::K).collect(), attr_ints(n, "axes"), None)
-    } else {
-        (
-            ints(ins, 1)?,
-            ints(ins, 2)?,
-            if has(ins, 3) { Some(known_ints(ins, 3)?) } else { None },
-            if has(ins, 4) { Some(known_ints(ins, 4)?) } else { None },
-        )
-    };
+    let (starts, ends, axes, steps): (Vec<V>, Vec<V>, Option<Vec<i64>>, Option<Vec<i64>>) =
+        if opset < 10 {
+            let s = attr_ints(n, "starts").or_why(|| "no starts".into())?;
+            let e = attr_ints(n, "ends").or_why(|| "no ends".into())?;
+            (
+                s.into_iter().map(V::K).collect(),
+                e.into_iter().map(V::K).collect(),
+                attr_ints(n, "axes"),
+                None,
+            )
+        } else {
+            (
+                ints(ins, 1)?,
+                ints(ins, 2)?,
+                if has(ins, 3) {
+                    Some(known_ints(ins, 3)?)
+                } else {
+                    None
+                },
+                if has(ins, 4) {
+                    Some(known_ints(ins, 4)?)
+                } else {
+                    None
+                },
+            )
+        };
     if starts.len() != ends.len() {
         return hard("starts and ends differ in length");
     }
@@ -1264,7 +1604,11 @@ fn slice(n: &NodeProto, opset: i64, ins: &[Option<&Info>]) -> R<Vec<O>> {
                 };
                 let (b, e) = (cl(st), cl(en));
                 let len = if step > 0 {
-                    if e > b { (e - b + step - 1) / step } else { 0 }
+                    if e > b {
+                        (e - b + step - 1) / step
+                    } else {
+                        0
+                    }
                 } else if b > e {
                     (b - e + (-step) - 1) / (-step)
                 } else {
@@ -1276,10 +1620,16 @@ fn slice(n: &NodeProto, opset: i64, ins: &[Option<&Info>]) -> R<Vec<O>> {
             (None, Some(st), Some(en)) if step == 1 && st >= 0 && en >= i64::from(i32::MAX) => {
                 d.sub(&V::K(st)).or_why(|| "overflow".into())?
             }
-            (None, Some(0), Some(en)) if step == 1 && en < 0 => d.add(&V::K(en)).or_why(|| "overflow".into())?,
+            (None, Some(0), Some(en)) if step == 1 && en < 0 => {
+                d.add(&V::K(en)).or_why(|| "overflow".into())?
+            }
             (_, Some(0), None) if step == 1 => {
                 // end is symbolic: usually the dim itself or a shape value; clamp to dim.
-                if en == d { d.clone() } else { en.min(d).or_why(|| "overflow".into())? }
+                if en == d {
+                    d.clone()
+                } else {
+                    en.min(d).or_why(|| "overflow".into())?
+                }
             }
             _ => return why(format!("slice of axis {a} with symbolic bounds")),
         };
@@ -1295,7 +1645,10 @@ fn slice(n: &NodeProto, opset: i64, ins: &[Option<&Info>]) -> R<Vec<O>> {
         for &(a, b, st, len) in &ranges {
             *per.get_mut(a)? = (b, st, len);
         }
-        let out_dims: Vec<usize> = per.iter().map(|p| usize::try_from(p.2).ok()).collect::<Option<_>>()?;
+        let out_dims: Vec<usize> = per
+            .iter()
+            .map(|p| usize::try_from(p.2).ok())
+            .collect::<Option<_>>()?;
         gather_nd(v, &dims, &out_dims, |axis_k, i| {
             let (b, st, _) = per[axis_k];
             usize::try_from(b + i as i64 * st).ok()
@@ -1306,7 +1659,10 @@ fn slice(n: &NodeProto, opset: i64, ins: &[Option<&Info>]) -> R<Vec<O>> {
 }
 
 fn known_dims(x: &[V]) -> Option<Vec<usize>> {
-    let d: Vec<usize> = x.iter().map(|d| usize::try_from(d.k()?).ok()).collect::<Option<_>>()?;
+    let d: Vec<usize> = x
+        .iter()
+        .map(|d| usize::try_from(d.k()?).ok())
+        .collect::<Option<_>>()?;
     let n = d.iter().try_fold(1usize, |a, &b| a.checked_mul(b))?;
     (n <= MAX_VAL).then_some(d)
 }
@@ -1385,8 +1741,7 @@ pub(crate) fn control_flow(
                     return Ok(if c != 0 { t } else { e });
                 }
             }
-            Ok(t
-                .into_iter()
+            Ok(t.into_iter()
                 .zip(e)
                 .map(|(a, b)| {
                     let shape = match (a.shape, b.shape) {
@@ -1438,7 +1793,12 @@ pub(crate) fn control_flow(
                         s.insert(0, iters.clone().unwrap_or(V::E("?".into())));
                         s
                     });
-                    o.push(O { dtype: b.dtype, shape, val: None, non_tensor: b.non_tensor });
+                    o.push(O {
+                        dtype: b.dtype,
+                        shape,
+                        val: None,
+                        non_tensor: b.non_tensor,
+                    });
                 }
             }
             Ok(o)
@@ -1450,7 +1810,11 @@ pub(crate) fn control_flow(
             let in_axes = attr_ints(n, "scan_input_axes");
             let seq = ins.get(states).copied().flatten().and_then(|i| {
                 let s = i.shape.as_ref()?;
-                let ax = in_axes.as_ref().and_then(|a| a.first()).copied().unwrap_or(0);
+                let ax = in_axes
+                    .as_ref()
+                    .and_then(|a| a.first())
+                    .copied()
+                    .unwrap_or(0);
                 let ax = if ax < 0 { ax + s.len() as i64 } else { ax };
                 s.get(usize::try_from(ax).ok()?).cloned()
             });
@@ -1463,7 +1827,11 @@ pub(crate) fn control_flow(
                         return b;
                     }
                     let shape = b.shape.and_then(|mut s| {
-                        let ax = out_axes.as_ref().and_then(|a| a.get(k - states)).copied().unwrap_or(0);
+                        let ax = out_axes
+                            .as_ref()
+                            .and_then(|a| a.get(k - states))
+                            .copied()
+                            .unwrap_or(0);
                         let r = s.len() as i64 + 1;
                         let ax = if ax < 0 { ax + r } else { ax };
                         if !(0..r).contains(&ax) {

@@ -20,8 +20,8 @@
 //! file order when that is topological. This reproduces the reference figures of
 //! `shared/models` exactly (e.g. `ppocr_mobile_v2_cls`: 566 steps = 308 `Constant` + 258).
 
-pub mod proto;
 mod infer;
+pub mod proto;
 mod sym;
 
 use alloc::collections::{BTreeMap, BTreeSet};
@@ -335,7 +335,9 @@ impl Importer<'_> {
             }
         }
         for st in &g.sparse_initializer {
-            let Some(v) = st.values.as_ref() else { continue };
+            let Some(v) = st.values.as_ref() else {
+                continue;
+            };
             let mut info = self.tensor_info(v, &v.name)?;
             info.shape = Some(st.dims.iter().map(|&d| V::K(d.max(0))).collect());
             info.val = None;
@@ -395,8 +397,9 @@ impl Importer<'_> {
     ) -> Result<usize> {
         let name = info.name.clone();
         if scopes[level].contains_key(&name) {
-            return Err(Error::invalid("is defined twice (SSA violation)")
-                .at(format!("tensor '{name}'")));
+            return Err(
+                Error::invalid("is defined twice (SSA violation)").at(format!("tensor '{name}'"))
+            );
         }
         let id = self.push(info);
         scopes[level].insert(name, id);
@@ -423,8 +426,7 @@ impl Importer<'_> {
                         continue;
                     }
                     if p == k {
-                        return Err(Error::invalid("reads its own output (a cycle)")
-                            .at(op_loc(n)));
+                        return Err(Error::invalid("reads its own output (a cycle)").at(op_loc(n)));
                     }
                     in_order &= p < k;
                     preds[k].push(p);
@@ -442,12 +444,11 @@ impl Importer<'_> {
                 indeg[k] += 1;
             }
         }
-        let mut ready: alloc::collections::BinaryHeap<core::cmp::Reverse<usize>> = (0..g
-            .node
-            .len())
-            .filter(|&k| indeg[k] == 0)
-            .map(core::cmp::Reverse)
-            .collect();
+        let mut ready: alloc::collections::BinaryHeap<core::cmp::Reverse<usize>> =
+            (0..g.node.len())
+                .filter(|&k| indeg[k] == 0)
+                .map(core::cmp::Reverse)
+                .collect();
         let mut order = Vec::with_capacity(g.node.len());
         while let Some(core::cmp::Reverse(k)) = ready.pop() {
             order.push(k);
@@ -462,7 +463,7 @@ impl Importer<'_> {
             let stuck = (0..g.node.len()).find(|&k| indeg[k] > 0).unwrap_or(0);
             let loc = g.node.get(stuck).map(op_loc).unwrap_or_default();
             return Err(
-                Error::invalid("is on a cycle: the graph has no topological order").at(loc)
+                Error::invalid("is on a cycle: the graph has no topological order").at(loc),
             );
         }
         Ok(order)
@@ -500,12 +501,17 @@ impl Importer<'_> {
         let is_default = n.domain.is_empty() || n.domain == "ai.onnx";
         let op = n.op_type.as_str();
         let outs: core::result::Result<Vec<infer::O>, infer::Fail> = if !is_default {
-            Err(infer::Fail::Why(format!("domain '{}' is not supported", n.domain)))
+            Err(infer::Fail::Why(format!(
+                "domain '{}' is not supported",
+                n.domain
+            )))
         } else if matches!(op, "If" | "Loop" | "Scan") {
             self.control_flow(n, &ins, scopes, level, run, &mut all_ins)
         } else {
-            let refs: Vec<Option<&Info>> =
-                ins.iter().map(|i| i.and_then(|i| self.infos.get(i))).collect();
+            let refs: Vec<Option<&Info>> = ins
+                .iter()
+                .map(|i| i.and_then(|i| self.infos.get(i)))
+                .collect();
             infer::infer(n, self.opset, &refs)
         };
         // Outer values read by subgraphs are inputs of the op itself (implicit inputs).
@@ -597,8 +603,7 @@ impl Importer<'_> {
                     _ => {}
                 }
             }
-        } else if t.sequence_type.is_some() || t.map_type.is_some() || t.optional_type.is_some()
-        {
+        } else if t.sequence_type.is_some() || t.map_type.is_some() || t.optional_type.is_some() {
             info.non_tensor = Some(if t.sequence_type.is_some() {
                 "sequence"
             } else if t.map_type.is_some() {
@@ -648,7 +653,8 @@ impl Importer<'_> {
         let mut runs: BTreeMap<String, (Run, Vec<infer::O>)> = BTreeMap::new();
         let body_formals = self.formals(n, ins);
         for a in &n.attribute {
-            let graphs: Vec<&GraphProto> = a.g.as_deref().into_iter().chain(a.graphs.iter()).collect();
+            let graphs: Vec<&GraphProto> =
+                a.g.as_deref().into_iter().chain(a.graphs.iter()).collect();
             for sg in graphs {
                 let r = match self.run_graph(sg, scopes, &body_formals) {
                     Ok(r) => r,
@@ -687,7 +693,10 @@ impl Importer<'_> {
                 runs.insert(a.name.clone(), (r, outs));
             }
         }
-        let refs: Vec<Option<&Info>> = ins.iter().map(|i| i.and_then(|i| self.infos.get(i))).collect();
+        let refs: Vec<Option<&Info>> = ins
+            .iter()
+            .map(|i| i.and_then(|i| self.infos.get(i)))
+            .collect();
         let sub = |name: &str| runs.get(name).map(|(_, o)| o.clone());
         let mut outs = infer::control_flow(n, &refs, &sub)?;
         // Dims the branches disagree on become fresh symbols.
@@ -706,7 +715,12 @@ impl Importer<'_> {
 
     /// Infos for a Loop/Scan body's inputs.
     fn formals(&self, n: &NodeProto, ins: &[Option<usize>]) -> Vec<Option<Info>> {
-        let get = |k: usize| ins.get(k).copied().flatten().and_then(|i| self.infos.get(i));
+        let get = |k: usize| {
+            ins.get(k)
+                .copied()
+                .flatten()
+                .and_then(|i| self.infos.get(i))
+        };
         match n.op_type.as_str() {
             "Loop" => {
                 let mut f = alloc::vec![
@@ -746,7 +760,11 @@ impl Importer<'_> {
                         ..i.clone()
                     };
                     if k >= states {
-                        let ax = axes.as_ref().and_then(|a| a.get(k - states)).copied().unwrap_or(0);
+                        let ax = axes
+                            .as_ref()
+                            .and_then(|a| a.get(k - states))
+                            .copied()
+                            .unwrap_or(0);
                         if let Some(s) = &mut i.shape {
                             let r = s.len() as i64;
                             let ax = if ax < 0 { ax + r } else { ax };
@@ -836,7 +854,11 @@ fn to_tensor(i: &Info) -> Tensor {
         name: i.name.clone(),
         dtype: i.dtype,
         shape: i.shape.as_ref().map(|s| s.iter().map(V::to_dim).collect()),
-        bytes: if i.non_tensor.is_some() { Some(0) } else { None },
+        bytes: if i.non_tensor.is_some() {
+            Some(0)
+        } else {
+            None
+        },
         constant: i.constant,
         ..Tensor::default()
     }
@@ -897,7 +919,11 @@ pub fn summary(model: &OnnxModel, bindings: &Bindings) -> String {
         let _ = writeln!(s, "unbound symbols: {}", model.symbols.join(", "));
     }
     if !model.non_tensors.is_empty() {
-        let _ = writeln!(s, "not tensors (not planned): {}", model.non_tensors.join(", "));
+        let _ = writeln!(
+            s,
+            "not tensors (not planned): {}",
+            model.non_tensors.join(", ")
+        );
     }
     if !model.unknown.is_empty() {
         let _ = writeln!(s, "shape not inferred: {}", model.unknown.join(", "));
