@@ -84,7 +84,7 @@ fn ints(ins: &[Option<&Info>], k: usize) -> R<Vec<V>> {
     let i = input(ins, k)?;
     match &i.val {
         Some(Val::I(v)) => Ok(v.clone()),
-        Some(Val::F(f)) => Ok(f.iter().map(|&x| V::K(x as i64)).collect()),
+        Some(Val::F(f)) => Ok(f.iter().map(|&x| V::K(f2i(x))).collect()),
         None => why(format!(
             "value of input '{}' unknown (not computable from constants and shapes)",
             i.name
@@ -144,12 +144,28 @@ fn with_val(mut o: O, val: Option<Val>) -> O {
     o
 }
 
+/// Float to integer, saturating (NaN gives 0): sizes from float scales are floored.
+#[allow(clippy::cast_possible_truncation)]
+pub(crate) fn f2i(x: f64) -> i64 {
+    x as i64
+}
+
+/// A non-negative i64 as usize (saturating on 32-bit targets).
+pub(crate) fn to_usize(x: i64) -> usize {
+    usize::try_from(x.max(0)).unwrap_or(usize::MAX)
+}
+
+/// An ONNX data type code from an int attribute.
+pub(crate) fn dtype_code(c: i64) -> Option<DType> {
+    i32::try_from(c).ok().and_then(DType::from_onnx)
+}
+
 /// Normalizes an axis for rank `r`.
 fn axis(a: i64, r: usize, what: &str) -> R<usize> {
     let r = r as i64;
     let x = if a < 0 { a + r } else { a };
     if (0..r).contains(&x) {
-        Ok(x as usize)
+        Ok(to_usize(x))
     } else {
         hard(format!("{what} {a} is out of range for rank {r}"))
     }
@@ -284,7 +300,7 @@ pub(crate) fn tensor_value(t: &TensorProto, dtype: DType) -> Option<Val> {
                     .map(|x| {
                         let u = u64::from_le_bytes(x);
                         if signed && w < 8 {
-                            let sh = 64 - 8 * w as u32;
+                            let sh = 64 - 8 * u32::try_from(w).unwrap_or(8);
                             ((u << sh) as i64) >> sh
                         } else {
                             u as i64
@@ -573,7 +589,7 @@ pub(crate) fn infer(n: &NodeProto, opset: i64, ins: &[Option<&Info>]) -> R<Vec<O
             let s = shape(ins, 0)?;
             let ax = axis(attr_i(n, "axis").unwrap_or(-1), s.len(), "axis")?;
             let stash = attr_i(n, "stash_type")
-                .and_then(|c| DType::from_onnx(c as i32))
+                .and_then(dtype_code)
                 .unwrap_or(DType::Float32);
             let mut red = s.clone();
             red.iter_mut().skip(ax).for_each(|d| *d = V::K(1));
@@ -710,9 +726,9 @@ pub(crate) fn infer(n: &NodeProto, opset: i64, ins: &[Option<&Info>]) -> R<Vec<O
                 };
             }
             let acc = match acc {
-                Some(Val::F(f)) if cmp => Some(Val::I(f.iter().map(|&x| V::K(x as i64)).collect())),
+                Some(Val::F(f)) if cmp => Some(Val::I(f.iter().map(|&x| V::K(f2i(x))).collect())),
                 Some(Val::F(f)) if int_out => {
-                    Some(Val::I(f.iter().map(|&x| V::K(x as i64)).collect()))
+                    Some(Val::I(f.iter().map(|&x| V::K(f2i(x))).collect()))
                 }
                 a => a,
             };
@@ -756,7 +772,7 @@ pub(crate) fn infer(n: &NodeProto, opset: i64, ins: &[Option<&Info>]) -> R<Vec<O
             let s = shape(ins, 0)?;
             let dt = if op == "Cast" {
                 let to = attr_i(n, "to").unwrap_or(0);
-                Some(DType::from_onnx(to as i32).ok_or_else(|| {
+                Some(dtype_code(to).ok_or_else(|| {
                     Fail::Hard(Error::invalid(format!("Cast to unknown type {to}")))
                 })?)
             } else {
@@ -767,7 +783,7 @@ pub(crate) fn infer(n: &NodeProto, opset: i64, ins: &[Option<&Info>]) -> R<Vec<O
                     Some(k) => Val::F(k.into_iter().map(|x| x as f64).collect()),
                     None => Val::I(i),
                 },
-                (Val::F(f), false) => Val::I(f.into_iter().map(|x| V::K(x as i64)).collect()),
+                (Val::F(f), false) => Val::I(f.into_iter().map(|x| V::K(f2i(x))).collect()),
                 (v, _) => v,
             });
             let v = match (v, dt) {
@@ -787,7 +803,7 @@ pub(crate) fn infer(n: &NodeProto, opset: i64, ins: &[Option<&Info>]) -> R<Vec<O
             let start = clampi(attr_i(n, "start").unwrap_or(0));
             let end = clampi(attr_i(n, "end").unwrap_or(r));
             let v: Vec<V> = s
-                .get(start as usize..end.max(start) as usize)
+                .get(to_usize(start)..to_usize(end.max(start)))
                 .map(<[V]>::to_vec)
                 .unwrap_or_default();
             let len = v.len() as i64;
@@ -893,7 +909,7 @@ pub(crate) fn infer(n: &NodeProto, opset: i64, ins: &[Option<&Info>]) -> R<Vec<O
                 let (Some(s), Some(l), Some(d)) = (s, l, d) else {
                     return why("empty operand");
                 };
-                let nn = ((l - s) / d).ceil().max(0.0) as i64;
+                let nn = f2i(((l - s) / d).ceil().max(0.0));
                 return Ok(alloc::vec![out(dt, alloc::vec![V::K(nn)])]);
             }
             let (s, l, d) = (s?, l?, d?);
@@ -914,10 +930,12 @@ pub(crate) fn infer(n: &NodeProto, opset: i64, ins: &[Option<&Info>]) -> R<Vec<O
                 _ => return why("Range with symbolic bounds and step other than 1"),
             };
             let v = match (s.k(), len.k(), d.k()) {
-                (Some(s), Some(nn), Some(d)) if nn as usize <= MAX_VAL => (0..nn)
-                    .map(|i| i.checked_mul(d).and_then(|x| x.checked_add(s)).map(V::K))
-                    .collect::<Option<Vec<_>>>()
-                    .map(Val::I),
+                (Some(s), Some(nn), Some(d)) if usize::try_from(nn).is_ok_and(|x| x <= MAX_VAL) => {
+                    (0..nn)
+                        .map(|i| i.checked_mul(d).and_then(|x| x.checked_add(s)).map(V::K))
+                        .collect::<Option<Vec<_>>>()
+                        .map(Val::I)
+                }
                 _ => None,
             };
             Ok(alloc::vec![with_val(out(dt, alloc::vec![len]), v)])
@@ -954,7 +972,7 @@ pub(crate) fn infer(n: &NodeProto, opset: i64, ins: &[Option<&Info>]) -> R<Vec<O
         "GatherND" => {
             let x = shape(ins, 0)?;
             let idx = shape(ins, 1)?;
-            let b = attr_i(n, "batch_dims").unwrap_or(0).max(0) as usize;
+            let b = to_usize(attr_i(n, "batch_dims").unwrap_or(0).max(0));
             let last = idx
                 .last()
                 .and_then(V::k)
@@ -1031,7 +1049,7 @@ pub(crate) fn infer(n: &NodeProto, opset: i64, ins: &[Option<&Info>]) -> R<Vec<O
             if !(0..=r as i64).contains(&a) {
                 return hard(format!("axis {a} out of range"));
             }
-            let a = a as usize;
+            let a = to_usize(a);
             let p1 = product(&x[..a]).or_why(|| "overflow".into())?;
             let p2 = product(&x[a..]).or_why(|| "overflow".into())?;
             let v = input(ins, 0)?.val.clone();
@@ -1356,10 +1374,10 @@ pub(crate) fn infer(n: &NodeProto, opset: i64, ins: &[Option<&Info>]) -> R<Vec<O
                 for (k, f) in idx.iter().zip(sc) {
                     let d = &x[*k];
                     s[*k] = match d.k() {
-                        Some(v) => V::K((v as f64 * f).floor() as i64),
+                        Some(v) => V::K(f2i((v as f64 * f).floor())),
                         None if f == 1.0 => d.clone(),
                         None if f.fract() == 0.0 && f > 0.0 => {
-                            d.mul(&V::K(f as i64)).or_why(|| "overflow".into())?
+                            d.mul(&V::K(f2i(f))).or_why(|| "overflow".into())?
                         }
                         None => return why("symbolic dim scaled by a fraction"),
                     };
@@ -1459,15 +1477,13 @@ pub(crate) fn infer(n: &NodeProto, opset: i64, ins: &[Option<&Info>]) -> R<Vec<O
         }
         "QuantizeLinear" => {
             let dt = dtype(ins, 2)
-                .or_else(|| attr_i(n, "output_dtype").and_then(|c| DType::from_onnx(c as i32)))
+                .or_else(|| attr_i(n, "output_dtype").and_then(dtype_code))
                 .or(Some(DType::Uint8));
             Ok(alloc::vec![out(dt, shape(ins, 0)?.clone())])
         }
         "DequantizeLinear" => Ok(alloc::vec![out(dtype(ins, 1), shape(ins, 0)?.clone())]),
         "EyeLike" => {
-            let dt = attr_i(n, "dtype")
-                .and_then(|c| DType::from_onnx(c as i32))
-                .or(dt0);
+            let dt = attr_i(n, "dtype").and_then(dtype_code).or(dt0);
             Ok(alloc::vec![out(dt, shape(ins, 0)?.clone())])
         }
         "NonZero" => {
@@ -1546,32 +1562,32 @@ fn why_or_expr(nkp: i64, dkp: i64, ns: &[V], ds: &[V]) -> R<V> {
 fn slice(n: &NodeProto, opset: i64, ins: &[Option<&Info>]) -> R<Vec<O>> {
     let x = shape(ins, 0)?;
     let r = x.len();
-    let (starts, ends, axes, steps): (Vec<V>, Vec<V>, Option<Vec<i64>>, Option<Vec<i64>>) =
-        if opset < 10 {
-            let s = attr_ints(n, "starts").or_why(|| "no starts".into())?;
-            let e = attr_ints(n, "ends").or_why(|| "no ends".into())?;
-            (
-                s.into_iter().map(V::K).collect(),
-                e.into_iter().map(V::K).collect(),
-                attr_ints(n, "axes"),
-                None,
-            )
-        } else {
-            (
-                ints(ins, 1)?,
-                ints(ins, 2)?,
-                if has(ins, 3) {
-                    Some(known_ints(ins, 3)?)
-                } else {
-                    None
-                },
-                if has(ins, 4) {
-                    Some(known_ints(ins, 4)?)
-                } else {
-                    None
-                },
-            )
-        };
+    type Bounds = (Vec<V>, Vec<V>, Option<Vec<i64>>, Option<Vec<i64>>);
+    let (starts, ends, axes, steps): Bounds = if opset < 10 {
+        let s = attr_ints(n, "starts").or_why(|| "no starts".into())?;
+        let e = attr_ints(n, "ends").or_why(|| "no ends".into())?;
+        (
+            s.into_iter().map(V::K).collect(),
+            e.into_iter().map(V::K).collect(),
+            attr_ints(n, "axes"),
+            None,
+        )
+    } else {
+        (
+            ints(ins, 1)?,
+            ints(ins, 2)?,
+            if has(ins, 3) {
+                Some(known_ints(ins, 3)?)
+            } else {
+                None
+            },
+            if has(ins, 4) {
+                Some(known_ints(ins, 4)?)
+            } else {
+                None
+            },
+        )
+    };
     if starts.len() != ends.len() {
         return hard("starts and ends differ in length");
     }
@@ -1805,7 +1821,7 @@ pub(crate) fn control_flow(
         }
         "Scan" => {
             let body = sub("body").or_why(|| "no body".into())?;
-            let m = attr_i(n, "num_scan_inputs").unwrap_or(0).max(0) as usize;
+            let m = to_usize(attr_i(n, "num_scan_inputs").unwrap_or(0).max(0));
             let states = ins.len().saturating_sub(m);
             let in_axes = attr_ints(n, "scan_input_axes");
             let seq = ins.get(states).copied().flatten().and_then(|i| {
@@ -1837,7 +1853,7 @@ pub(crate) fn control_flow(
                         if !(0..r).contains(&ax) {
                             return None;
                         }
-                        s.insert(ax as usize, seq.clone().unwrap_or(V::E("?".into())));
+                        s.insert(to_usize(ax), seq.clone().unwrap_or(V::E("?".into())));
                         Some(s)
                     });
                     O { shape, ..b }

@@ -745,7 +745,7 @@ impl Importer<'_> {
                 f
             }
             "Scan" => {
-                let m = infer::attr_i(n, "num_scan_inputs").unwrap_or(0).max(0) as usize;
+                let m = infer::to_usize(infer::attr_i(n, "num_scan_inputs").unwrap_or(0));
                 let states = ins.len().saturating_sub(m);
                 let axes = infer::attr_ints(n, "scan_input_axes");
                 let mut f = Vec::new();
@@ -769,7 +769,7 @@ impl Importer<'_> {
                             let r = s.len() as i64;
                             let ax = if ax < 0 { ax + r } else { ax };
                             if (0..r).contains(&ax) {
-                                s.remove(ax as usize);
+                                s.remove(infer::to_usize(ax));
                             } else {
                                 i.shape = None;
                             }
