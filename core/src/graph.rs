@@ -43,6 +43,125 @@ impl core::fmt::Display for Dim {
 /// Values for symbolic dims, by name.
 pub type Bindings = BTreeMap<String, u64>;
 
+/// Value of a symbolic dim under `bindings`: the binding of the name itself, else the value of
+/// the name read as an expression (as the ONNX importer writes for derived dims): integers,
+/// names (`[...]` quotes a name with other characters), `+ - * /` (`/` floors), parentheses,
+/// `max(a,b)`, `min(a,b)`. `None` when a name is unbound, the expression is malformed, the
+/// arithmetic overflows, or the result is negative.
+pub fn eval_dim(dim: &str, bindings: &Bindings) -> Option<u64> {
+    if let Some(&v) = bindings.get(dim) {
+        return Some(v);
+    }
+    let mut p = ExprParser {
+        s: dim.as_bytes(),
+        i: 0,
+        bindings,
+        depth: 0,
+    };
+    let v = p.expr()?;
+    if p.i != p.s.len() {
+        return None;
+    }
+    u64::try_from(v).ok()
+}
+
+struct ExprParser<'a> {
+    s: &'a [u8],
+    i: usize,
+    bindings: &'a Bindings,
+    depth: u32,
+}
+
+impl ExprParser<'_> {
+    fn peek(&self) -> Option<u8> {
+        self.s.get(self.i).copied()
+    }
+    fn eat(&mut self, c: u8) -> bool {
+        if self.peek() == Some(c) {
+            self.i += 1;
+            true
+        } else {
+            false
+        }
+    }
+    fn expr(&mut self) -> Option<i128> {
+        self.depth += 1;
+        if self.depth > 64 {
+            return None;
+        }
+        let mut v = self.term()?;
+        loop {
+            if self.eat(b'+') {
+                v = v.checked_add(self.term()?)?;
+            } else if self.eat(b'-') {
+                v = v.checked_sub(self.term()?)?;
+            } else {
+                break;
+            }
+        }
+        self.depth -= 1;
+        Some(v)
+    }
+    fn term(&mut self) -> Option<i128> {
+        let mut v = self.factor()?;
+        loop {
+            if self.eat(b'*') {
+                v = v.checked_mul(self.factor()?)?;
+            } else if self.eat(b'/') {
+                v = v.checked_div_euclid(self.factor()?)?;
+            } else {
+                break;
+            }
+        }
+        Some(v)
+    }
+    fn factor(&mut self) -> Option<i128> {
+        let c = self.peek()?;
+        if c == b'-' {
+            self.i += 1;
+            self.depth += 1;
+            if self.depth > 64 {
+                return None;
+            }
+            return self.factor()?.checked_neg();
+        }
+        if c == b'(' {
+            self.i += 1;
+            let v = self.expr()?;
+            return self.eat(b')').then_some(v);
+        }
+        let start = self.i;
+        if c == b'[' {
+            let end = self.s[start..].iter().position(|&b| b == b']')? + start;
+            self.i = end + 1;
+            let name = core::str::from_utf8(&self.s[start + 1..end]).ok()?;
+            return self.bindings.get(name).map(|&v| i128::from(v));
+        }
+        while matches!(self.peek(), Some(b) if b.is_ascii_alphanumeric() || b == b'_') {
+            self.i += 1;
+        }
+        let word = core::str::from_utf8(&self.s[start..self.i]).ok()?;
+        if word.is_empty() {
+            return None;
+        }
+        if word.as_bytes()[0].is_ascii_digit() {
+            return word.parse::<i128>().ok();
+        }
+        if (word == "max" || word == "min") && self.eat(b'(') {
+            let a = self.expr()?;
+            if !self.eat(b',') {
+                return None;
+            }
+            let b = self.expr()?;
+            if !self.eat(b')') {
+                return None;
+            }
+            return Some(if word == "max" { a.max(b) } else { a.min(b) });
+        }
+        self.bindings.get(word).map(|&v| i128::from(v))
+    }
+}
+
 /// A tensor: its size is `bytes` when given, else `dtype` × `shape` once every dim is known.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Tensor {
@@ -79,7 +198,7 @@ impl Tensor {
             .iter()
             .map(|d| match d {
                 Dim::Known(n) => Some(*n),
-                Dim::Sym(s) => bindings.get(s).copied(),
+                Dim::Sym(s) => eval_dim(s, bindings),
             })
             .collect()
     }
@@ -592,6 +711,19 @@ mod tests {
         assert_eq!(t.size(&Bindings::new()).unwrap(), None);
         let b: Bindings = [("batch".into(), 4u64)].into_iter().collect();
         assert_eq!(t.size(&b).unwrap(), Some(48));
+        let e = Tensor {
+            shape: Some(vec![
+                Dim::Sym("(h-3)/2+1".into()),
+                Dim::Sym("max(h,[a.b])".into()),
+            ]),
+            ..t.clone()
+        };
+        let hb: Bindings = [("h".into(), 9u64), ("a.b".into(), 2u64)]
+            .into_iter()
+            .collect();
+        assert_eq!(e.bound_shape(&hb), Some(vec![4, 9]));
+        assert_eq!(eval_dim("h-10", &hb), None);
+        assert_eq!(eval_dim("h+", &hb), None);
         let huge: Bindings = [("batch".into(), u64::MAX)].into_iter().collect();
         assert!(t
             .size(&huge)

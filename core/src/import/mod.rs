@@ -3,3 +3,5 @@
 pub mod csv;
 #[cfg(feature = "serde")]
 pub mod json;
+#[cfg(feature = "onnx")]
+pub mod onnx;

@@ -1,0 +1,602 @@
+//! The ONNX importer on small models built here with the importer's own prost messages:
+//! bad input (clear errors, never panics), opset differences, symbolic dims.
+#![cfg(feature = "onnx")]
+
+use memplan_core::import::onnx::proto::{
+    AttributeProto, Dimension, GraphProto, ModelProto, NodeProto, OperatorSetIdProto, TensorProto,
+    TensorShapeProto, TypeProto, TypeTensor, ValueInfoProto,
+};
+use memplan_core::import::onnx::{parse, OnnxOptions};
+use memplan_core::{Bindings, DType, Dim, ErrorKind};
+use prost::Message;
+
+const FLOAT: i32 = 1;
+const INT64: i32 = 7;
+
+fn dim_v(v: i64) -> Dimension {
+    Dimension {
+        dim_value: Some(v),
+        dim_param: None,
+    }
+}
+
+fn dim_p(p: &str) -> Dimension {
+    Dimension {
+        dim_value: None,
+        dim_param: Some(p.into()),
+    }
+}
+
+fn vi(name: &str, elem: i32, dims: Vec<Dimension>) -> ValueInfoProto {
+    ValueInfoProto {
+        name: name.into(),
+        r#type: Some(TypeProto {
+            tensor_type: Some(TypeTensor {
+                elem_type: elem,
+                shape: Some(TensorShapeProto { dim: dims }),
+            }),
+            ..TypeProto::default()
+        }),
+    }
+}
+
+fn node(
+    op: &str,
+    name: &str,
+    ins: &[&str],
+    outs: &[&str],
+    attrs: Vec<AttributeProto>,
+) -> NodeProto {
+    NodeProto {
+        input: ins.iter().map(|s| s.to_string()).collect(),
+        output: outs.iter().map(|s| s.to_string()).collect(),
+        name: name.into(),
+        op_type: op.into(),
+        domain: String::new(),
+        attribute: attrs,
+    }
+}
+
+fn ints(name: &str, v: &[i64]) -> AttributeProto {
+    AttributeProto {
+        name: name.into(),
+        r#type: 7,
+        ints: v.to_vec(),
+        ..AttributeProto::default()
+    }
+}
+
+fn int(name: &str, v: i64) -> AttributeProto {
+    AttributeProto {
+        name: name.into(),
+        r#type: 2,
+        i: v,
+        ..AttributeProto::default()
+    }
+}
+
+fn i64_init(name: &str, v: &[i64]) -> TensorProto {
+    TensorProto {
+        name: name.into(),
+        data_type: INT64,
+        dims: vec![v.len() as i64],
+        int64_data: v.to_vec(),
+        ..TensorProto::default()
+    }
+}
+
+fn f32_init(name: &str, dims: &[i64]) -> TensorProto {
+    TensorProto {
+        name: name.into(),
+        data_type: FLOAT,
+        dims: dims.to_vec(),
+        // weights without payload: sizes come from dims
+        ..TensorProto::default()
+    }
+}
+
+fn model(opset: i64, g: GraphProto) -> Vec<u8> {
+    ModelProto {
+        ir_version: 8,
+        producer_name: "test".into(),
+        graph: Some(g),
+        opset_import: vec![OperatorSetIdProto {
+            domain: String::new(),
+            version: opset,
+        }],
+    }
+    .encode_to_vec()
+}
+
+fn graph(
+    nodes: Vec<NodeProto>,
+    inputs: Vec<ValueInfoProto>,
+    outputs: &[&str],
+    inits: Vec<TensorProto>,
+) -> GraphProto {
+    GraphProto {
+        node: nodes,
+        name: "g".into(),
+        initializer: inits,
+        sparse_initializer: vec![],
+        input: inputs,
+        output: outputs
+            .iter()
+            .map(|o| ValueInfoProto {
+                name: o.to_string(),
+                r#type: None,
+            })
+            .collect(),
+        value_info: vec![],
+    }
+}
+
+/// x[batch,3,8,8] -> Conv(w[4,3,3,3], pad 1) -> Relu -> y
+fn conv_relu() -> Vec<u8> {
+    model(
+        13,
+        graph(
+            vec![
+                node(
+                    "Conv",
+                    "conv",
+                    &["x", "w"],
+                    &["c"],
+                    vec![ints("pads", &[1, 1, 1, 1])],
+                ),
+                node("Relu", "relu", &["c"], &["y"], vec![]),
+            ],
+            vec![vi(
+                "x",
+                FLOAT,
+                vec![dim_p("batch"), dim_v(3), dim_v(8), dim_v(8)],
+            )],
+            &["y"],
+            vec![f32_init("w", &[4, 3, 3, 3])],
+        ),
+    )
+}
+
+fn shape_of(m: &memplan_core::import::onnx::OnnxModel, name: &str) -> Option<Vec<Dim>> {
+    let id = m.graph.tensor_id(name)?;
+    m.graph.tensors[id].shape.clone()
+}
+
+fn k(v: &[u64]) -> Option<Vec<Dim>> {
+    Some(v.iter().map(|&d| Dim::Known(d)).collect())
+}
+
+#[test]
+fn symbolic_batch_then_bound() {
+    let m = parse(&conv_relu(), &OnnxOptions::default()).unwrap();
+    let sym = Some(vec![
+        Dim::Sym("batch".into()),
+        Dim::Known(4),
+        Dim::Known(8),
+        Dim::Known(8),
+    ]);
+    assert_eq!(shape_of(&m, "y"), sym);
+    assert_eq!(m.symbols, vec!["batch".to_string()]);
+    assert_eq!(m.weights_bytes, 4 * 3 * 3 * 3 * 4);
+    let w = m.graph.tensor_id("w").unwrap();
+    assert!(m.graph.tensors[w].constant);
+    assert!(!m.graph.inputs.contains(&w));
+    // bound later, at lowering: x 2*3*8*8*4 = 1536, c and y 2*4*8*8*4 = 2048 each
+    let b: Bindings = [("batch".to_string(), 2u64)].into_iter().collect();
+    let l = m.graph.lower(&b).unwrap();
+    let sizes: Vec<u64> = l.problem.buffers.iter().map(|b| b.size).collect();
+    assert_eq!(sizes, vec![1536, 2048, 2048]);
+    // bound at import
+    let o = OnnxOptions {
+        dims: b,
+        ..OnnxOptions::default()
+    };
+    let m = parse(&conv_relu(), &o).unwrap();
+    assert_eq!(shape_of(&m, "y"), k(&[2, 4, 8, 8]));
+    assert!(m.symbols.is_empty());
+}
+
+#[test]
+fn truncated_file_is_a_parse_error() {
+    let bytes = conv_relu();
+    for cut in [1, bytes.len() / 3, bytes.len() / 2, bytes.len() - 1] {
+        let e = parse(&bytes[..cut], &OnnxOptions::default()).unwrap_err();
+        assert!(
+            matches!(e.kind(), ErrorKind::Parse | ErrorKind::Invalid),
+            "cut {cut}: {e}"
+        );
+    }
+    let e = parse(&bytes[..bytes.len() / 2], &OnnxOptions::default()).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Parse, "{e}");
+    assert!(e.to_string().contains("not a valid ONNX model"), "{e}");
+}
+
+#[test]
+fn wrong_bytes_are_a_parse_error() {
+    for bytes in [
+        &b"GIF89a\x01\x00\x01\x00\x80\xff\xff"[..],
+        b"",
+        b"{\"not\": \"onnx\"}",
+        &[0xff; 64],
+    ] {
+        let e = parse(bytes, &OnnxOptions::default()).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::Parse, "{e}");
+    }
+}
+
+#[test]
+fn missing_input_names_the_op_and_tensor() {
+    let bytes = model(
+        13,
+        graph(
+            vec![node("Add", "add1", &["x", "nope"], &["y"], vec![])],
+            vec![vi("x", FLOAT, vec![dim_v(4)])],
+            &["y"],
+            vec![],
+        ),
+    );
+    let e = parse(&bytes, &OnnxOptions::default()).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Invalid);
+    let s = e.to_string();
+    assert!(s.contains("op 'add1' (Add)") && s.contains("'nope'"), "{s}");
+}
+
+#[test]
+fn cycle_names_an_op() {
+    let bytes = model(
+        13,
+        graph(
+            vec![
+                node("Add", "a", &["x", "b_out"], &["a_out"], vec![]),
+                node("Relu", "b", &["a_out"], &["b_out"], vec![]),
+            ],
+            vec![vi("x", FLOAT, vec![dim_v(4)])],
+            &["b_out"],
+            vec![],
+        ),
+    );
+    let e = parse(&bytes, &OnnxOptions::default()).unwrap_err();
+    let s = e.to_string();
+    assert!(s.contains("cycle") && s.contains("op 'a' (Add)"), "{s}");
+    let self_loop = model(
+        13,
+        graph(
+            vec![node("Relu", "r", &["r_out"], &["r_out"], vec![])],
+            vec![],
+            &["r_out"],
+            vec![],
+        ),
+    );
+    let s = parse(&self_loop, &OnnxOptions::default())
+        .unwrap_err()
+        .to_string();
+    assert!(s.contains("cycle") && s.contains("op 'r'"), "{s}");
+}
+
+#[test]
+fn overflowing_dims_name_the_tensor() {
+    let bytes = model(
+        13,
+        graph(
+            vec![node("Relu", "r", &["x"], &["y"], vec![])],
+            vec![vi("x", FLOAT, vec![dim_p("n"), dim_p("n")])],
+            &["y"],
+            vec![],
+        ),
+    );
+    // 2^33 * 2^33 elements * 4 bytes > u64
+    let o = OnnxOptions {
+        dims: [("n".to_string(), 1u64 << 33)].into_iter().collect(),
+        ..OnnxOptions::default()
+    };
+    let e = parse(&bytes, &o).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Overflow, "{e}");
+    assert!(e.to_string().contains("tensor 'x'"), "{e}");
+    // unbound at import, bound at lowering: same error from lower
+    let m = parse(&bytes, &OnnxOptions::default()).unwrap();
+    let e = m.graph.lower(&o.dims).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Overflow, "{e}");
+    // a dim above i64::MAX given for an input
+    let o = OnnxOptions {
+        inputs: [("x".to_string(), vec![u64::MAX, 1])].into_iter().collect(),
+        ..OnnxOptions::default()
+    };
+    let e = parse(&bytes, &o).unwrap_err();
+    assert!(e.to_string().contains("input 'x'"), "{e}");
+}
+
+#[test]
+fn negative_dims_after_binding_name_the_op() {
+    // 3x3 kernel without padding on a 2x2 input: output dim 0 is fine, 1x1 kernel... use 5x5
+    let bytes = model(
+        13,
+        graph(
+            vec![node("Conv", "conv5", &["x", "w"], &["y"], vec![])],
+            vec![vi(
+                "x",
+                FLOAT,
+                vec![dim_v(1), dim_v(1), dim_p("h"), dim_p("h")],
+            )],
+            &["y"],
+            vec![f32_init("w", &[1, 1, 5, 5])],
+        ),
+    );
+    let o = OnnxOptions {
+        dims: [("h".to_string(), 3u64)].into_iter().collect(),
+        ..OnnxOptions::default()
+    };
+    let e = parse(&bytes, &o).unwrap_err();
+    assert!(
+        e.to_string().contains("op 'conv5' (Conv)") && e.to_string().contains("-1"),
+        "{e}"
+    );
+    // Symbolic, then bound too small at lowering: the expression is negative, the size
+    // unknown, and lowering says so instead of wrapping.
+    let m = parse(&bytes, &OnnxOptions::default()).unwrap();
+    let l = m.graph.lower(&o.dims).unwrap();
+    assert!(
+        l.warnings.iter().any(|w| w.contains("'y'")),
+        "{:?}",
+        l.warnings
+    );
+    // with h = 7 the symbolic expression gives 3
+    let y = m.graph.tensor_id("y").unwrap();
+    let b: Bindings = [("h".to_string(), 7u64)].into_iter().collect();
+    assert_eq!(m.graph.tensors[y].bound_shape(&b), Some(vec![1, 1, 3, 3]));
+    // negative dims in a file
+    let bad = model(
+        13,
+        graph(vec![], vec![], &[], vec![f32_init("w", &[2, -3])]),
+    );
+    let e = parse(&bad, &OnnxOptions::default()).unwrap_err();
+    assert!(e.to_string().contains("tensor 'w'"), "{e}");
+}
+
+#[test]
+fn given_input_shape_must_fit_the_declared_one() {
+    let o = OnnxOptions {
+        inputs: [("x".to_string(), vec![1, 3, 8])].into_iter().collect(),
+        ..OnnxOptions::default()
+    };
+    let e = parse(&conv_relu(), &o).unwrap_err();
+    assert!(
+        e.to_string().contains("input 'x'") && e.to_string().contains("rank"),
+        "{e}"
+    );
+    let o = OnnxOptions {
+        inputs: [("x".to_string(), vec![1, 4, 8, 8])].into_iter().collect(),
+        ..OnnxOptions::default()
+    };
+    let e = parse(&conv_relu(), &o).unwrap_err();
+    assert!(e.to_string().contains("input 'x'"), "{e}");
+}
+
+/// Squeeze/Unsqueeze/ReduceSum/Split axes as attributes (opset 11) or inputs (13), Slice as
+/// attributes (opset 9) or inputs (10+): same shapes.
+#[test]
+fn opset_differences() {
+    let x = || vi("x", FLOAT, vec![dim_v(2), dim_v(1), dim_v(6)]);
+    // opset 11: attributes
+    let old = model(
+        9,
+        graph(
+            vec![
+                node("Squeeze", "sq", &["x"], &["s"], vec![ints("axes", &[1])]),
+                node("Unsqueeze", "un", &["s"], &["u"], vec![ints("axes", &[0])]),
+                node(
+                    "ReduceSum",
+                    "rs",
+                    &["u"],
+                    &["r"],
+                    vec![ints("axes", &[2]), int("keepdims", 0)],
+                ),
+                node(
+                    "Split",
+                    "sp",
+                    &["s"],
+                    &["p1", "p2"],
+                    vec![int("axis", 1), ints("split", &[2, 4])],
+                ),
+                node(
+                    "Slice",
+                    "sl",
+                    &["x"],
+                    &["c"],
+                    vec![
+                        ints("starts", &[1]),
+                        ints("ends", &[100]),
+                        ints("axes", &[2]),
+                    ],
+                ),
+            ],
+            vec![x()],
+            &["r", "p1", "p2", "c"],
+            vec![],
+        ),
+    );
+    let new = model(
+        13,
+        graph(
+            vec![
+                node("Squeeze", "sq", &["x", "a1"], &["s"], vec![]),
+                node("Unsqueeze", "un", &["s", "a0"], &["u"], vec![]),
+                node(
+                    "ReduceSum",
+                    "rs",
+                    &["u", "a2"],
+                    &["r"],
+                    vec![int("keepdims", 0)],
+                ),
+                node(
+                    "Split",
+                    "sp",
+                    &["s", "split"],
+                    &["p1", "p2"],
+                    vec![int("axis", 1)],
+                ),
+                node("Slice", "sl", &["x", "st", "en", "a2"], &["c"], vec![]),
+            ],
+            vec![x()],
+            &["r", "p1", "p2", "c"],
+            vec![
+                i64_init("a0", &[0]),
+                i64_init("a1", &[1]),
+                i64_init("a2", &[2]),
+                i64_init("split", &[2, 4]),
+                i64_init("st", &[1]),
+                i64_init("en", &[100]),
+            ],
+        ),
+    );
+    for bytes in [old, new] {
+        let m = parse(&bytes, &OnnxOptions::default()).unwrap();
+        assert!(m.warnings.is_empty(), "{:?}", m.warnings);
+        assert_eq!(shape_of(&m, "s"), k(&[2, 6]));
+        assert_eq!(shape_of(&m, "u"), k(&[1, 2, 6]));
+        assert_eq!(shape_of(&m, "r"), k(&[1, 2]));
+        assert_eq!(shape_of(&m, "p1"), k(&[2, 2]));
+        assert_eq!(shape_of(&m, "p2"), k(&[2, 4]));
+        assert_eq!(shape_of(&m, "c"), k(&[2, 1, 5]));
+    }
+}
+
+/// Shape -> Gather -> Concat -> Reshape with a symbolic batch, and Resize by scales and sizes.
+#[test]
+fn shape_arithmetic_stays_symbolic() {
+    let bytes = model(
+        13,
+        graph(
+            vec![
+                node("Shape", "shape", &["x"], &["sh"], vec![]),
+                node("Gather", "g0", &["sh", "s0"], &["b"], vec![int("axis", 0)]),
+                node("Unsqueeze", "u0", &["b", "i0"], &["b1"], vec![]),
+                node(
+                    "Concat",
+                    "cat",
+                    &["b1", "m1"],
+                    &["tgt"],
+                    vec![int("axis", 0)],
+                ),
+                node("Reshape", "rs", &["x", "tgt"], &["flat"], vec![]),
+                node("Resize", "up", &["x", "", "scales"], &["big"], vec![]),
+                node("Resize", "to", &["x", "", "", "sizes"], &["fixed"], vec![]),
+                node("Cast", "cast", &["sh"], &["shf"], vec![int("to", 1)]),
+            ],
+            vec![vi(
+                "x",
+                FLOAT,
+                vec![dim_p("N"), dim_v(3), dim_v(4), dim_v(5)],
+            )],
+            &["flat", "big", "fixed", "shf"],
+            vec![
+                i64_init("i0", &[0]),
+                TensorProto {
+                    name: "s0".into(),
+                    data_type: INT64,
+                    dims: vec![],
+                    int64_data: vec![0],
+                    ..TensorProto::default()
+                },
+                i64_init("m1", &[-1]),
+                TensorProto {
+                    name: "scales".into(),
+                    data_type: FLOAT,
+                    dims: vec![4],
+                    float_data: vec![1.0, 1.0, 2.0, 2.0],
+                    ..TensorProto::default()
+                },
+                i64_init("sizes", &[1, 3, 7, 9]),
+            ],
+        ),
+    );
+    let m = parse(&bytes, &OnnxOptions::default()).unwrap();
+    assert!(m.warnings.is_empty(), "{:?}", m.warnings);
+    assert_eq!(
+        shape_of(&m, "flat"),
+        Some(vec![Dim::Sym("N".into()), Dim::Known(60)])
+    );
+    assert_eq!(
+        shape_of(&m, "big"),
+        Some(vec![
+            Dim::Sym("N".into()),
+            Dim::Known(3),
+            Dim::Known(8),
+            Dim::Known(10)
+        ])
+    );
+    assert_eq!(shape_of(&m, "fixed"), k(&[1, 3, 7, 9]));
+    let shf = m.graph.tensor_id("shf").unwrap();
+    assert_eq!(m.graph.tensors[shf].dtype, Some(DType::Float32));
+}
+
+/// Every element type's size: 4-bit packed, bool one byte, strings as 8-byte handles.
+#[test]
+fn element_sizes() {
+    let mut inits = Vec::new();
+    for code in 1..=26 {
+        inits.push(TensorProto {
+            name: format!("t{code}"),
+            data_type: code,
+            dims: vec![3],
+            ..TensorProto::default()
+        });
+    }
+    let m = parse(
+        &model(21, graph(vec![], vec![], &[], inits)),
+        &OnnxOptions::default(),
+    )
+    .unwrap();
+    let size = |code: i32| {
+        let t = &m.graph.tensors[m.graph.tensor_id(&format!("t{code}")).unwrap()];
+        t.size(&Bindings::new()).unwrap().unwrap()
+    };
+    assert_eq!(size(1), 12); // float
+    assert_eq!(size(9), 3); // bool
+    assert_eq!(size(8), 24); // string: 8-byte handles
+    assert_eq!(size(10), 6); // float16
+    assert_eq!(size(15), 48); // complex128
+    assert_eq!(size(21), 2); // uint4: 3 nibbles -> 2 bytes
+    assert_eq!(size(22), 2); // int4
+    assert_eq!(size(25), 1); // uint2: 6 bits -> 1 byte
+                             // an unknown type code is an error naming the tensor
+    let bad = model(
+        13,
+        graph(
+            vec![],
+            vec![],
+            &[],
+            vec![TensorProto {
+                name: "q".into(),
+                data_type: 99,
+                dims: vec![1],
+                ..TensorProto::default()
+            }],
+        ),
+    );
+    let e = parse(&bad, &OnnxOptions::default()).unwrap_err();
+    assert!(e.to_string().contains("tensor 'q'"), "{e}");
+}
+
+/// Large payloads are skipped, not copied; small ones drive value propagation.
+#[test]
+fn large_raw_data_is_skipped() {
+    let big = TensorProto {
+        name: "w".into(),
+        data_type: FLOAT,
+        dims: vec![4096],
+        raw_data: vec![0u8; 4096 * 4],
+        ..TensorProto::default()
+    };
+    let bytes = big.encode_to_vec();
+    let back = TensorProto::decode(&bytes[..]).unwrap();
+    assert!(back.raw_data.is_empty() && back.payload_skipped);
+    assert_eq!(back.dims, vec![4096]);
+    let small = TensorProto {
+        raw_data: 7i64.to_le_bytes().to_vec(),
+        data_type: INT64,
+        dims: vec![1],
+        ..TensorProto::default()
+    };
+    let back = TensorProto::decode(&small.encode_to_vec()[..]).unwrap();
+    assert_eq!(back.raw_data, 7i64.to_le_bytes().to_vec());
+}
