@@ -296,18 +296,6 @@ fn run_plan(args: &PlanArgs) -> Result<(), Error> {
     for w in &lowered.warnings {
         eprintln!("warning: {shown}: {w}");
     }
-    let names: Vec<String> = if args.strategies.is_empty() {
-        memplan_core::strategies()
-            .iter()
-            .map(|s| s.name.to_string())
-            .collect()
-    } else {
-        args.strategies.clone()
-    };
-    let infos = names
-        .iter()
-        .map(|n| memplan_core::find_strategy(n))
-        .collect::<Result<Vec<_>, _>>()?;
     let bounds = memplan_core::lower_bound(problem)?;
     let mut entries = Vec::new();
     let mut plans = Vec::new();

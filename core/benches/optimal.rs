@@ -5,6 +5,8 @@
 //! Without files: the MiniMalloc challenging suite and the real traces of
 //! `/work/shared/benchmarks` (or `$MEMPLAN_BENCHMARKS`), then generated instances of 20k, 40k
 //! and 60k buffers. Prints one Markdown table row per input.
+// Bench code: counts and timings are far below the truncation limits.
+#![allow(clippy::cast_possible_truncation)]
 
 use std::time::Instant;
 
@@ -55,13 +57,20 @@ fn generate(n: usize, seed: u64) -> Problem {
 }
 
 fn main() {
-    let mut args: Vec<String> = std::env::args().skip(1).filter(|a| a != "--bench").collect();
+    let mut args: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| a != "--bench")
+        .collect();
     let mut limit = 10_000u64;
     if let Some(i) = args.iter().position(|a| a == "--time-limit") {
-        limit = args.get(i + 1).and_then(|v| v.parse().ok()).unwrap_or(limit);
+        limit = args
+            .get(i + 1)
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(limit);
         args.drain(i..(i + 2).min(args.len()));
     }
-    let root = std::env::var("MEMPLAN_BENCHMARKS").unwrap_or_else(|_| "/work/shared/benchmarks".into());
+    let root =
+        std::env::var("MEMPLAN_BENCHMARKS").unwrap_or_else(|_| "/work/shared/benchmarks".into());
     if args.is_empty() {
         for f in "ABCDEFGHIJK".chars() {
             args.push(format!("{root}/minimalloc/challenging/{f}.1048576.csv"));

@@ -344,8 +344,13 @@ proptest! {
             .collect();
         let p = Problem::from_buffers("chain", bufs);
         let lb = lower_bound(&p).unwrap().lower_bound;
+        // Greedy heuristics need not reach the bound on a chain (sizes 7961, 2317, 4349, 7923,
+        // 6665: greedy by size stacks t1 on t2 and reaches 14589 > 14588), but a buffer
+        // conflicts only with its two neighbours, so it ends at most s(i-1) + s(i) + s(i+1)
+        // < 2 * lb.
         for name in PACKING {
-            prop_assert_eq!(run(&p, name, &PlanOptions::exact()).peak, lb, "{}", name);
+            let peak = run(&p, name, &PlanOptions::exact()).peak;
+            prop_assert!(lb <= peak && peak <= 2 * lb, "{}: {} vs bound {}", name, peak, lb);
         }
     }
 }

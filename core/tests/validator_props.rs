@@ -41,7 +41,7 @@ fn instance() -> impl Strategy<Value = (Problem, Plan)> {
         let offsets: Vec<u64> = rows.iter().map(|r| r.3 * 4).collect();
         let sizes: Vec<u64> = rows.iter().map(|r| r.0).collect();
         let problem = Problem::from_buffers("random", buffers);
-        let plan = Plan::new("random", 4, offsets, sizes).unwrap();
+        let plan = Plan::new("random", 4, offsets, sizes).expect("plan");
         (problem, plan)
     })
 }

@@ -44,9 +44,10 @@ impl StrategyInfo {
     /// As [`plan`].
     pub fn run(&self, problem: &Problem, options: &PlanOptions) -> Result<Plan> {
         options.check()?;
-        // Packing strategies overlay gears at a common base; block strategies (GE) and the
-        // baseline handle gears themselves.
-        let mut plan = if self.family == Family::Packing {
+        // Packing strategies overlay gears at a common base; block strategies (GE), the
+        // baseline and the portfolio (which overlays each candidate, so that it compares whole
+        // plans) handle gears themselves.
+        let mut plan = if self.family == Family::Packing && self.name != "portfolio" {
             crate::gears::plan_overlaid(problem, |p| (self.run)(p, options))?
         } else {
             (self.run)(problem, options)?

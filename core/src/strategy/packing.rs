@@ -26,7 +26,7 @@ use core::cmp::Reverse;
 use super::packing_index::ConflictIndex;
 use crate::error::{add, round_up, Error, ErrorKind, Result};
 use crate::plan::{Plan, PlanOptions};
-use crate::problem::{gears_can_coexist, Problem};
+use crate::problem::Problem;
 
 /// How a hole is chosen among those a buffer fits in. Holes are the gaps between the placed
 /// buffers that conflict with it, ordered by offset; the arena above them is unbounded.
@@ -76,12 +76,9 @@ fn place_with_sizes(
     let bufs = &problem.buffers;
     let n = bufs.len();
     let index_ranges = ranges(problem, options);
-    let mut index = ConflictIndex::new(&index_ranges)?;
     let gears: Vec<Option<u64>> = bufs.iter().map(|b| b.gear).collect();
-    let any_gear = gears.iter().any(Option::is_some);
+    let mut index = ConflictIndex::new(&index_ranges, &gears)?;
     let mut offsets = alloc::vec![0u64; n];
-    // (offset, offset + size) of placed buffers
-    let mut spans = alloc::vec![(0u64, 0u64); n];
     let mut done = alloc::vec![false; n];
     let mut heap = 0u64;
     let mut busy: Vec<(u64, u64)> = Vec::new();
@@ -94,29 +91,29 @@ fn place_with_sizes(
             continue;
         }
         let end = add(off, sizes[i], alloc::format!("end of '{}'", b.name))?;
-        let mut clash = None;
-        index.for_each_overlapping(i, |j| {
-            if clash.is_none()
-                && gears_can_coexist(gears[i], gears[j])
-                && spans[j].0 < end
-                && off < spans[j].1
-            {
-                clash = Some(j);
-            }
-        });
-        if let Some(j) = clash {
+        busy.clear();
+        index.busy(i, &mut busy);
+        if busy.iter().any(|&(lo, hi)| lo < end && off < hi) {
+            // name the other pinned buffer (error path: a plain scan)
+            let other = (0..i)
+                .find(|&j| {
+                    done[j]
+                        && sizes[j] > 0
+                        && b.conflicts(&bufs[j])
+                        && offsets[j] < end
+                        && off < offsets[j].saturating_add(sizes[j])
+                })
+                .map_or("?", |j| bufs[j].name.as_str());
             return Err(Error::new(
                 ErrorKind::Infeasible,
                 alloc::format!(
-                    "buffers '{}' and '{}' are pinned to overlapping bytes while both are live",
-                    bufs[j].name,
+                    "buffers '{other}' and '{}' are pinned to overlapping bytes while both are live",
                     b.name
                 ),
             ));
         }
-        spans[i] = (off, end);
         heap = heap.max(end);
-        index.insert(i);
+        index.insert(i, off, end);
     }
 
     let rest = 0..n;
@@ -129,23 +126,14 @@ fn place_with_sizes(
             continue;
         }
         busy.clear();
-        if any_gear {
-            index.for_each_overlapping(i, |j| {
-                if gears_can_coexist(gears[i], gears[j]) {
-                    busy.push(spans[j]);
-                }
-            });
-        } else {
-            index.for_each_overlapping(i, |j| busy.push(spans[j]));
-        }
+        index.busy(i, &mut busy);
         busy.sort_unstable();
         let b = &bufs[i];
         let off = choose_gap(&busy, sizes[i], options.alignment_of(b), fit, heap, &b.name)?;
         let end = add(off, sizes[i], alloc::format!("end of '{}'", b.name))?;
         offsets[i] = off;
-        spans[i] = (off, end);
         heap = heap.max(end);
-        index.insert(i);
+        index.insert(i, off, end);
     }
     finish(name, options, offsets, sizes)
 }
@@ -189,6 +177,20 @@ fn finish(name: &str, options: &PlanOptions, offsets: Vec<u64>, sizes: Vec<u64>)
     Ok(plan)
 }
 
+/// [`round_up`] with fast paths for alignment 1 and powers of two.
+#[inline]
+fn align_up(x: u64, align: u64, name: &str) -> Result<u64> {
+    if align <= 1 {
+        Ok(x)
+    } else if align.is_power_of_two() {
+        x.checked_add(align - 1)
+            .map(|y| y & !(align - 1))
+            .ok_or_else(|| Error::overflow(alloc::format!("offset of '{name}'")))
+    } else {
+        round_up(x, align, alloc::format!("offset of '{name}'"))
+    }
+}
+
 /// The offset for a block of `size` bytes aligned to `align`, given the busy intervals
 /// `[lo, hi)` sorted by `lo` (they may overlap each other) and the current heap size `heap`
 /// (the largest end of any placed buffer, used by [`Fit::BestChunk`]).
@@ -200,28 +202,27 @@ fn choose_gap(
     heap: u64,
     name: &str,
 ) -> Result<u64> {
-    let what = || alloc::format!("offset of '{name}'");
     let fits = |off: u64, next: u64| off.checked_add(size).is_some_and(|e| e <= next);
     match fit {
         Fit::First => {
             let mut cursor = 0u64;
             for &(lo, hi) in busy {
                 if lo > cursor {
-                    let off = round_up(cursor, align, what())?;
+                    let off = align_up(cursor, align, name)?;
                     if fits(off, lo) {
                         return Ok(off);
                     }
                 }
                 cursor = cursor.max(hi);
             }
-            round_up(cursor, align, what())
+            align_up(cursor, align, name)
         }
         Fit::Best => {
             let mut cursor = 0u64;
             let mut best: Option<(u64, u64)> = None; // (offset, unaligned hole size)
             for &(lo, hi) in busy {
                 if lo > cursor {
-                    let off = round_up(cursor, align, what())?;
+                    let off = align_up(cursor, align, name)?;
                     if fits(off, lo) && best.is_none_or(|(_, g)| lo - off < g) {
                         best = Some((off, lo - cursor));
                     }
@@ -230,7 +231,7 @@ fn choose_gap(
             }
             match best {
                 Some((off, _)) => Ok(off),
-                None => round_up(cursor, align, what()),
+                None => align_up(cursor, align, name),
             }
         }
         Fit::BestChunk => {
@@ -245,7 +246,7 @@ fn choose_gap(
                 if offset < lo {
                     consider(offset, lo - offset);
                 }
-                offset = offset.max(round_up(hi, align, what())?);
+                offset = offset.max(align_up(hi, align, name)?);
             }
             if offset < heap {
                 consider(offset, heap - offset);
@@ -456,7 +457,9 @@ pub const PORTFOLIO: &[(&str, Heuristic)] = &[
 
 /// `portfolio` — runs every packing heuristic of [`PORTFOLIO`] and keeps the plan with the
 /// smallest peak (ties: the first in that list). The plan is named `portfolio:<winner>`; its
-/// `stats` hold each candidate's peak in bytes under the candidate's name.
+/// `stats` hold each candidate's peak in bytes under the candidate's name. With dynamic-batch
+/// gears each candidate is overlaid on its own ([`crate::gears::plan_overlaid`]), so whole plans
+/// are compared.
 ///
 /// # Errors
 /// The first error of a candidate (they fail on the same inputs: overflow, infeasible pins).
@@ -464,7 +467,7 @@ pub fn portfolio(problem: &Problem, options: &PlanOptions) -> Result<Plan> {
     let mut best: Option<Plan> = None;
     let mut stats: Vec<(String, u64)> = Vec::with_capacity(PORTFOLIO.len());
     for &(name, run) in PORTFOLIO {
-        let plan = run(problem, options)?;
+        let plan = crate::gears::plan_overlaid(problem, |p| run(p, options))?;
         stats.push((String::from(name), plan.peak));
         if best.as_ref().is_none_or(|b| plan.peak < b.peak) {
             best = Some(plan);

@@ -1,43 +1,34 @@
-//! The conflict index of the packing strategies: which already placed buffers are live at the
-//! same time as a given one, in time proportional to their number.
+//! The conflict index of the packing strategies: the bytes occupied, at some time of a given
+//! live range, by the already placed buffers.
 //!
 //! All live ranges are known before placement starts, only "placed or not" changes. Times are
-//! compressed to ranks (`u32`) once. A placed buffer is found by a query range `[s, e]` iff it
-//! is live at `s` (a *stabbing* query: a segment tree over time whose nodes hold the placed
-//! ranges they canonically cover, as flat linked lists) or it starts in `(s, e]` (an ordered set
-//! of placed buffers by start). The two parts are disjoint, so every conflict is reported once.
-//! Insertion is `O(log n)`, a query `O(log n + k)` for `k` reported buffers.
+//! compressed to ranks (`u32`) once. A placed buffer is live during a query range `[s, e]` iff
+//! it is live at `s` or it starts in `(s, e]`. Two segment trees over time answer the two
+//! parts: the *stabbing* tree holds, in each node, the placed buffers whose live range
+//! canonically covers the node (found on the path from leaf `s` to the root); the *start* tree
+//! holds, in each node, the placed buffers that start under it (found in the `O(log n)` nodes
+//! covering `(s, e]`).
+//!
+//! Holes only depend on the union of the occupied bytes, so each node keeps (nearly) that
+//! union: see `Node`. Packed buffers touch, so the lists stay short even in the nodes near
+//! the root that see every buffer: a query reads `O(log n)` nodes of a few intervals each,
+//! whatever the number of conflicting buffers, and an insertion appends to `O(log n)` nodes.
 
-use alloc::collections::BTreeSet;
 use alloc::vec::Vec;
 
 use crate::error::{Error, Result};
 
-const NIL: u32 = u32::MAX;
-
-/// Placed buffers indexed by live range; ids are buffer indices.
-pub(crate) struct ConflictIndex {
-    /// Compressed inclusive live range of every buffer (placed or not).
+/// Every buffer's live range as compressed time ranks, and the segment-tree shape.
+struct Timeline {
     lo: Vec<u32>,
     hi: Vec<u32>,
     /// Number of segment-tree leaves (a power of two, at least the number of time ranks).
     leaves: usize,
-    /// Head of each node's list of placed buffers (index into `next` / `item`).
-    head: Vec<u32>,
-    next: Vec<u32>,
-    item: Vec<u32>,
-    /// Placed buffers ordered by (start rank, id).
-    by_start: BTreeSet<(u32, u32)>,
 }
 
-impl ConflictIndex {
-    /// An empty index for buffers whose inclusive live ranges are `ranges[i] = (start, end)`.
-    ///
-    /// # Errors
-    /// [`crate::ErrorKind::Invalid`] with more than `u32::MAX - 1` buffers or a range with
-    /// `start > end`.
-    pub(crate) fn new(ranges: &[(u64, u64)]) -> Result<Self> {
-        if u32::try_from(ranges.len()).map_or(true, |n| n == NIL) {
+impl Timeline {
+    fn new(ranges: &[(u64, u64)]) -> Result<Self> {
+        if u32::try_from(ranges.len()).map_or(true, |n| n == u32::MAX) {
             return Err(Error::invalid("too many buffers for the packing index"));
         }
         if ranges.iter().any(|&(s, e)| s > e) {
@@ -62,62 +53,161 @@ impl ConflictIndex {
             hi.push(rank(e)?);
         }
         let leaves = coords.len().max(1).next_power_of_two();
-        Ok(ConflictIndex {
-            lo,
-            hi,
-            leaves,
-            head: alloc::vec![NIL; 2 * leaves],
-            next: Vec::new(),
-            item: Vec::new(),
-            by_start: BTreeSet::new(),
-        })
+        Ok(Timeline { lo, hi, leaves })
+    }
+}
+
+/// The bytes of the placed buffers a tree node holds: appended as they come, and compacted
+/// (sorted, overlapping and touching intervals merged) whenever the list doubles past the
+/// size of its last compaction. Only the union matters to find holes, and packed buffers
+/// touch, so lists near the root, which see many buffers, stay short; appending keeps an
+/// insertion `O(1)` amortised plus `O(log)` for the compactions.
+#[derive(Default)]
+struct Node {
+    v: Vec<(u64, u64)>,
+    compacted: usize,
+}
+
+/// Lists shorter than this are never compacted.
+const COMPACT_MIN: usize = 16;
+
+impl Node {
+    fn push(&mut self, lo: u64, hi: u64) {
+        self.v.push((lo, hi));
+        if self.v.len() >= COMPACT_MIN.max(2 * self.compacted) {
+            self.v.sort_unstable();
+            let mut w = 0;
+            for r in 1..self.v.len() {
+                if self.v[r].0 <= self.v[w].1 {
+                    self.v[w].1 = self.v[w].1.max(self.v[r].1);
+                } else {
+                    w += 1;
+                    self.v[w] = self.v[r];
+                }
+            }
+            self.v.truncate(w + 1);
+            self.compacted = self.v.len();
+        }
+    }
+}
+
+/// Placed buffers of one gear class.
+struct Layer {
+    /// Stabbing tree: the bytes of the placed buffers each node canonically covers.
+    stab: Vec<Node>,
+    /// Start tree: the bytes of the placed buffers whose start rank is under each node.
+    starts: Vec<Node>,
+}
+
+impl Layer {
+    fn new(leaves: usize) -> Self {
+        let mut stab = Vec::new();
+        stab.resize_with(2 * leaves, Node::default);
+        let mut starts = Vec::new();
+        starts.resize_with(2 * leaves, Node::default);
+        Layer { stab, starts }
     }
 
-    /// Marks buffer `id` placed.
-    pub(crate) fn insert(&mut self, id: usize) {
-        let (lo, hi) = (self.lo[id] as usize, self.hi[id] as usize);
-        // `id` < u32::MAX was checked in `new`.
-        let id32 = u32::try_from(id).unwrap_or(NIL);
-        let mut l = lo + self.leaves;
-        let mut r = hi + self.leaves + 1;
+    fn insert(&mut self, t: &Timeline, id: usize, lo: u64, hi: u64) {
+        let mut l = t.lo[id] as usize + t.leaves;
+        let mut r = t.hi[id] as usize + t.leaves + 1;
         while l < r {
             if l & 1 == 1 {
-                self.push(l, id32);
+                self.stab[l].push(lo, hi);
                 l += 1;
             }
             if r & 1 == 1 {
                 r -= 1;
-                self.push(r, id32);
+                self.stab[r].push(lo, hi);
             }
             l >>= 1;
             r >>= 1;
         }
-        self.by_start.insert((self.lo[id], id32));
-    }
-
-    fn push(&mut self, node: usize, id: u32) {
-        let slot = u32::try_from(self.item.len()).unwrap_or(NIL);
-        self.item.push(id);
-        self.next.push(self.head[node]);
-        self.head[node] = slot;
-    }
-
-    /// Calls `f` once for every placed buffer whose live range intersects buffer `id`'s
-    /// (`id` itself included if placed).
-    pub(crate) fn for_each_overlapping(&self, id: usize, mut f: impl FnMut(usize)) {
-        let (lo, hi) = (self.lo[id], self.hi[id]);
-        let mut node = lo as usize + self.leaves;
+        let mut node = t.lo[id] as usize + t.leaves;
         while node >= 1 {
-            let mut e = self.head[node];
-            while e != NIL {
-                f(self.item[e as usize] as usize);
-                e = self.next[e as usize];
-            }
+            self.starts[node].push(lo, hi);
             node >>= 1;
         }
-        if lo < hi {
-            for &(_, j) in self.by_start.range((lo + 1, 0)..=(hi, NIL)) {
-                f(j as usize);
+    }
+
+    fn collect(&self, t: &Timeline, id: usize, out: &mut Vec<(u64, u64)>) {
+        let (lo, hi) = (t.lo[id] as usize, t.hi[id] as usize);
+        let mut node = lo + t.leaves;
+        while node >= 1 {
+            out.extend_from_slice(&self.stab[node].v);
+            node >>= 1;
+        }
+        // starts in (lo, hi]
+        let mut l = lo + 1 + t.leaves;
+        let mut r = hi + 1 + t.leaves;
+        while l < r {
+            if l & 1 == 1 {
+                out.extend_from_slice(&self.starts[l].v);
+                l += 1;
+            }
+            if r & 1 == 1 {
+                r -= 1;
+                out.extend_from_slice(&self.starts[r].v);
+            }
+            l >>= 1;
+            r >>= 1;
+        }
+    }
+}
+
+/// The placed buffers, by gear class: buffers of different gears never conflict, ungeared
+/// buffers conflict with every gear.
+pub(crate) struct ConflictIndex {
+    time: Timeline,
+    /// Class of each buffer: 0 for ungeared, `1 + k` for the k-th gear.
+    class: Vec<usize>,
+    /// One layer per class, created when its first buffer is placed.
+    layers: Vec<Option<Layer>>,
+}
+
+impl ConflictIndex {
+    /// An empty index for buffers whose inclusive live ranges are `ranges[i] = (start, end)`,
+    /// of gears `gears[i]` (same length).
+    ///
+    /// # Errors
+    /// [`crate::ErrorKind::Invalid`] with more than `u32::MAX - 1` buffers or a range with
+    /// `start > end`.
+    pub(crate) fn new(ranges: &[(u64, u64)], gears: &[Option<u64>]) -> Result<Self> {
+        let time = Timeline::new(ranges)?;
+        let mut distinct: Vec<u64> = gears.iter().filter_map(|g| *g).collect();
+        distinct.sort_unstable();
+        distinct.dedup();
+        let class = gears
+            .iter()
+            .map(|g| g.map_or(0, |g| 1 + distinct.partition_point(|&d| d < g)))
+            .collect();
+        let mut layers = Vec::new();
+        layers.resize_with(distinct.len() + 1, || None);
+        Ok(ConflictIndex {
+            time,
+            class,
+            layers,
+        })
+    }
+
+    /// Marks buffer `id` placed at bytes `[lo, hi)` (`lo < hi`).
+    pub(crate) fn insert(&mut self, id: usize, lo: u64, hi: u64) {
+        let leaves = self.time.leaves;
+        self.layers[self.class[id]]
+            .get_or_insert_with(|| Layer::new(leaves))
+            .insert(&self.time, id, lo, hi);
+    }
+
+    /// Appends to `out` the bytes occupied by placed buffers that conflict with buffer `id`
+    /// (live at the same time, gears that can coexist), as intervals `[lo, hi)` in no order;
+    /// touching intervals may come merged.
+    pub(crate) fn busy(&self, id: usize, out: &mut Vec<(u64, u64)>) {
+        let c = self.class[id];
+        for (k, layer) in self.layers.iter().enumerate() {
+            if c == 0 || k == 0 || k == c {
+                if let Some(layer) = layer {
+                    layer.collect(&self.time, id, out);
+                }
             }
         }
     }
@@ -128,31 +218,56 @@ mod tests {
     use super::*;
 
     #[test]
-    fn reports_each_overlap_once() {
+    fn reports_every_overlap() {
         let ranges = [(0, 10), (3, 4), (5, 20), (11, 12), (4, 4), (21, 30)];
-        let mut ix = ConflictIndex::new(&ranges).unwrap();
+        let gears = [None; 6];
+        let mut ix = ConflictIndex::new(&ranges, &gears).unwrap();
         for i in 0..ranges.len() {
-            ix.insert(i);
+            let off = 10 * i as u64;
+            ix.insert(i, off, off + 5);
         }
         for i in 0..ranges.len() {
             let mut got = Vec::new();
-            ix.for_each_overlapping(i, |j| got.push(j));
+            ix.busy(i, &mut got);
             got.sort_unstable();
-            let want: Vec<usize> = (0..ranges.len())
+            let want: Vec<(u64, u64)> = (0..ranges.len())
                 .filter(|&j| ranges[i].0 <= ranges[j].1 && ranges[j].0 <= ranges[i].1)
+                .map(|j| (10 * j as u64, 10 * j as u64 + 5))
                 .collect();
             assert_eq!(got, want, "buffer {i}");
         }
     }
 
     #[test]
-    fn only_placed_buffers_are_reported() {
-        let ranges = [(0, 10), (3, 4), (5, 20)];
-        let mut ix = ConflictIndex::new(&ranges).unwrap();
-        ix.insert(2);
+    fn only_placed_buffers_of_coexisting_gears_are_reported() {
+        let ranges = [(0, 10), (3, 4), (5, 20), (0, 20)];
+        let gears = [Some(1), Some(2), Some(2), None];
+        let mut ix = ConflictIndex::new(&ranges, &gears).unwrap();
+        ix.insert(2, 5, 9);
         let mut got = Vec::new();
-        ix.for_each_overlapping(0, |j| got.push(j));
-        assert_eq!(got, [2]);
-        assert!(ConflictIndex::new(&[(3, 2)]).is_err());
+        ix.busy(0, &mut got);
+        assert!(got.is_empty());
+        ix.busy(1, &mut got);
+        assert!(got.is_empty()); // same gear but not live together
+        ix.busy(3, &mut got);
+        assert_eq!(got, [(5, 9)]);
+        assert!(ConflictIndex::new(&[(3, 2)], &[None]).is_err());
+    }
+
+    #[test]
+    fn nodes_compact_to_the_union() {
+        let mut n = Node::default();
+        for k in 0..COMPACT_MIN as u64 {
+            n.push(10 * k, 10 * k + 10); // all touching
+        }
+        assert_eq!(n.v, [(0, 10 * COMPACT_MIN as u64)]);
+        for k in 0..COMPACT_MIN as u64 {
+            n.push(1000 + 10 * k, 1000 + 10 * k + 5); // disjoint
+            n.push(3, 4); // inside
+        }
+        let mut v = n.v.clone();
+        v.sort_unstable();
+        assert_eq!(v[0], (0, 10 * COMPACT_MIN as u64));
+        assert!(v.len() <= 2 * COMPACT_MIN + 1);
     }
 }

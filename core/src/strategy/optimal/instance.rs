@@ -51,7 +51,6 @@ impl<T: Copy> Csr<T> {
     pub fn row(&self, r: usize) -> &[T] {
         &self.data[self.idx[r]..self.idx[r + 1]]
     }
-
 }
 
 /// A built instance. Free buffers are numbered `0..n` in the order of `free`.

@@ -317,7 +317,9 @@ fn run(
             Ok(out.plan)
         })?;
         let mut sh = shared.borrow_mut();
-        sh.seed_peak = sh.seed_peak.max(seed_plan(problem, options).map_or(0, |s| s.peak));
+        sh.seed_peak = sh
+            .seed_peak
+            .max(seed_plan(problem, options).map_or(0, |s| s.peak));
         p
     } else {
         let mut sh = shared.borrow_mut();
@@ -349,7 +351,14 @@ fn run(
         (String::from("seed_peak"), sh.seed_peak),
     ];
     let mut notes = core::mem::take(&mut plan.notes);
-    notes.push(describe(best, lower, sh.seed_peak, sh.limits.nodes, stop, capacity));
+    notes.push(describe(
+        best,
+        lower,
+        sh.seed_peak,
+        sh.limits.nodes,
+        stop,
+        capacity,
+    ));
     plan.notes = notes;
     Ok(Solution {
         plan,
@@ -422,7 +431,10 @@ fn solve_one(
     let seed = seed_plan(problem, options)?;
     let seed_ok = crate::validate::validate(problem, &seed).is_ok();
     let mut lb = crate::bound::bounds_with(problem, |i| Ok(sizes[i]))?.lower_bound;
-    let exact = items.iter().filter(|it| it.fixed.is_none() && it.size > 0).count()
+    let exact = items
+        .iter()
+        .filter(|it| it.fixed.is_none() && it.size > 0)
+        .count()
         <= params.max_exact_buffers;
     let inst = if exact || !params.windows {
         Some(Inst::new(&items))
@@ -445,7 +457,9 @@ fn solve_one(
         })
     };
     if !seed_ok {
-        return Err(Error::invalid("the seed heuristic produced an invalid plan"));
+        return Err(Error::invalid(
+            "the seed heuristic produced an invalid plan",
+        ));
     }
     if let Some(c) = capacity {
         if c < lb && strict {
@@ -531,7 +545,12 @@ fn peak_of(inst: &Inst, free: &[u64]) -> u64 {
 }
 
 /// Runs `f` with the limits narrowed to `num/den` of what remains (nodes and time).
-fn with_share<T>(limits: &mut Limits<'_>, num: u64, den: u64, f: impl FnOnce(&mut Limits<'_>) -> T) -> T {
+fn with_share<T>(
+    limits: &mut Limits<'_>,
+    num: u64,
+    den: u64,
+    f: impl FnOnce(&mut Limits<'_>) -> T,
+) -> T {
     let (cap, deadline) = (limits.node_cap, limits.deadline);
     let left = cap.saturating_sub(limits.nodes);
     limits.node_cap = limits.nodes.saturating_add(share(left, num, den));

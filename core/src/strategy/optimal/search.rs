@@ -129,7 +129,13 @@ pub(crate) fn decide(inst: &Inst, p: &SolverParams, cap: u64, limits: &mut Limit
     let mut floor = alloc::vec![0u64; nsec];
     if p.unallocated_floor {
         for (s, f) in floor.iter_mut().enumerate() {
-            *f = inst.sections.row(s).iter().map(|&k| min_off[k as usize]).min().unwrap_or(0);
+            *f = inst
+                .sections
+                .row(s)
+                .iter()
+                .map(|&k| min_off[k as usize])
+                .min()
+                .unwrap_or(0);
         }
     }
     let mut s = Search {
@@ -150,7 +156,11 @@ pub(crate) fn decide(inst: &Inst, p: &SolverParams, cap: u64, limits: &mut Limit
         affected: Vec::new(),
         mark: alloc::vec![false; nsec],
     };
-    let heuristics: &[Preorder] = if p.round_robin { &Preorder::ALL } else { &Preorder::ALL[..1] };
+    let heuristics: &[Preorder] = if p.round_robin {
+        &Preorder::ALL
+    } else {
+        &Preorder::ALL[..1]
+    };
     if heuristics.len() == 1 {
         s.heuristic = heuristics[0];
         let st = s.solve_all();
@@ -408,11 +418,19 @@ impl Search<'_, '_> {
     /// the section's floor (and above `o`, the monotonic floor) and clear pinned buffers.
     fn check(&self, part: &Part, o: u64) -> bool {
         for s in part.lo as usize..part.hi as usize {
-            let need = if self.p.section_inference { self.total[s] } else { 0 };
+            let need = if self.p.section_inference {
+                self.total[s]
+            } else {
+                0
+            };
             if need == 0 {
                 continue;
             }
-            let f = if self.p.monotonic_floor { self.floor[s].max(o) } else { self.floor[s] };
+            let f = if self.p.monotonic_floor {
+                self.floor[s].max(o)
+            } else {
+                self.floor[s]
+            };
             if f >= self.cap {
                 return false;
             }

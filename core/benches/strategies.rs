@@ -1,0 +1,323 @@
+//! Strategy benchmark: time per strategy on generated problems of 1k, 10k and 100k buffers,
+//! and peak / lower bound on every CSV under `shared/benchmarks` (skipped if absent).
+//!
+//! Run: `cargo bench -p memplan-core --bench strategies`. Prints Markdown tables.
+//! Environment: `MEMPLAN_BENCH_SIZES=1000,10000` to change the generated sizes,
+//! `MEMPLAN_BENCH_DIR=path` to read the CSVs elsewhere.
+// Bench code: counts and timings are far below the truncation limits.
+#![allow(clippy::cast_possible_truncation)]
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use memplan_core::import::csv;
+use memplan_core::{lower_bound, strategies, validate, Buffer, PlanOptions, Problem};
+
+/// xorshift64*: tiny, seeded, good enough to shape a test problem.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n.max(1)
+    }
+}
+
+/// A network-like problem of `n` buffers over `n` steps: one tensor produced per step; most
+/// are read by the next op or two, some by ops a few steps later (branches), a few are long
+/// skip connections, a handful live to the end (graph outputs, caches). Sizes are log-uniform
+/// from 256 B to 4 MiB, a third of them drawn from a small palette of repeated shapes.
+fn generate(n: usize, seed: u64) -> Problem {
+    let mut rng = Rng(seed.max(1));
+    let palette: Vec<u64> = (0..16).map(|_| 64 << rng.below(16)).collect();
+    let steps = n as u64;
+    let bufs = (0..n)
+        .map(|i| {
+            let size = if rng.below(3) == 0 {
+                palette[usize::try_from(rng.below(16)).unwrap_or(0)]
+            } else {
+                let exp = 8 + rng.below(15); // 2^8 ..= 2^22
+                ((1u64 << exp) + rng.below(1 << exp)) / 64 * 64
+            };
+            let r = rng.below(1000);
+            let len = match r {
+                0..=99 => 0,                      // workspace: one step
+                100..=699 => 1 + rng.below(2),    // read by the next op or two
+                700..=899 => 3 + rng.below(14),   // branches
+                900..=979 => 17 + rng.below(184), // skip connections
+                980..=997 => 201 + rng.below(1800),
+                _ => steps, // lives to the end
+            };
+            let start = i as u64;
+            let end = (start + len).min(steps - 1);
+            Buffer::new(format!("t{i}"), size, start, end)
+        })
+        .collect();
+    Problem::from_buffers(format!("generated-{n}"), bufs)
+}
+
+/// CPU time of this thread so far (Linux `/proc/thread-self/schedstat`), if readable.
+/// The bench reports CPU time because the machine is shared: wall time counts the time the
+/// scheduler gives to other processes.
+fn cpu_time() -> Option<Duration> {
+    let s = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    let ns: u64 = s.split_whitespace().next()?.parse().ok()?;
+    Some(Duration::from_nanos(ns))
+}
+
+/// Time per run of `f`, and its last result. With a CPU clock: the mean CPU time over
+/// enough runs to accumulate 300 ms (at least `reps`; the clock ticks coarsely). Without one:
+/// the best wall time of `reps` runs.
+fn time<T>(reps: usize, mut f: impl FnMut() -> T) -> (Duration, T) {
+    let reps = reps.max(1);
+    if let Some(start) = cpu_time() {
+        let mut runs = 0u32;
+        loop {
+            let r = f();
+            runs += 1;
+            let spent = cpu_time().unwrap_or(start).saturating_sub(start);
+            if runs as usize >= reps && (spent >= Duration::from_millis(300) || runs >= 1000) {
+                return (spent / runs, r);
+            }
+        }
+    }
+    let mut best = Duration::MAX;
+    let mut out = None;
+    for _ in 0..reps {
+        let t = Instant::now();
+        let r = f();
+        best = best.min(t.elapsed());
+        out = Some(r);
+    }
+    (best, out.expect("at least one run"))
+}
+
+fn ms(d: Duration) -> String {
+    let m = d.as_secs_f64() * 1e3;
+    if m < 10.0 {
+        format!("{m:.2}")
+    } else if m < 100.0 {
+        format!("{m:.1}")
+    } else {
+        format!("{m:.0}")
+    }
+}
+
+/// The "best production greedy" peak / LB of the MiniMalloc challenging files, from
+/// `shared/benchmarks/README.md`.
+fn production(file: &str) -> Option<f64> {
+    let table = [
+        ("A", 1.290),
+        ("B", 1.347),
+        ("C", 1.364),
+        ("D", 1.310),
+        ("E", 1.369),
+        ("F", 1.367),
+        ("G", 1.332),
+        ("H", 1.293),
+        ("I", 1.410),
+        ("J", 1.319),
+        ("K", 1.290),
+    ];
+    let stem = file.split('.').next()?;
+    if !file.ends_with(".1048576.csv") {
+        return (file == "mindspore_somas_resnet50.csv").then_some(1.0045);
+    }
+    table.iter().find(|(f, _)| *f == stem).map(|(_, r)| *r)
+}
+
+fn csv_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            csv_files(&p, out);
+        } else if p.extension().is_some_and(|x| x == "csv") {
+            out.push(p);
+        }
+    }
+}
+
+fn main() {
+    let rustc = std::process::Command::new(std::env::var("RUSTC").unwrap_or("rustc".into()))
+        .arg("--version")
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .unwrap_or_default();
+    let cores = std::thread::available_parallelism().map_or(0, |n| n.get());
+    println!("# memplan strategy benchmark\n");
+    println!("{rustc}, {cores} cores, release build (`cargo bench -p memplan-core --bench strategies`)\n");
+
+    let sizes: Vec<usize> = std::env::var("MEMPLAN_BENCH_SIZES")
+        .ok()
+        .map(|s| s.split(',').filter_map(|x| x.trim().parse().ok()).collect())
+        .unwrap_or_else(|| vec![1_000, 10_000, 100_000]);
+    let exact = PlanOptions::exact();
+    let names: Vec<&str> = strategies().iter().map(|s| s.name).collect();
+
+    // (1) time per strategy on generated problems
+    let mut times: Vec<Vec<Option<Duration>>> = vec![vec![None; sizes.len()]; names.len() + 2];
+    let mut quality: Vec<Vec<Option<f64>>> = vec![vec![None; sizes.len()]; names.len()];
+    let mut lbs = Vec::new();
+    for (c, &n) in sizes.iter().enumerate() {
+        let p = generate(n, 0x5EED + n as u64);
+        let reps = if n <= 10_000 { 5 } else { 2 };
+        let (t_lb, lb) = time(reps, || lower_bound(&p).expect("lower bound"));
+        times[names.len() + 1][c] = Some(t_lb);
+        lbs.push(lb.lower_bound);
+        for (r, s) in strategies().iter().enumerate() {
+            let (t, plan) = time(reps, || s.run(&p, &exact));
+            match plan {
+                Ok(plan) => {
+                    times[r][c] = Some(t);
+                    quality[r][c] = Some(plan.peak as f64 / lb.lower_bound.max(1) as f64);
+                    if s.name == "portfolio" {
+                        let (tv, ok) = time(reps, || validate(&p, &plan));
+                        assert!(ok.is_ok(), "{}: invalid plan", s.name);
+                        times[names.len()][c] = Some(tv);
+                    } else {
+                        assert!(validate(&p, &plan).is_ok(), "{}: invalid plan", s.name);
+                    }
+                }
+                Err(e) => eprintln!("{} on {n} buffers: {e}", s.name),
+            }
+        }
+    }
+    println!("## Time on generated problems (exact sizes, alignment 1)\n");
+    let clock = if cpu_time().is_some() {
+        "CPU time of the bench thread"
+    } else {
+        "wall time (best run)"
+    };
+    println!("Milliseconds of {clock} per run (mean over ≥ 300 ms of runs, at least 5; 2 at 100k); `×r` = ratio to the fastest planning strategy of the same column.\n");
+    let mut head = String::from("| strategy |");
+    let mut rule = String::from("|---|");
+    for &n in &sizes {
+        head += &format!(" {n} buffers |");
+        rule += "---:|";
+    }
+    println!("{head}\n{rule}");
+    let fastest: Vec<Duration> = (0..sizes.len())
+        .map(|c| {
+            (0..names.len())
+                .filter_map(|r| times[r][c])
+                .min()
+                .unwrap_or(Duration::from_nanos(1))
+                .max(Duration::from_nanos(1))
+        })
+        .collect();
+    let row_names: Vec<&str> = names
+        .iter()
+        .copied()
+        .chain(["`validate` (portfolio plan)", "`lower_bound`"])
+        .collect();
+    for (r, name) in row_names.iter().enumerate() {
+        let mut line = format!("| {name} |");
+        for c in 0..sizes.len() {
+            line += &match times[r][c] {
+                Some(t) => format!(
+                    " {} ms (×{:.1}) |",
+                    ms(t),
+                    t.as_secs_f64() / fastest[c].as_secs_f64()
+                ),
+                None => " — |".into(),
+            };
+        }
+        println!("{line}");
+    }
+    println!("\nPeak / lower bound on the same problems (LB: {}):\n", {
+        let v: Vec<String> = lbs.iter().map(|l| l.to_string()).collect();
+        v.join(", ")
+    });
+    println!("{head}\n{rule}");
+    for (r, name) in names.iter().enumerate() {
+        let mut line = format!("| {name} |");
+        for q in &quality[r] {
+            line += &q.map_or(" — |".into(), |q| format!(" {q:.4} |"));
+        }
+        println!("{line}");
+    }
+
+    // (2) peak / LB on the shared benchmarks
+    let dir = std::env::var("MEMPLAN_BENCH_DIR").map_or_else(
+        |_| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/benchmarks"),
+        PathBuf::from,
+    );
+    let mut files = Vec::new();
+    csv_files(&dir, &mut files);
+    files.sort();
+    if files.is_empty() {
+        println!("\n(no CSV benchmarks under {}: skipped)", dir.display());
+        return;
+    }
+    println!("\n## Peak / lower bound on the shared benchmarks (exact sizes, alignment 1)\n");
+    println!("`prod` = best production greedy from `shared/benchmarks/README.md`; **bold** = best of the row.\n");
+    let mut head = String::from("| file | buffers | LB |");
+    let mut rule = String::from("|---|---:|---:|");
+    for n in &names {
+        head += &format!(" {n} |");
+        rule += "---:|";
+    }
+    println!("{head} prod |\n{rule}---:|");
+    for f in &files {
+        let rel = f.strip_prefix(&dir).unwrap_or(f).display().to_string();
+        let file_name = f
+            .file_name()
+            .map(|s| s.to_string_lossy().to_string())
+            .unwrap_or_default();
+        let text = match std::fs::read_to_string(f) {
+            Ok(t) => t,
+            Err(e) => {
+                eprintln!("{rel}: {e}");
+                continue;
+            }
+        };
+        let p = match csv::parse(&rel, &text) {
+            Ok(p) => p,
+            Err(e) => {
+                eprintln!("{rel}: {e}");
+                continue;
+            }
+        };
+        let lb = lower_bound(&p).expect("lower bound").lower_bound.max(1);
+        let ratios: Vec<Option<f64>> = strategies()
+            .iter()
+            .map(|s| match s.run(&p, &exact) {
+                Ok(plan) => {
+                    assert!(
+                        validate(&p, &plan).is_ok(),
+                        "{}: invalid plan on {rel}",
+                        s.name
+                    );
+                    Some(plan.peak as f64 / lb as f64)
+                }
+                Err(e) => {
+                    eprintln!("{} on {rel}: {e}", s.name);
+                    None
+                }
+            })
+            .collect();
+        let best = ratios
+            .iter()
+            .flatten()
+            .copied()
+            .fold(f64::INFINITY, f64::min);
+        let mut line = format!("| {rel} | {} | {lb} |", p.buffers.len());
+        for q in &ratios {
+            line += &match q {
+                Some(q) if *q == best => format!(" **{q:.4}** |"),
+                Some(q) => format!(" {q:.4} |"),
+                None => " — |".into(),
+            };
+        }
+        line += &production(&file_name).map_or(" |".into(), |r| format!(" {r:.4} |"));
+        println!("{line}");
+    }
+}
