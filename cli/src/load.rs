@@ -3,6 +3,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
+use memplan_core::import::onnx::{self, OnnxOptions};
 use memplan_core::{Bindings, Error, Graph, PlanOptions, Problem};
 
 /// What a file held.
@@ -72,8 +73,36 @@ pub fn parse(name: &str, bytes: &[u8], shapes: &Shapes) -> Result<Input, Error> 
     parse_onnx(&stem, bytes, shapes)
 }
 
-fn parse_onnx(_stem: &str, _bytes: &[u8], _shapes: &Shapes) -> Result<Input, Error> {
-    Err(Error::parse(
-        "not JSON or CSV, and ONNX support is not built in",
-    ))
+fn parse_onnx(stem: &str, bytes: &[u8], shapes: &Shapes) -> Result<Input, Error> {
+    let opts = OnnxOptions {
+        dims: shapes.dims.clone(),
+        inputs: shapes.inputs.clone(),
+    };
+    let model = onnx::parse(bytes, &opts).map_err(|e| {
+        if bytes.is_empty() {
+            Error::parse("empty file (expected ONNX, memplan JSON or MiniMalloc CSV)")
+        } else {
+            e
+        }
+    })?;
+    let mut graph = model.graph;
+    if graph.name.is_empty() {
+        graph.name = stem.to_string();
+    }
+    Ok(Input::Graph {
+        graph,
+        warnings: model.warnings,
+    })
+}
+
+/// Reads an ONNX file for `memplan inspect`.
+pub fn read_onnx(path: &Path, shapes: &Shapes) -> Result<onnx::OnnxModel, Error> {
+    let shown = path.display().to_string();
+    let bytes =
+        std::fs::read(path).map_err(|e| Error::invalid(format!("cannot read: {e}")).at(&shown))?;
+    let opts = OnnxOptions {
+        dims: shapes.dims.clone(),
+        inputs: shapes.inputs.clone(),
+    };
+    onnx::parse(&bytes, &opts).map_err(|e| e.at(&shown))
 }

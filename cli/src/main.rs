@@ -43,6 +43,21 @@ enum Command {
     /// Replay the tensor trace through a runtime allocator (allocate at the producer's step,
     /// free after the last use) and report peak, allocations, frees, fragmentation, leaks.
     Simulate(SimArgs),
+    /// Show what the ONNX importer read: opset, ops, inputs and outputs with symbolic and bound
+    /// shapes, weights, unbound dims, tensors whose shape could not be inferred, warnings.
+    Inspect {
+        /// The ONNX file.
+        input: PathBuf,
+        /// Bind a symbolic dim: NAME=VALUE (repeatable).
+        #[arg(long = "dim", value_name = "NAME=VALUE")]
+        dims: Vec<String>,
+        /// Set a graph input's whole shape: NAME=1x3x224x224 (repeatable).
+        #[arg(long = "input", value_name = "NAME=SHAPE")]
+        inputs: Vec<String>,
+        /// Also list every tensor: name, dtype, shape, weight or not.
+        #[arg(long)]
+        tensors: bool,
+    },
     /// Check every plan of a `memplan.plan/1` JSON file with the independent validator.
     Validate {
         /// The plan file (`memplan plan ... --format json`).
@@ -170,6 +185,12 @@ fn main() -> ExitCode {
             Ok(())
         }
         Command::Validate { plan } => run_validate(&plan),
+        Command::Inspect {
+            input,
+            dims,
+            inputs,
+            tensors,
+        } => run_inspect(&input, &dims, &inputs, tensors),
         Command::Simulate(args) => simulate::run(&args),
     };
     match result {
@@ -191,6 +212,27 @@ fn parse_u64(v: &str, what: &str) -> Result<u64, Error> {
     v.trim()
         .parse::<u64>()
         .map_err(|_| Error::bad_option(format!("{what}: '{v}' is not a non-negative integer")))
+}
+
+fn run_inspect(
+    input: &std::path::Path,
+    dims: &[String],
+    inputs: &[String],
+    tensors: bool,
+) -> Result<(), Error> {
+    use memplan_core::import::onnx;
+    let shapes = parse_shapes(dims, inputs)?;
+    let model = load::read_onnx(input, &shapes)?;
+    let mut text = onnx::summary(&model, &shapes.dims);
+    if tensors {
+        for (name, dtype, shape, weight) in onnx::tensor_table(&model) {
+            let kind = if weight { " weight" } else { "" };
+            text += &format!("tensor {name}: {dtype} {shape}{kind}\n");
+        }
+    }
+    std::io::stdout()
+        .write_all(text.as_bytes())
+        .map_err(|e| Error::invalid(e.to_string()))
 }
 
 fn shapes(args: &PlanArgs) -> Result<Shapes, Error> {

@@ -7,7 +7,7 @@
 //! planned.
 
 use alloc::collections::{BTreeMap, BinaryHeap};
-use alloc::string::{String, ToString};
+use alloc::string::String;
 use alloc::vec::Vec;
 use core::cmp::Reverse;
 
@@ -57,6 +57,7 @@ pub fn eval_dim(dim: &str, bindings: &Bindings) -> Option<u64> {
         i: 0,
         bindings,
         depth: 0,
+        names: None,
     };
     let v = p.expr()?;
     if p.i != p.s.len() {
@@ -65,11 +66,45 @@ pub fn eval_dim(dim: &str, bindings: &Bindings) -> Option<u64> {
     u64::try_from(v).ok()
 }
 
+/// The names a symbolic dim depends on: the names inside it when it reads as an expression
+/// ([`eval_dim`]: `(h-3)/2+1` gives `h`), else the dim itself (a plain name such as `batch`).
+pub fn dim_names(dim: &str) -> Vec<String> {
+    let empty = Bindings::new();
+    let mut names = Vec::new();
+    let mut p = ExprParser {
+        s: dim.as_bytes(),
+        i: 0,
+        bindings: &empty,
+        depth: 0,
+        names: Some(&mut names),
+    };
+    let ok = p.expr().is_some() && p.i == p.s.len();
+    if ok && !names.is_empty() {
+        names.sort();
+        names.dedup();
+        names
+    } else {
+        alloc::vec![String::from(dim)]
+    }
+}
+
 struct ExprParser<'a> {
     s: &'a [u8],
     i: usize,
     bindings: &'a Bindings,
     depth: u32,
+    /// When set, names are collected here and read as 1 instead of being looked up.
+    names: Option<&'a mut Vec<String>>,
+}
+
+impl ExprParser<'_> {
+    fn lookup(&mut self, name: &str) -> Option<i128> {
+        if let Some(names) = self.names.as_mut() {
+            names.push(String::from(name));
+            return Some(1);
+        }
+        self.bindings.get(name).map(|&v| i128::from(v))
+    }
 }
 
 impl ExprParser<'_> {
@@ -135,7 +170,7 @@ impl ExprParser<'_> {
             let end = self.s[start..].iter().position(|&b| b == b']')? + start;
             self.i = end + 1;
             let name = core::str::from_utf8(&self.s[start + 1..end]).ok()?;
-            return self.bindings.get(name).map(|&v| i128::from(v));
+            return self.lookup(name);
         }
         while matches!(self.peek(), Some(b) if b.is_ascii_alphanumeric() || b == b'_') {
             self.i += 1;
@@ -158,7 +193,7 @@ impl ExprParser<'_> {
             }
             return Some(if word == "max" { a.max(b) } else { a.min(b) });
         }
-        self.bindings.get(word).map(|&v| i128::from(v))
+        self.lookup(word)
     }
 }
 
@@ -617,16 +652,17 @@ impl Graph {
         (b, warnings)
     }
 
-    /// Symbolic dim names used anywhere, sorted.
+    /// Symbolic dim names used anywhere, sorted: the names inside derived dims (see
+    /// [`dim_names`]), not the expressions.
     pub fn symbols(&self) -> Vec<String> {
         let mut v: Vec<String> = self
             .tensors
             .iter()
             .filter_map(|t| t.shape.as_ref())
             .flatten()
-            .filter_map(|d| match d {
-                Dim::Sym(s) => Some(s.to_string()),
-                Dim::Known(_) => None,
+            .flat_map(|d| match d {
+                Dim::Sym(s) => dim_names(s),
+                Dim::Known(_) => Vec::new(),
             })
             .collect();
         v.sort();
@@ -730,5 +766,23 @@ mod tests {
             .unwrap_err()
             .to_string()
             .contains("tensor 'x'"));
+    }
+}
+
+#[cfg(test)]
+mod dim_name_tests {
+    use super::*;
+    use alloc::vec;
+
+    #[test]
+    fn derived_dims_report_the_names_they_use() {
+        assert_eq!(dim_names("batch"), vec!["batch"]);
+        assert_eq!(dim_names("(h-3)/2+1"), vec!["h"]);
+        assert_eq!(dim_names("max(h,w)*[seq len]"), vec!["h", "seq len", "w"]);
+        // not an expression: the name itself
+        assert_eq!(dim_names("?input.0"), vec!["?input.0"]);
+        let mut b = Bindings::new();
+        b.insert("h".into(), 11);
+        assert_eq!(eval_dim("(h-3)/2+1", &b), Some(5));
     }
 }
