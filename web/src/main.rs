@@ -1,16 +1,29 @@
-//! memplan playground (stub until the playground lands).
-use yew::prelude::*;
+//! memplan playground: load a model, compare strategies, inspect and share the plan.
+//!
+//! Pure logic (formats, link state, analysis, SVG) is unit-tested natively with
+//! `cargo test -p memplan-web`; `platform` is the only module that talks to the browser.
+// Natively the crate is built only for its unit tests; the app itself starts on wasm32.
+#![cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
 
-#[function_component(App)]
-fn app() -> Html {
-    let p =
-        memplan_core::Problem::from_buffers("demo", vec![memplan_core::Buffer::new("a", 4, 0, 1)]);
-    let peak = memplan_core::plan(&p, "no-reuse", &memplan_core::PlanOptions::exact())
-        .map(|p| p.peak)
-        .unwrap_or(0);
-    html! { <main><h1>{ "memplan" }</h1><p>{ format!("peak {peak} B") }</p></main> }
-}
+mod analysis;
+mod app;
+mod export;
+mod format;
+mod model;
+mod pane;
+mod platform;
+mod samples;
+mod settings;
+mod share;
+mod timeline;
+mod views;
 
 fn main() {
-    yew::Renderer::<App>::new().render();
+    #[cfg(target_arch = "wasm32")]
+    {
+        platform::install_panic_hook();
+        yew::Renderer::<app::App>::new().render();
+    }
+    #[cfg(not(target_arch = "wasm32"))]
+    eprintln!("memplan-web runs in a browser: build it with `trunk build --release`");
 }

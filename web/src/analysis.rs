@@ -1,0 +1,163 @@
+//! One pane's numbers: plan, bounds on the same padded sizes, live-bytes curve, differences.
+
+use memplan_core::bound::bounds_with;
+use memplan_core::{Plan, Problem};
+
+use crate::settings::PaneSettings;
+
+/// Everything a pane shows, computed once per (model, settings).
+#[derive(Debug, Clone, PartialEq)]
+pub struct PaneResult {
+    /// The plan.
+    pub plan: Plan,
+    /// Live-set lower bound on the planned (padded, aligned) sizes, bytes.
+    pub lower_bound: u64,
+    /// Sum of planned sizes: the arena without reuse, bytes.
+    pub no_reuse: u64,
+    /// Sum of raw sizes, bytes.
+    pub raw_total: u64,
+    /// Bytes added by padding and alignment over all buffers (planned − raw).
+    pub padding_waste: u64,
+    /// Step-wise live bytes on planned sizes, as change points `(step, bytes)` in step order.
+    pub curve: Vec<(u64, u64)>,
+    /// First step where the live bytes (planned sizes) are largest.
+    pub peak_step: u64,
+    /// Planning time, milliseconds.
+    pub time_ms: f64,
+    /// `Ok` when the independent validator accepts the plan, else its message.
+    pub valid: Result<(), String>,
+}
+
+/// Plans `problem` with `settings`; `now` is the caller's clock in milliseconds.
+///
+/// # Errors
+/// The core's message (unknown strategy, bad option, overflow).
+pub fn run(
+    problem: &Problem,
+    settings: &PaneSettings,
+    now: &dyn Fn() -> f64,
+) -> Result<PaneResult, String> {
+    let options = settings.options();
+    let t0 = now();
+    let plan =
+        memplan_core::plan(problem, &settings.strategy, &options).map_err(|e| e.to_string())?;
+    let time_ms = now() - t0;
+    let sizes = &plan.sizes;
+    let bounds = bounds_with(problem, |i| Ok(sizes.get(i).copied().unwrap_or(0)))
+        .map_err(|e| e.to_string())?;
+    let raw_total = problem.total_bytes().map_err(|e| e.to_string())?;
+    let planned_total = sizes.iter().fold(0u64, |a, &s| a.saturating_add(s));
+    let padding_waste = planned_total.saturating_sub(raw_total);
+    let curve = live_curve(problem, sizes);
+    let peak_step = curve
+        .iter()
+        .fold(
+            (0u64, 0u64),
+            |best, &(s, b)| if b > best.1 { (s, b) } else { best },
+        )
+        .0;
+    let valid = memplan_core::validate(problem, &plan).map_err(|v| v.describe(problem));
+    Ok(PaneResult {
+        plan,
+        lower_bound: bounds.lower_bound,
+        no_reuse: bounds.no_reuse,
+        raw_total,
+        padding_waste,
+        curve,
+        peak_step,
+        time_ms,
+        valid,
+    })
+}
+
+/// Live bytes as change points: at `steps[k].0` the live sum becomes `steps[k].1` and stays
+/// until the next point. Event-based, so huge step numbers cost nothing.
+pub fn live_curve(problem: &Problem, sizes: &[u64]) -> Vec<(u64, u64)> {
+    let mut events: Vec<(u64, i128)> = Vec::with_capacity(problem.buffers.len() * 2);
+    for (b, &s) in problem.buffers.iter().zip(sizes) {
+        if s == 0 {
+            continue;
+        }
+        events.push((b.start, i128::from(s)));
+        events.push((b.end.saturating_add(1), -i128::from(s)));
+    }
+    events.sort_unstable_by_key(|e| e.0);
+    let mut out: Vec<(u64, u64)> = Vec::new();
+    let mut cur: i128 = 0;
+    let mut i = 0;
+    while i < events.len() {
+        let step = events[i].0;
+        while i < events.len() && events[i].0 == step {
+            cur += events[i].1;
+            i += 1;
+        }
+        let v = u64::try_from(cur.max(0)).unwrap_or(u64::MAX);
+        if out.last().is_none_or(|l| l.1 != v) {
+            out.push((step, v));
+        }
+    }
+    if out.first().is_none_or(|f| f.0 > 0) {
+        out.insert(0, (0, 0));
+    }
+    out
+}
+
+/// Live bytes at `step` from a curve.
+pub fn live_at_step(curve: &[(u64, u64)], step: u64) -> u64 {
+    match curve.partition_point(|p| p.0 <= step) {
+        0 => 0,
+        k => curve[k - 1].1,
+    }
+}
+
+/// Buffers live at `step` (with non-zero planned size), by index.
+pub fn live_buffers(problem: &Problem, step: u64) -> Vec<usize> {
+    problem
+        .buffers
+        .iter()
+        .enumerate()
+        .filter(|(_, b)| b.start <= step && step <= b.end)
+        .map(|(i, _)| i)
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use memplan_core::Buffer;
+
+    #[test]
+    fn curve_matches_the_core_live_bytes() {
+        let m = 1u64 << 20;
+        let p = Problem::from_buffers(
+            "diamond",
+            vec![
+                Buffer::new("a", 3 * m, 1, 3),
+                Buffer::new("b", 3 * m, 2, 3),
+                Buffer::new("c", 2 * m, 3, 5),
+                Buffer::new("d", 4 * m, 4, 5),
+                Buffer::new("e", m, 5, 6),
+            ],
+        );
+        let sizes: Vec<u64> = p.buffers.iter().map(|b| b.size).collect();
+        let c = live_curve(&p, &sizes);
+        let dense = memplan_core::bound::live_bytes(&p).unwrap();
+        for (s, &v) in dense.iter().enumerate() {
+            assert_eq!(live_at_step(&c, s as u64), v, "step {s}");
+        }
+        assert_eq!(live_at_step(&c, 7), 0);
+        let s = PaneSettings::default_for(1, false, &[]);
+        let r = run(&p, &s, &|| 0.0).unwrap();
+        assert_eq!(r.lower_bound, 8 * m);
+        assert_eq!(r.peak_step, 3);
+        assert_eq!(r.valid, Ok(()));
+        assert_eq!(live_buffers(&p, 3), vec![0, 1, 2]);
+    }
+
+    #[test]
+    fn huge_steps_cost_nothing() {
+        let p = Problem::from_buffers("h", vec![Buffer::new("a", 1, 0, u64::MAX - 1)]);
+        let c = live_curve(&p, &[1]);
+        assert_eq!(c, vec![(0, 1), (u64::MAX, 0)]);
+    }
+}

@@ -1,0 +1,806 @@
+//! The playground: state, messages, and the top-level layout. Views live in `views.rs` and
+//! `pane.rs`; browser calls in `platform.rs`.
+
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use memplan_core::Bindings;
+use yew::prelude::*;
+
+use crate::analysis::{self, PaneResult};
+use crate::model::{self, Built, Format, Origin, Source};
+use crate::platform;
+use crate::samples::{self, SampleFormat};
+use crate::settings::{PaneSettings, MAX_PANES};
+use crate::share::{self, ModelRef, Shared};
+use crate::timeline::Viewport;
+
+/// Light, dark, or following the OS.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Theme {
+    /// Follow `prefers-color-scheme`.
+    Auto,
+    /// Light.
+    Light,
+    /// Dark.
+    Dark,
+}
+
+/// Table columns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Col {
+    /// Tensor name.
+    Name,
+    /// Producing op.
+    Op,
+    /// Raw bytes.
+    Bytes,
+    /// Planned bytes.
+    Planned,
+    /// First step.
+    Start,
+    /// Last step.
+    End,
+    /// Offset.
+    Offset,
+}
+
+/// Export kinds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Export {
+    /// Plan JSON (CLI schema).
+    PlanJson,
+    /// Timeline SVG.
+    Svg,
+    /// Tensors CSV.
+    Csv,
+}
+
+/// What a finished load should do with the pane settings.
+#[derive(Debug, Clone, PartialEq)]
+pub enum After {
+    /// Keep panes and bindings from a link.
+    Keep,
+    /// A new model picked by the user: reset bindings, retarget sizes.
+    Fresh,
+}
+
+/// Messages.
+pub enum Msg {
+    /// Load a built-in sample.
+    Sample(String),
+    /// A file from the picker or a drop.
+    File(web_sys::File),
+    /// Bytes arrived (or failed).
+    Loaded(Result<Source, String>, After),
+    /// A dim binding edited.
+    Bind(String, String),
+    /// A pane's settings changed.
+    SetPane(usize, PaneSettings),
+    /// Add a pane.
+    AddPane,
+    /// Remove a pane.
+    RemovePane(usize),
+    /// Show this pane in the views.
+    Focus(usize),
+    /// Select a step (None: the peak).
+    Step(Option<u64>),
+    /// Move the step cursor.
+    StepBy(i64),
+    /// Pointer over the timeline: (user x, user y, pixel x, pixel y).
+    Pointer(f64, f64, f64, f64),
+    /// Pointer left the timeline.
+    Leave,
+    /// Mouse button down on the timeline (user x, user y).
+    Down(f64, f64),
+    /// Mouse button up.
+    Up,
+    /// Click on the timeline at user x.
+    Click(f64),
+    /// Zoom by factor around (fx, fy) of the plot.
+    Zoom(f64, f64, f64),
+    /// Reset zoom.
+    ResetView,
+    /// Search text.
+    Search(String),
+    /// Sort the table.
+    Sort(Col),
+    /// Copy the share link.
+    CopyLink,
+    /// Show the embed snippet.
+    ShowEmbed,
+    /// Hide dialogs.
+    CloseDialog,
+    /// A transient notice.
+    Notice(String),
+    /// Export.
+    Export(Export),
+    /// Cycle the theme.
+    ToggleTheme,
+    /// A key press outside fields.
+    Key(String),
+    /// Drag over the page on/off.
+    DragOver(bool),
+    /// The fragment was changed by the user.
+    HashChanged,
+    /// Window resized.
+    Resized,
+}
+
+/// The playground component.
+pub struct App {
+    pub(crate) embed: bool,
+    pub(crate) theme: Theme,
+    pub(crate) source: Option<Source>,
+    pub(crate) loading: Option<String>,
+    pub(crate) error: Option<String>,
+    pub(crate) link_error: Option<String>,
+    pub(crate) notice: Option<String>,
+    pub(crate) bindings: Bindings,
+    pub(crate) built: Option<Rc<Built>>,
+    pub(crate) panes: Vec<PaneSettings>,
+    pub(crate) results: Vec<Rc<Result<PaneResult, String>>>,
+    cache: HashMap<PaneSettings, Rc<Result<PaneResult, String>>>,
+    pub(crate) focus: usize,
+    pub(crate) step: Option<u64>,
+    pub(crate) vp: Option<Viewport>,
+    pub(crate) hover: Option<(usize, f64, f64)>,
+    pub(crate) drag: Option<(f64, f64, Viewport, bool)>,
+    pub(crate) search: String,
+    pub(crate) sort: (Col, bool),
+    pub(crate) dialog: Option<String>,
+    pub(crate) drag_over: bool,
+    pub(crate) inline: Option<ModelRef>,
+    last_hash: String,
+}
+
+impl App {
+    /// Whether dark colours are in use.
+    pub(crate) fn dark(&self) -> bool {
+        match self.theme {
+            Theme::Auto => platform::prefers_dark(),
+            Theme::Light => false,
+            Theme::Dark => true,
+        }
+    }
+
+    /// The focused pane's result, if it planned.
+    pub(crate) fn focused(&self) -> Option<&PaneResult> {
+        self.results
+            .get(self.focus)
+            .and_then(|r| r.as_ref().as_ref().ok())
+    }
+
+    /// The full-plan viewport of the focused pane.
+    pub(crate) fn full_view(&self) -> Option<Viewport> {
+        let b = self.built.as_ref()?;
+        let r = self.focused()?;
+        Some(Viewport::full(&b.problem, r.plan.peak))
+    }
+
+    /// The current viewport.
+    pub(crate) fn view(&self) -> Option<Viewport> {
+        self.vp.or_else(|| self.full_view())
+    }
+
+    /// The step shown in the table: the selected one, else the focused plan's peak step.
+    pub(crate) fn table_step(&self) -> u64 {
+        self.step
+            .or_else(|| self.focused().map(|r| r.peak_step))
+            .unwrap_or(0)
+    }
+
+    fn model_ref(&self) -> Option<ModelRef> {
+        match &self.source.as_ref()?.origin {
+            Origin::Sample(id) => Some(ModelRef::Sample(id.clone())),
+            Origin::Url(u) => Some(ModelRef::Url(u.clone())),
+            Origin::File | Origin::Link => self.inline.clone(),
+        }
+    }
+
+    /// The state a link carries.
+    pub(crate) fn shared(&self) -> Shared {
+        Shared {
+            model: self.model_ref(),
+            bindings: self.bindings.clone(),
+            panes: self.panes.clone(),
+            focus: self.focus,
+            step: self.step,
+        }
+    }
+
+    fn sync_hash(&mut self) {
+        if self.source.is_none() {
+            return;
+        }
+        let (h, _) = share::encode(&self.shared());
+        if h != self.last_hash {
+            platform::replace_hash(&h);
+            self.last_hash = h;
+        }
+    }
+
+    /// The full link to this view (`embed` adds `?embed=1`).
+    pub(crate) fn link(&self, embed: bool) -> (String, bool) {
+        let (h, whole) = share::encode(&self.shared());
+        let base = platform::page_url(false);
+        let q = if embed {
+            format!(
+                "?embed=1&theme={}",
+                if self.dark() { "dark" } else { "light" }
+            )
+        } else {
+            String::new()
+        };
+        (format!("{base}{q}#{h}"), whole)
+    }
+
+    fn start_fetch(
+        &mut self,
+        ctx: &Context<Self>,
+        url: String,
+        origin: Origin,
+        name: String,
+        after: After,
+    ) {
+        self.loading = Some(format!("Loading {name}…"));
+        ctx.link().send_future(async move {
+            let r = platform::fetch_bytes(&url)
+                .await
+                .and_then(|bytes| Source::new(&name, origin, bytes));
+            Msg::Loaded(r, after)
+        });
+    }
+
+    fn load_sample(&mut self, ctx: &Context<Self>, id: &str, after: After) {
+        match samples::find(id) {
+            Some(s) => self.start_fetch(
+                ctx,
+                format!("samples/{}", s.file),
+                Origin::Sample(s.id.to_string()),
+                s.file.to_string(),
+                after,
+            ),
+            None => self.error = Some(format!("no sample '{id}'")),
+        }
+    }
+
+    /// Applies the fragment, or the query, or the default sample.
+    fn boot(&mut self, ctx: &Context<Self>) {
+        let h = platform::hash();
+        if !h.is_empty() {
+            self.last_hash = h.clone();
+            match share::decode(&h) {
+                Ok(s) => {
+                    self.panes = s.panes;
+                    self.bindings = s.bindings;
+                    self.focus = s.focus;
+                    self.step = s.step;
+                    self.link_error = None;
+                    match s.model {
+                        Some(ModelRef::Sample(id)) => self.load_sample(ctx, &id, After::Keep),
+                        Some(ModelRef::Url(u)) => {
+                            let name = u.rsplit('/').next().unwrap_or("model").to_string();
+                            self.start_fetch(ctx, u.clone(), Origin::Url(u), name, After::Keep);
+                        }
+                        Some(ModelRef::Text { name, text }) => {
+                            ctx.link().send_message(Msg::Loaded(
+                                Source::new(&name, Origin::Link, text.into_bytes()),
+                                After::Keep,
+                            ))
+                        }
+                        Some(ModelRef::Problem(p)) => {
+                            let r = serde_json::to_vec(&p)
+                                .map_err(|e| e.to_string())
+                                .and_then(|b| Source::new(&p.name, Origin::Link, b))
+                                .map(|mut s| {
+                                    s.format = Format::ProblemJson;
+                                    s
+                                });
+                            ctx.link().send_message(Msg::Loaded(r, After::Keep));
+                        }
+                        None => {
+                            self.notice = Some("This link carries settings only (its model was too large to inline); showing the default sample. Load your file to apply them.".into());
+                            self.load_sample(ctx, samples::DEFAULT_SAMPLE, After::Keep);
+                        }
+                    }
+                    return;
+                }
+                Err(e) => {
+                    self.link_error = Some(e);
+                }
+            }
+        }
+        if let Some(url) = platform::query("model") {
+            if url.starts_with("http://") || url.starts_with("https://") || url.starts_with('/') {
+                let name = url.rsplit('/').next().unwrap_or("model").to_string();
+                let origin = if url.starts_with('/') {
+                    Origin::File
+                } else {
+                    Origin::Url(url.clone())
+                };
+                self.start_fetch(ctx, url, origin, name, After::Fresh);
+                return;
+            }
+            self.link_error = Some("?model= must be an http(s) URL".into());
+        }
+        let id = platform::query("sample")
+            .filter(|id| samples::find(id).is_some())
+            .unwrap_or_else(|| samples::DEFAULT_SAMPLE.to_string());
+        self.load_sample(ctx, &id, After::Fresh);
+    }
+
+    /// Parses and lowers the source under the bindings, then plans every pane.
+    fn rebuild(&mut self) {
+        self.cache.clear();
+        self.built = None;
+        self.error = None;
+        let Some(src) = &self.source else { return };
+        let first = model::build(src, &self.bindings);
+        let built = match first {
+            Ok(b) => {
+                let want = model::default_bindings(&b.symbols, &self.bindings);
+                if want != self.bindings {
+                    self.bindings = want;
+                    model::build(src, &self.bindings)
+                } else {
+                    Ok(b)
+                }
+            }
+            Err(e) => Err(e),
+        };
+        match built {
+            Ok(b) => {
+                self.inline = inline_ref(src, &b);
+                self.built = Some(Rc::new(b));
+            }
+            Err(e) => self.error = Some(e),
+        }
+        self.replan();
+    }
+
+    fn replan(&mut self) {
+        let Some(b) = self.built.clone() else {
+            self.results.clear();
+            return;
+        };
+        self.results = self
+            .panes
+            .iter()
+            .map(|s| {
+                self.cache
+                    .entry(s.clone())
+                    .or_insert_with(|| Rc::new(analysis::run(&b.problem, s, &platform::now_ms)))
+                    .clone()
+            })
+            .collect();
+        if self.focus >= self.panes.len() {
+            self.focus = 0;
+        }
+        if let (Some(s), Some(b)) = (self.step, &self.built) {
+            if s >= b.problem.steps {
+                self.step = None;
+            }
+        }
+    }
+
+    fn export(&self, kind: Export) {
+        let (Some(b), Some(src)) = (&self.built, &self.source) else {
+            return;
+        };
+        let stem = src
+            .name
+            .rsplit_once('.')
+            .map_or(src.name.as_str(), |(s, _)| s)
+            .to_string();
+        match kind {
+            Export::PlanJson => {
+                let plans: Vec<&PaneResult> = self
+                    .results
+                    .iter()
+                    .filter_map(|r| r.as_ref().as_ref().ok())
+                    .collect();
+                platform::download(
+                    &format!("{stem}.plan.json"),
+                    "application/json",
+                    &crate::export::plan_json(&src.name, &b.problem, &plans),
+                );
+            }
+            Export::Svg => {
+                if let (Some(r), Some(vp)) = (self.focused(), self.view()) {
+                    let o = crate::timeline::SvgOptions {
+                        step: self.step,
+                        dark: false,
+                        title: Some(format!("{} · {}", src.name, self.panes[self.focus].label())),
+                        ..Default::default()
+                    };
+                    let svg = crate::timeline::timeline_svg(&b.problem, &b.info, r, &vp, &o);
+                    platform::download(&format!("{stem}.timeline.svg"), "image/svg+xml", &svg);
+                }
+            }
+            Export::Csv => {
+                if let Some(r) = self.focused() {
+                    platform::download(
+                        &format!("{stem}.tensors.csv"),
+                        "text/csv",
+                        &crate::export::tensors_csv(&b.problem, &b.info, r),
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// What a link can carry for a local file: its text if JSON/CSV, else the lowered problem;
+/// `None` if that does not deflate to the inline limit.
+fn inline_ref(src: &Source, b: &Built) -> Option<ModelRef> {
+    let r = match src.format {
+        Format::GraphJson | Format::Csv if src.bytes.len() <= 256 * 1024 => ModelRef::Text {
+            name: src.name.clone(),
+            text: String::from_utf8_lossy(&src.bytes).into_owned(),
+        },
+        _ if b.problem.buffers.len() <= 20_000 => ModelRef::Problem(Box::new(b.problem.clone())),
+        _ => return None,
+    };
+    let json = serde_json::to_vec(&r).ok()?;
+    (miniz_oxide::deflate::compress_to_vec(&json, 6).len() <= share::MAX_INLINE).then_some(r)
+}
+
+impl Component for App {
+    type Message = Msg;
+    type Properties = ();
+
+    fn create(ctx: &Context<Self>) -> Self {
+        let embed = platform::query("embed").is_some_and(|v| v == "1");
+        let theme = match platform::query("theme")
+            .or_else(|| {
+                (!embed)
+                    .then(|| platform::stored("memplan-theme"))
+                    .flatten()
+            })
+            .as_deref()
+        {
+            Some("light") => Theme::Light,
+            Some("dark") => Theme::Dark,
+            _ => Theme::Auto,
+        };
+        let mut app = App {
+            embed,
+            theme,
+            source: None,
+            loading: None,
+            error: None,
+            link_error: None,
+            notice: None,
+            bindings: Bindings::new(),
+            built: None,
+            panes: (0..2)
+                .map(|i| {
+                    let used: Vec<&str> = Vec::new();
+                    PaneSettings::default_for(i, true, &used)
+                })
+                .collect(),
+            results: Vec::new(),
+            cache: HashMap::new(),
+            focus: 0,
+            step: None,
+            vp: None,
+            hover: None,
+            drag: None,
+            search: String::new(),
+            sort: (Col::Planned, true),
+            dialog: None,
+            drag_over: false,
+            inline: None,
+            last_hash: String::new(),
+        };
+        platform::set_theme(if app.dark() { "dark" } else { "light" });
+        let link = ctx.link().clone();
+        platform::on_key(move |k| link.send_message(Msg::Key(k)));
+        let link = ctx.link().clone();
+        platform::on_hash_change(move || link.send_message(Msg::HashChanged));
+        let link = ctx.link().clone();
+        platform::on_resize(move || link.send_message(Msg::Resized));
+        app.boot(ctx);
+        app
+    }
+
+    fn update(&mut self, ctx: &Context<Self>, msg: Msg) -> bool {
+        match msg {
+            Msg::Sample(id) => {
+                self.link_error = None;
+                self.load_sample(ctx, &id, After::Fresh);
+            }
+            Msg::File(f) => {
+                self.loading = Some(format!("Reading {}…", f.name()));
+                ctx.link().send_future(async move {
+                    let r = platform::read_file(f)
+                        .await
+                        .and_then(|(name, bytes)| Source::new(&name, Origin::File, bytes));
+                    Msg::Loaded(r, After::Fresh)
+                });
+            }
+            Msg::Loaded(r, after) => {
+                self.loading = None;
+                match r {
+                    Ok(src) => {
+                        if after == After::Fresh {
+                            self.bindings.clear();
+                            self.step = None;
+                            self.link_error = None;
+                            self.notice = None;
+                        }
+                        let was_graph = self.built.as_ref().map(|b| b.is_graph);
+                        self.source = Some(src);
+                        self.vp = None;
+                        self.hover = None;
+                        self.rebuild();
+                        if let Some(b) = &self.built {
+                            let kind_changed = was_graph.map_or(!b.is_graph, |g| g != b.is_graph);
+                            if after == After::Fresh && kind_changed {
+                                let g = b.is_graph;
+                                self.panes.iter_mut().for_each(|p| p.retarget(g));
+                                self.replan();
+                            }
+                        }
+                        self.sync_hash();
+                    }
+                    Err(e) => self.error = Some(e),
+                }
+            }
+            Msg::Bind(k, v) => match v.trim().parse::<u64>() {
+                Ok(n) if (1..=model::MAX_DIM).contains(&n) => {
+                    self.bindings.insert(k, n);
+                    self.rebuild();
+                    self.sync_hash();
+                }
+                _ => {
+                    self.notice = Some(format!(
+                        "'{k}' must be a whole number from 1 to {}",
+                        model::MAX_DIM
+                    ))
+                }
+            },
+            Msg::SetPane(i, s) => {
+                if let Some(p) = self.panes.get_mut(i) {
+                    if s.check().is_ok() {
+                        *p = s;
+                        self.replan();
+                        if i == self.focus {
+                            self.vp = None;
+                        }
+                        self.sync_hash();
+                    }
+                }
+            }
+            Msg::AddPane => {
+                if self.panes.len() < MAX_PANES {
+                    let used: Vec<&str> = self.panes.iter().map(|p| p.strategy.as_str()).collect();
+                    let graph = self.built.as_ref().is_none_or(|b| b.is_graph);
+                    let mut s = PaneSettings::default_for(self.panes.len(), graph, &used);
+                    if let Some(last) = self.panes.last() {
+                        s.alignment = last.alignment;
+                        s.ge_padding = last.ge_padding;
+                    }
+                    self.panes.push(s);
+                    self.replan();
+                    self.sync_hash();
+                }
+            }
+            Msg::RemovePane(i) => {
+                if self.panes.len() > 1 && i < self.panes.len() {
+                    self.panes.remove(i);
+                    if self.focus >= i && self.focus > 0 {
+                        self.focus -= 1;
+                    }
+                    self.vp = None;
+                    self.replan();
+                    self.sync_hash();
+                }
+            }
+            Msg::Focus(i) => {
+                if i < self.panes.len() && i != self.focus {
+                    self.focus = i;
+                    self.vp = None;
+                    self.sync_hash();
+                }
+            }
+            Msg::Step(s) => {
+                self.step = s;
+                self.sync_hash();
+            }
+            Msg::StepBy(d) => {
+                if let Some(b) = &self.built {
+                    let last = b.problem.steps.saturating_sub(1);
+                    let cur = self.table_step();
+                    let next = if d < 0 {
+                        cur.saturating_sub(d.unsigned_abs())
+                    } else {
+                        cur.saturating_add(d as u64).min(last)
+                    };
+                    self.step = Some(next);
+                    // Keep the cursor in view.
+                    if let (Some(vp), Some(full)) = (self.vp, self.full_view()) {
+                        let x = next as f64;
+                        if x < vp.x0 || x + 1.0 > vp.x1 {
+                            let w = vp.x1 - vp.x0;
+                            let mut n = vp;
+                            n.x0 = (x - w / 2.0).clamp(0.0, (full.x1 - w).max(0.0));
+                            n.x1 = n.x0 + w;
+                            self.vp = Some(n);
+                        }
+                    }
+                    self.sync_hash();
+                }
+            }
+            Msg::Pointer(ux, uy, lx, ly) => {
+                if let Some((x0, y0, start, moved)) = self.drag {
+                    let (dx, dy) = (ux - x0, uy - y0);
+                    if moved || dx.abs() + dy.abs() > 3.0 {
+                        if let Some(full) = self.full_view() {
+                            let (_, _, pw, ph) = (
+                                0.0,
+                                0.0,
+                                crate::timeline::W
+                                    - crate::timeline::MARGIN.0
+                                    - crate::timeline::MARGIN.1,
+                                crate::timeline::H
+                                    - crate::timeline::MARGIN.2
+                                    - crate::timeline::MARGIN.3,
+                            );
+                            self.vp = Some(start.pan(-dx / pw, dy / ph, &full));
+                            self.drag = Some((x0, y0, start, true));
+                            self.hover = None;
+                            return true;
+                        }
+                    }
+                }
+                let (Some(b), Some(r), Some(vp)) = (&self.built, self.focused(), self.view())
+                else {
+                    return false;
+                };
+                let h = crate::timeline::hit(&b.problem, r, &vp, ux, uy).map(|i| (i, lx, ly));
+                if h.map(|x| x.0) == self.hover.map(|x| x.0) && h.is_none() {
+                    return false;
+                }
+                self.hover = h;
+            }
+            Msg::Leave => {
+                self.drag = None;
+                if self.hover.take().is_none() {
+                    return false;
+                }
+            }
+            Msg::Down(ux, uy) => {
+                if let Some(vp) = self.view() {
+                    self.drag = Some((ux, uy, vp, false));
+                }
+                return false;
+            }
+            Msg::Up => {
+                let was = self.drag.take();
+                return was.is_some_and(|d| d.3);
+            }
+            Msg::Click(ux) => {
+                if let Some(vp) = self.view() {
+                    if let Some(s) = crate::timeline::step_at(&vp, ux) {
+                        self.step = Some(s);
+                        self.sync_hash();
+                    }
+                }
+            }
+            Msg::Zoom(f, fx, fy) => {
+                if let (Some(vp), Some(full)) = (self.view(), self.full_view()) {
+                    self.vp = Some(vp.zoom(f, fx, fy, false, &full));
+                }
+            }
+            Msg::ResetView => self.vp = None,
+            Msg::Search(s) => self.search = s,
+            Msg::Sort(c) => {
+                self.sort = if self.sort.0 == c {
+                    (c, !self.sort.1)
+                } else {
+                    (c, !matches!(c, Col::Name | Col::Op | Col::Start | Col::End))
+                };
+            }
+            Msg::CopyLink => {
+                let (url, whole) = self.link(false);
+                platform::replace_hash(url.split_once('#').map_or("", |x| x.1));
+                let note = if whole {
+                    "Link copied: it reproduces this view.".to_string()
+                } else {
+                    "Link copied with every setting, but this model is too large to carry inline (over 8 KB compressed): whoever opens it must load the same file.".to_string()
+                };
+                ctx.link().send_future(async move {
+                    match platform::copy_text(&url).await {
+                        Ok(()) => Msg::Notice(note),
+                        Err(e) => Msg::Notice(format!(
+                            "Could not copy ({e}); the address bar holds the link."
+                        )),
+                    }
+                });
+            }
+            Msg::ShowEmbed => {
+                let (url, _) = self.link(true);
+                let title = self.source.as_ref().map_or("plan", |s| s.name.as_str());
+                self.dialog = Some(format!(
+                    "<iframe src=\"{}\" title=\"memplan: {}\" style=\"width:100%;height:560px;border:0\" loading=\"lazy\"></iframe>\n<script>addEventListener('message',e=>{{if(e.data&&e.data.type==='memplan:height')for(const f of document.querySelectorAll('iframe'))if(f.contentWindow===e.source)f.style.height=e.data.height+'px'}})</script>",
+                    crate::format::xml_escape(&url),
+                    crate::format::xml_escape(title)
+                ));
+            }
+            Msg::CloseDialog => self.dialog = None,
+            Msg::Notice(n) => self.notice = Some(n),
+            Msg::Export(k) => {
+                self.export(k);
+                return false;
+            }
+            Msg::ToggleTheme => {
+                let dark = self.dark();
+                self.theme = if dark { Theme::Light } else { Theme::Dark };
+                platform::store("memplan-theme", if dark { "light" } else { "dark" });
+                platform::set_theme(if dark { "light" } else { "dark" });
+            }
+            Msg::Key(k) => match k.as_str() {
+                "ArrowLeft" => ctx.link().send_message(Msg::StepBy(-1)),
+                "ArrowRight" => ctx.link().send_message(Msg::StepBy(1)),
+                "Home" => ctx.link().send_message(Msg::Step(Some(0))),
+                "End" => ctx.link().send_message(Msg::StepBy(i64::MAX)),
+                "/" => {
+                    platform::focus("tensor-search");
+                    return false;
+                }
+                "Escape" => {
+                    self.dialog = None;
+                    self.hover = None;
+                }
+                "+" | "=" => ctx.link().send_message(Msg::Zoom(0.5, 0.5, 0.5)),
+                "-" => ctx.link().send_message(Msg::Zoom(2.0, 0.5, 0.5)),
+                "0" => ctx.link().send_message(Msg::ResetView),
+                _ => return false,
+            },
+            Msg::DragOver(on) => {
+                if self.drag_over == on {
+                    return false;
+                }
+                self.drag_over = on;
+            }
+            Msg::HashChanged => {
+                let h = platform::hash();
+                if h == self.last_hash {
+                    return false;
+                }
+                self.boot(ctx);
+            }
+            Msg::Resized => {
+                if self.embed {
+                    platform::post_height();
+                }
+                return false;
+            }
+        }
+        true
+    }
+
+    fn view(&self, ctx: &Context<Self>) -> Html {
+        if self.embed {
+            self.view_embed(ctx)
+        } else {
+            self.view_full(ctx)
+        }
+    }
+
+    fn rendered(&mut self, _ctx: &Context<Self>, _first: bool) {
+        if self.embed {
+            platform::post_height();
+        }
+        if self.built.is_some() {
+            platform::mark_ready();
+        }
+    }
+}
+
+/// Whether a sample's format can be read by this build (all are, since the ONNX importer).
+pub(crate) fn sample_supported(_f: SampleFormat) -> bool {
+    true
+}

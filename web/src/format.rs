@@ -1,0 +1,137 @@
+//! Number formatting: binary units with exact bytes, signed differences, ratios, durations.
+
+/// `12582912` → `"12.0 MiB"`; below 1 KiB the plain byte count (`"512 B"`).
+pub fn binary(bytes: u64) -> String {
+    const UNITS: [&str; 6] = ["KiB", "MiB", "GiB", "TiB", "PiB", "EiB"];
+    if bytes < 1024 {
+        return format!("{bytes} B");
+    }
+    let mut value = bytes as f64 / 1024.0;
+    let mut unit = 0;
+    while value >= 1024.0 && unit + 1 < UNITS.len() {
+        value /= 1024.0;
+        unit += 1;
+    }
+    let digits = if value >= 100.0 {
+        0
+    } else if value >= 10.0 {
+        1
+    } else {
+        2
+    };
+    let digits = if unit == 0 && value < 10.0 { 1 } else { digits };
+    format!("{value:.digits$} {}", UNITS[unit])
+}
+
+/// `"12.0 MiB (12582912 B)"`; small values just `"512 B"`.
+pub fn bytes(bytes: u64) -> String {
+    if bytes < 1024 {
+        format!("{bytes} B")
+    } else {
+        format!("{} ({bytes} B)", binary(bytes))
+    }
+}
+
+/// Signed difference `b - a`: `"+1.50 MiB (+12.5%)"`, `"−512 B (−0.4%)"`, `"same"`.
+pub fn diff(a: u64, b: u64) -> String {
+    if a == b {
+        return "same".to_string();
+    }
+    let (sign, d) = if b > a { ('+', b - a) } else { ('−', a - b) };
+    let pct = if a == 0 {
+        String::new()
+    } else {
+        format!(" ({sign}{:.1}%)", d as f64 * 100.0 / a as f64)
+    };
+    let exact = if d >= 1024 {
+        format!(" = {d} B")
+    } else {
+        String::new()
+    };
+    format!("{sign}{}{exact}{pct}", binary(d))
+}
+
+/// `peak / bound` as `"1.023×"`; `"—"` when the bound is 0.
+pub fn ratio(peak: u64, bound: u64) -> String {
+    if bound == 0 {
+        return "—".to_string();
+    }
+    format!("{:.3}×", peak as f64 / bound as f64)
+}
+
+/// Milliseconds: `"0.42 ms"`, `"12 ms"`, `"1.20 s"`.
+pub fn millis(ms: f64) -> String {
+    if !ms.is_finite() || ms < 0.0 {
+        "—".to_string()
+    } else if ms < 10.0 {
+        format!("{ms:.2} ms")
+    } else if ms < 1000.0 {
+        format!("{ms:.0} ms")
+    } else {
+        format!("{:.2} s", ms / 1000.0)
+    }
+}
+
+/// Thousands separators: `1234567` → `"1,234,567"`.
+pub fn grouped(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::with_capacity(s.len() + s.len() / 3);
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// Escapes text for XML/HTML element content and attribute values.
+pub fn xml_escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c if (c as u32) < 0x20 && c != '\n' && c != '\t' => out.push(' '),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn binary_units_and_exact_bytes() {
+        assert_eq!(bytes(12_582_912), "12.0 MiB (12582912 B)");
+        assert_eq!(bytes(512), "512 B");
+        assert_eq!(bytes(1536), "1.5 KiB (1536 B)");
+        assert_eq!(binary(9_633_792), "9.19 MiB");
+        assert_eq!(binary(600_871_392), "573 MiB");
+        assert_eq!(binary(u64::MAX), "16.0 EiB");
+    }
+
+    #[test]
+    fn diffs_are_signed_with_percent() {
+        assert_eq!(diff(100, 100), "same");
+        assert_eq!(diff(1000, 1100), "+100 B (+10.0%)");
+        assert_eq!(diff(2048, 1024), "−1.0 KiB = 1024 B (−50.0%)");
+        assert_eq!(diff(0, 5), "+5 B");
+    }
+
+    #[test]
+    fn misc() {
+        assert_eq!(ratio(3, 2), "1.500×");
+        assert_eq!(ratio(3, 0), "—");
+        assert_eq!(millis(0.4242), "0.42 ms");
+        assert_eq!(millis(1234.0), "1.23 s");
+        assert_eq!(grouped(1_234_567), "1,234,567");
+        assert_eq!(grouped(12), "12");
+        assert_eq!(xml_escape("<a & 'b'>"), "&lt;a &amp; &#39;b&#39;&gt;");
+    }
+}

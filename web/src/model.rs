@@ -1,0 +1,407 @@
+//! Loading: bytes in (sample, file, URL, link), format sniffed, a planning problem out.
+//!
+//! Parsing happens again whenever the symbolic-dim bindings change (ONNX shape inference needs
+//! them at parse time), so a [`Source`] keeps the bytes.
+
+use std::rc::Rc;
+
+use memplan_core::{Bindings, Problem};
+
+/// Largest file the playground reads, bytes (the message names it).
+pub const MAX_FILE_BYTES: u64 = 512 * 1024 * 1024;
+/// Most buffers a problem may have here.
+pub const MAX_BUFFERS: usize = 250_000;
+/// Most symbolic dims a model (or link) may bind.
+pub const MAX_SYMBOLS: usize = 64;
+/// Largest value a symbolic dim may be bound to.
+pub const MAX_DIM: u64 = 1 << 32;
+
+/// What a file holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// `memplan.graph/1` JSON.
+    GraphJson,
+    /// MiniMalloc CSV (`id,lower,upper,size...`).
+    Csv,
+    /// ONNX protobuf.
+    Onnx,
+    /// A serialized [`Problem`] (only from share links).
+    ProblemJson,
+}
+
+impl Format {
+    /// Short name for the UI.
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::GraphJson => "memplan.graph/1 JSON",
+            Format::Csv => "MiniMalloc CSV",
+            Format::Onnx => "ONNX",
+            Format::ProblemJson => "inline problem",
+        }
+    }
+}
+
+/// Guesses the format from the first bytes: JSON starts with `{`, CSV with a header naming
+/// `id`, anything else is taken as ONNX protobuf.
+pub fn sniff(bytes: &[u8]) -> Format {
+    let body = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    let start = body
+        .iter()
+        .position(|b| !b.is_ascii_whitespace())
+        .unwrap_or(body.len());
+    let head = &body[start..];
+    if head.first() == Some(&b'{') {
+        return Format::GraphJson;
+    }
+    let line_end = head
+        .iter()
+        .position(|&b| b == b'\n')
+        .unwrap_or(head.len().min(256));
+    let first = String::from_utf8_lossy(&head[..line_end.min(256)]).to_ascii_lowercase();
+    if first.split(',').map(str::trim).any(|c| c == "id") && first.contains(',') {
+        return Format::Csv;
+    }
+    Format::Onnx
+}
+
+/// A loaded file: its name, bytes and format, before parsing.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Source {
+    /// File name or sample title.
+    pub name: String,
+    /// Where it came from, for the header ("sample", "file", "URL", "link").
+    pub origin: Origin,
+    /// The bytes.
+    pub bytes: Rc<[u8]>,
+    /// The format.
+    pub format: Format,
+}
+
+/// Where a source came from (decides what a share link can carry).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Origin {
+    /// A built-in sample, by id.
+    Sample(String),
+    /// A URL (`?model=`).
+    Url(String),
+    /// A local file (picker or drop): nothing is uploaded.
+    File,
+    /// Carried inline in a share link.
+    Link,
+}
+
+impl Source {
+    /// A source from bytes, refusing files over [`MAX_FILE_BYTES`].
+    ///
+    /// # Errors
+    /// A message naming the limit.
+    pub fn new(name: &str, origin: Origin, bytes: Vec<u8>) -> Result<Self, String> {
+        check_size(name, bytes.len() as u64)?;
+        let format = sniff(&bytes);
+        Ok(Source {
+            name: name.to_string(),
+            origin,
+            bytes: bytes.into(),
+            format,
+        })
+    }
+}
+
+/// Refuses sizes over [`MAX_FILE_BYTES`], before reading.
+///
+/// # Errors
+/// A message naming the file and the limit.
+pub fn check_size(name: &str, len: u64) -> Result<(), String> {
+    if len > MAX_FILE_BYTES {
+        return Err(format!(
+            "'{name}' is {}; the playground reads files up to {} ({MAX_FILE_BYTES} B)",
+            crate::format::binary(len),
+            crate::format::binary(MAX_FILE_BYTES)
+        ));
+    }
+    Ok(())
+}
+
+/// What the UI shows about one buffer beyond the problem's own fields.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct BufInfo {
+    /// Producing op, `name (Type)`, or what the buffer is.
+    pub op: String,
+    /// Bound shape, `1×3×224×224`, or empty.
+    pub shape: String,
+    /// Element type, or empty.
+    pub dtype: String,
+}
+
+/// A parsed and lowered model, ready to plan.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Built {
+    /// The planning problem.
+    pub problem: Problem,
+    /// Per buffer, what the tooltip and table show.
+    pub info: Vec<BufInfo>,
+    /// Symbolic dim names of the graph (empty for problems).
+    pub symbols: Vec<String>,
+    /// Warnings from import and lowering.
+    pub warnings: Vec<String>,
+    /// A graph (GE defaults apply) rather than a bare problem (exact sizes).
+    pub is_graph: bool,
+    /// Bytes of weights (not planned in the activation arena); 0 when unknown.
+    pub weight_bytes: u64,
+}
+
+/// Parses and lowers `source` under `bindings`.
+///
+/// # Errors
+/// The importer's message, or a limit exceeded; never panics on bad bytes.
+pub fn build(source: &Source, bindings: &Bindings) -> Result<Built, String> {
+    let text = || {
+        std::str::from_utf8(&source.bytes)
+            .map_err(|e| format!("{}: not UTF-8 text ({e})", source.name))
+    };
+    let built = match source.format {
+        Format::GraphJson => {
+            let graph = memplan_core::import::json::parse(text()?)
+                .map_err(|e| format!("{}: {e}", source.name))?;
+            from_graph(&graph, bindings, Vec::new()).map_err(|e| format!("{}: {e}", source.name))?
+        }
+        Format::Csv => {
+            let problem = memplan_core::import::csv::parse(&source.name, text()?)
+                .map_err(|e| format!("{}: {e}", source.name))?;
+            from_problem(problem)?
+        }
+        Format::ProblemJson => {
+            let problem: Problem = serde_json::from_str(text()?)
+                .map_err(|e| format!("inline problem in the link: {e}"))?;
+            problem
+                .check()
+                .map_err(|e| format!("inline problem in the link: {e}"))?;
+            from_problem(problem)?
+        }
+        Format::Onnx => {
+            use memplan_core::import::onnx::{parse, OnnxOptions};
+            let named = |e: memplan_core::Error| format!("{}: {e}", source.name);
+            // Symbols come from an unbound parse (the UI offers one field per symbol); shapes
+            // from a parse with the bindings, since inference folds them into shape arithmetic.
+            let free = parse(&source.bytes, &OnnxOptions::default()).map_err(named)?;
+            let symbols = free.graph.symbols();
+            let model = if bindings.is_empty() {
+                free
+            } else {
+                let opts = OnnxOptions {
+                    dims: bindings.clone(),
+                    ..OnnxOptions::default()
+                };
+                parse(&source.bytes, &opts).map_err(named)?
+            };
+            let mut built = from_graph(&model.graph, bindings, model.warnings).map_err(named)?;
+            built.symbols = symbols;
+            built.weight_bytes = model.weights_bytes;
+            built
+        }
+    };
+    if built.problem.buffers.len() > MAX_BUFFERS {
+        return Err(format!(
+            "{}: {} buffers; the playground plans up to {MAX_BUFFERS}",
+            source.name,
+            built.problem.buffers.len()
+        ));
+    }
+    Ok(built)
+}
+
+/// Default bindings: every symbol of `symbols` not bound in `current` gets 1.
+pub fn default_bindings(symbols: &[String], current: &Bindings) -> Bindings {
+    symbols
+        .iter()
+        .take(MAX_SYMBOLS)
+        .map(|s| (s.clone(), current.get(s).copied().unwrap_or(1)))
+        .collect()
+}
+
+fn from_graph(
+    graph: &memplan_core::Graph,
+    bindings: &Bindings,
+    mut warnings: Vec<String>,
+) -> Result<Built, memplan_core::Error> {
+    let lowered = graph.lower(bindings)?;
+    let problem_weights = lowered.problem.weight_bytes;
+    warnings.extend(lowered.warnings);
+    let problem = lowered.problem;
+    let info = problem
+        .buffers
+        .iter()
+        .zip(&lowered.tensor_of)
+        .map(|(b, t)| {
+            let op = match b.producer.and_then(|s| usize::try_from(s).ok()) {
+                Some(step) => problem
+                    .ops
+                    .get(step)
+                    .map(|o| format!("{} ({})", o.name, o.op_type))
+                    .unwrap_or_default(),
+                None => "graph input".to_string(),
+            };
+            let (shape, dtype) = match t.and_then(|t| graph.tensors.get(t)) {
+                Some(tensor) => (
+                    tensor
+                        .bound_shape(bindings)
+                        .map(|s| {
+                            if s.is_empty() {
+                                "scalar".to_string()
+                            } else {
+                                s.iter().map(u64::to_string).collect::<Vec<_>>().join("×")
+                            }
+                        })
+                        .or_else(|| {
+                            tensor.shape.as_ref().map(|s| {
+                                s.iter()
+                                    .map(|d| d.to_string())
+                                    .collect::<Vec<_>>()
+                                    .join("×")
+                            })
+                        })
+                        .unwrap_or_default(),
+                    tensor
+                        .dtype
+                        .map(|d| d.name().to_string())
+                        .unwrap_or_default(),
+                ),
+                None => (String::new(), String::new()),
+            };
+            BufInfo { op, shape, dtype }
+        })
+        .collect();
+    Ok(Built {
+        problem,
+        info,
+        symbols: graph.symbols(),
+        warnings,
+        is_graph: true,
+        weight_bytes: problem_weights,
+    })
+}
+
+fn from_problem(problem: Problem) -> Result<Built, String> {
+    if problem.buffers.len() > MAX_BUFFERS {
+        return Err(format!(
+            "{} buffers; the playground plans up to {MAX_BUFFERS}",
+            problem.buffers.len()
+        ));
+    }
+    let info = problem
+        .buffers
+        .iter()
+        .map(|b| BufInfo {
+            op: match b.producer.and_then(|s| usize::try_from(s).ok()) {
+                Some(step) => problem
+                    .ops
+                    .get(step)
+                    .map(|o| format!("{} ({})", o.name, o.op_type))
+                    .unwrap_or_default(),
+                None => String::new(),
+            },
+            ..BufInfo::default()
+        })
+        .collect();
+    Ok(Built {
+        problem,
+        info,
+        symbols: Vec::new(),
+        warnings: Vec::new(),
+        is_graph: false,
+        weight_bytes: 0,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    pub(crate) fn sample_bytes(file: &str) -> Vec<u8> {
+        std::fs::read(format!(
+            "{}/../static/samples/{file}",
+            env!("CARGO_MANIFEST_DIR")
+        ))
+        .expect("sample file")
+    }
+
+    #[test]
+    fn sniffs_formats() {
+        assert_eq!(sniff(b"  \n{\"format\":1}"), Format::GraphJson);
+        assert_eq!(sniff(b"\xEF\xBB\xBF{}"), Format::GraphJson);
+        assert_eq!(sniff(b"id,lower,upper,size\n"), Format::Csv);
+        assert_eq!(sniff(b"lower,upper,size,id\n"), Format::Csv);
+        assert_eq!(sniff(b"\x08\x07\x12\x07pytorch"), Format::Onnx);
+        assert_eq!(sniff(b""), Format::Onnx);
+    }
+
+    #[test]
+    fn onnx_sample_builds_to_the_reference_figures() {
+        // shared/models README: resnet50_randinit at batch 1 has 122 steps, a live-set lower
+        // bound of 9,633,792 B and a no-reuse total of 106,393,504 B (raw sizes).
+        let s = Source::new(
+            "m.onnx",
+            Origin::File,
+            sample_bytes("resnet50_randinit.stripped.onnx"),
+        )
+        .unwrap();
+        assert_eq!(s.format, Format::Onnx);
+        let free = build(&s, &Bindings::new()).unwrap();
+        assert_eq!(free.symbols, vec!["batch".to_string()]);
+        let b = build(&s, &default_bindings(&free.symbols, &Bindings::new())).unwrap();
+        assert_eq!(b.symbols, vec!["batch".to_string()]);
+        assert_eq!(b.problem.steps, 122);
+        let bounds = memplan_core::lower_bound(&b.problem).unwrap();
+        assert_eq!(bounds.lower_bound, 9_633_792);
+        assert_eq!(bounds.no_reuse, 106_393_504);
+        assert_eq!(b.weight_bytes, 102_015_680);
+        assert_eq!(b.info[0].shape, "1×3×224×224");
+    }
+
+    #[test]
+    fn truncated_onnx_is_an_error_naming_the_file() {
+        let mut bytes = sample_bytes("resnet50_randinit.stripped.onnx");
+        bytes.truncate(1000);
+        let s = Source::new("cut.onnx", Origin::File, bytes).unwrap();
+        let e = build(&s, &Bindings::new()).unwrap_err();
+        assert!(e.starts_with("cut.onnx: "), "{e}");
+    }
+
+    #[test]
+    fn too_large_names_the_limit() {
+        let e = check_size("big.onnx", MAX_FILE_BYTES + 1).unwrap_err();
+        assert!(e.contains("512 MiB"), "{e}");
+    }
+
+    #[test]
+    fn default_sample_builds_with_batch_bound() {
+        let s = Source::new(
+            "m",
+            Origin::Sample("x".into()),
+            sample_bytes("mobilenet-v2-blocks.json"),
+        )
+        .unwrap();
+        let b0 = build(&s, &Bindings::new()).unwrap();
+        assert_eq!(b0.symbols, vec!["batch".to_string()]);
+        let b = build(&s, &default_bindings(&b0.symbols, &Bindings::new())).unwrap();
+        assert!(b.warnings.is_empty(), "{:?}", b.warnings);
+        assert!(b.is_graph);
+        assert_eq!(b.problem.buffers[0].size, 3 * 224 * 224 * 4);
+        assert_eq!(b.info[0].shape, "1×3×224×224");
+        assert_eq!(b.info[0].dtype, "float32");
+        assert_eq!(b.info[1].op, "features.0 (Conv)");
+    }
+
+    #[test]
+    fn garbage_is_an_error_not_a_panic() {
+        for bytes in [
+            &b"{"[..],
+            b"{\"format\":\"memplan.graph/1\"}",
+            b"id,lower\n1,2",
+            b"\xff\xfe{",
+        ] {
+            let s = Source::new("bad", Origin::File, bytes.to_vec()).unwrap();
+            assert!(build(&s, &Bindings::new()).is_err());
+        }
+    }
+}

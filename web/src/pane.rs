@@ -1,0 +1,174 @@
+//! One comparison pane: its settings form and its numbers.
+
+use std::rc::Rc;
+
+use wasm_bindgen::JsCast;
+use yew::prelude::*;
+
+use crate::analysis::PaneResult;
+use crate::format;
+use crate::settings::{self, PaneSettings, ALIGNMENTS, MAX_ALIGNMENT};
+
+/// Properties of a pane.
+#[derive(Properties, PartialEq)]
+pub struct PaneProps {
+    /// 0-based index.
+    pub index: usize,
+    /// Settings.
+    pub settings: PaneSettings,
+    /// Result (or the planner's error).
+    pub result: Option<Rc<Result<PaneResult, String>>>,
+    /// Pane 1's peak, to show differences against.
+    pub baseline: Option<u64>,
+    /// Shown in the views.
+    pub focused: bool,
+    /// Can be removed.
+    pub removable: bool,
+    /// Read-only (embed).
+    pub readonly: bool,
+    /// Settings changed.
+    pub on_change: Callback<(usize, PaneSettings)>,
+    /// Remove clicked.
+    pub on_remove: Callback<usize>,
+    /// Focus clicked.
+    pub on_focus: Callback<usize>,
+}
+
+fn target_value(e: &Event) -> String {
+    e.target()
+        .and_then(|t| {
+            t.clone()
+                .dyn_into::<web_sys::HtmlSelectElement>()
+                .map(|s| s.value())
+                .ok()
+                .or_else(|| {
+                    t.dyn_into::<web_sys::HtmlInputElement>()
+                        .ok()
+                        .map(|i| i.value())
+                })
+        })
+        .unwrap_or_default()
+}
+
+fn target_checked(e: &Event) -> bool {
+    e.target()
+        .and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok())
+        .is_some_and(|i| i.checked())
+}
+
+/// A comparison pane.
+#[function_component(Pane)]
+pub fn pane(p: &PaneProps) -> Html {
+    let i = p.index;
+    let s = p.settings.clone();
+    let change = |f: fn(&mut PaneSettings, &Event)| {
+        let s = s.clone();
+        let cb = p.on_change.clone();
+        Callback::from(move |e: Event| {
+            let mut n = s.clone();
+            f(&mut n, &e);
+            cb.emit((i, n));
+        })
+    };
+    let id = |what: &str| format!("pane{i}-{what}");
+    let custom = !ALIGNMENTS.contains(&s.alignment);
+    let stats = match p.result.as_deref() {
+        None => html! { <p class="muted">{ "No model loaded." }</p> },
+        Some(Err(e)) => html! { <p class="error" role="alert">{ e }</p> },
+        Some(Ok(r)) => {
+            let diff = match p.baseline {
+                Some(b) if i > 0 => html! {
+                    <div class="stat diff"><dt>{ "vs pane 1" }</dt>
+                    <dd data-testid={format!("pane{i}-diff")}>{ format::diff(b, r.plan.peak) }</dd></div>
+                },
+                _ => html! {},
+            };
+            let valid = match &r.valid {
+                Ok(()) => {
+                    html! { <span class="ok" title="the independent validator accepts this plan">{ "✓ valid" }</span> }
+                }
+                Err(e) => {
+                    html! { <span class="error" title={e.clone()}>{ "✗ invalid plan" }</span> }
+                }
+            };
+            html! {
+                <dl class="stats">
+                    <div class="stat peak"><dt>{ "Peak" }</dt><dd data-testid={format!("pane{i}-peak")} data-bytes={r.plan.peak.to_string()}>{ format::bytes(r.plan.peak) }</dd></div>
+                    { diff }
+                    <div class="stat"><dt title="live-set lower bound on the same padded sizes">{ "÷ lower bound" }</dt><dd>{ format::ratio(r.plan.peak, r.lower_bound) }<span class="muted">{ format!(" of {}", format::binary(r.lower_bound)) }</span></dd></div>
+                    <div class="stat"><dt>{ "No-reuse total" }</dt><dd>{ format::bytes(r.no_reuse) }</dd></div>
+                    <div class="stat"><dt>{ "Blocks" }</dt><dd>{ if r.plan.blocks.is_empty() { "—".to_string() } else { r.plan.blocks.len().to_string() } }</dd></div>
+                    <div class="stat"><dt title="bytes added by padding and alignment over all tensors">{ "Padding waste" }</dt><dd>{ format::bytes(r.padding_waste) }</dd></div>
+                    <div class="stat"><dt>{ "Planning time" }</dt><dd>{ format::millis(r.time_ms) }{ " " }{ valid }</dd></div>
+                </dl>
+            }
+        }
+    };
+    let focus_cls = if p.focused { "pane focused" } else { "pane" };
+    if p.readonly {
+        return html! {
+            <section class={focus_cls} aria-label={format!("pane {}", i + 1)}>
+                <h3>{ format!("{}. {}", i + 1, s.label()) }</h3>
+                { stats }
+            </section>
+        };
+    }
+    let on_focus = {
+        let cb = p.on_focus.clone();
+        Callback::from(move |_| cb.emit(i))
+    };
+    let on_remove = {
+        let cb = p.on_remove.clone();
+        Callback::from(move |_| cb.emit(i))
+    };
+    html! {
+        <section class={focus_cls} aria-label={format!("pane {}", i + 1)} data-testid={format!("pane{i}")}>
+            <header class="pane-head">
+                <h3>{ format!("Pane {}", i + 1) }</h3>
+                <button type="button" class={if p.focused { "chip on" } else { "chip" }} onclick={on_focus} aria-pressed={p.focused.to_string()} title="show this pane's plan in the timeline">{ if p.focused { "shown below" } else { "show below" } }</button>
+                if p.removable {
+                    <button type="button" class="icon" onclick={on_remove} aria-label={format!("remove pane {}", i + 1)} title="remove pane">{ "×" }</button>
+                }
+            </header>
+            <div class="form">
+                <label for={id("strategy")}>{ "Strategy" }</label>
+                <select id={id("strategy")} data-testid={format!("pane{i}-strategy")} title={settings::summary(&s.strategy)}
+                    onchange={change(|n, e| n.strategy = target_value(e))}>
+                    { for settings::strategy_names().into_iter().map(|name| html! {
+                        <option value={name} selected={name == s.strategy} title={settings::summary(name)}>{ name }</option>
+                    }) }
+                </select>
+                <label for={id("align")}>{ "Block alignment" }</label>
+                <span class="row">
+                    <select id={id("align")} data-testid={format!("pane{i}-align")}
+                        onchange={change(|n, e| match target_value(e).parse::<u64>() {
+                            Ok(a) => n.alignment = a,
+                            Err(_) => if ALIGNMENTS.contains(&n.alignment) { n.alignment = 1 },
+                        })}>
+                        { for ALIGNMENTS.iter().map(|a| html! { <option value={a.to_string()} selected={*a == s.alignment}>{ format!("{a} B") }</option> }) }
+                        <option value="custom" selected={custom}>{ "custom…" }</option>
+                    </select>
+                    if custom {
+                        <input type="number" min="1" max={MAX_ALIGNMENT.to_string()} class="num" aria-label="custom alignment in bytes"
+                            data-testid={format!("pane{i}-align-custom")}
+                            value={s.alignment.to_string()}
+                            onchange={change(|n, e| if let Ok(a) = target_value(e).trim().parse::<u64>() {
+                                if (1..=MAX_ALIGNMENT).contains(&a) { n.alignment = a }
+                            })} />
+                    }
+                </span>
+                <label for={id("pad")}>{ "Padding" }</label>
+                <select id={id("pad")} onchange={change(|n, e| n.ge_padding = target_value(e) == "ge")}>
+                    <option value="ge" selected={s.ge_padding}>{ "GE: ceil32 + 32" }</option>
+                    <option value="none" selected={!s.ge_padding}>{ "none (raw bytes)" }</option>
+                </select>
+                <span class="checks">
+                    <label><input type="checkbox" checked={s.reuse} onchange={change(|n, e| n.reuse = target_checked(e))} />{ " reuse" }</label>
+                    <label title="graph inputs and outputs are user buffers, not reused"><input type="checkbox" checked={s.zero_copy_io} onchange={change(|n, e| n.zero_copy_io = target_checked(e))} />{ " zero-copy I/O" }</label>
+                    <label title="on: atomic-clean outputs are cleared by one memset and not reused (GE policy 0); off: cleaned one by one and reused (policy 1)"><input type="checkbox" checked={s.atomic_centralised} onchange={change(|n, e| n.atomic_centralised = target_checked(e))} />{ " central atomic clean" }</label>
+                </span>
+            </div>
+            { stats }
+        </section>
+    }
+}

@@ -1,0 +1,296 @@
+//! The page state in the URL fragment: `#v=1&z=<base64url(deflate(JSON))>`.
+//!
+//! The fragment is untrusted: [`decode`] caps every size before allocating, validates every
+//! field, and returns a sentence for the first problem found. It never panics or loops.
+
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use base64::Engine;
+use memplan_core::{Bindings, Problem};
+use serde::{Deserialize, Serialize};
+
+use crate::model::{MAX_BUFFERS, MAX_DIM, MAX_SYMBOLS};
+use crate::settings::{PaneSettings, MAX_PANES};
+
+/// The link format version this build writes.
+pub const VERSION: u32 = 1;
+/// Longest fragment accepted, characters.
+pub const MAX_FRAGMENT: usize = 512 * 1024;
+/// Largest inflated payload accepted, bytes.
+pub const MAX_PAYLOAD: usize = 8 * 1024 * 1024;
+/// A model goes inline only if its deflated form is at most this many bytes.
+pub const MAX_INLINE: usize = 8 * 1024;
+/// Longest `?model=` URL accepted in a link.
+pub const MAX_URL: usize = 2048;
+
+/// Which model a link refers to.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ModelRef {
+    /// A built-in sample, by id.
+    Sample(String),
+    /// A URL to fetch.
+    Url(String),
+    /// The file's own text (JSON or CSV), when small.
+    Text {
+        /// File name.
+        name: String,
+        /// Contents.
+        text: String,
+    },
+    /// The lowered problem, when small.
+    Problem(Box<Problem>),
+}
+
+/// Everything a link reproduces.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Shared {
+    /// The model, if the link carries one.
+    #[serde(rename = "m", default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<ModelRef>,
+    /// Symbolic dim bindings.
+    #[serde(rename = "b", default)]
+    pub bindings: Bindings,
+    /// Pane settings, in order.
+    #[serde(rename = "p")]
+    pub panes: Vec<PaneSettings>,
+    /// Index of the pane the views show.
+    #[serde(rename = "f", default)]
+    pub focus: usize,
+    /// Selected op step, if any.
+    #[serde(rename = "t", default, skip_serializing_if = "Option::is_none")]
+    pub step: Option<u64>,
+}
+
+fn deflate(bytes: &[u8]) -> Vec<u8> {
+    miniz_oxide::deflate::compress_to_vec(bytes, 9)
+}
+
+/// Encodes `state`; if its model does not deflate to [`MAX_INLINE`] bytes the model is left
+/// out, and the second value is `false`.
+pub fn encode(state: &Shared) -> (String, bool) {
+    let json = serde_json::to_vec(state).unwrap_or_default();
+    let z = deflate(&json);
+    let inline_model = matches!(
+        state.model,
+        Some(ModelRef::Text { .. } | ModelRef::Problem(_))
+    );
+    if inline_model && z.len() > MAX_INLINE {
+        let mut lean = state.clone();
+        lean.model = None;
+        let json = serde_json::to_vec(&lean).unwrap_or_default();
+        return (pack(&deflate(&json)), false);
+    }
+    (pack(&z), true)
+}
+
+fn pack(z: &[u8]) -> String {
+    format!("v={VERSION}&z={}", URL_SAFE_NO_PAD.encode(z))
+}
+
+/// Decodes a fragment (with or without the leading `#`).
+///
+/// # Errors
+/// A sentence saying what is wrong with the link.
+pub fn decode(fragment: &str) -> Result<Shared, String> {
+    let f = fragment.strip_prefix('#').unwrap_or(fragment);
+    if f.len() > MAX_FRAGMENT {
+        return Err(format!(
+            "the link's state is {} characters long; at most {MAX_FRAGMENT} are read",
+            f.len()
+        ));
+    }
+    let mut version = None;
+    let mut z = None;
+    for part in f.split('&') {
+        match part.split_once('=') {
+            Some(("v", v)) => version = Some(v),
+            Some(("z", v)) => z = Some(v),
+            _ => {}
+        }
+    }
+    let version = version.ok_or("the link's state has no version (v=)")?;
+    match version.parse::<u32>() {
+        Ok(VERSION) => {}
+        Ok(n) if n > VERSION => return Err(format!(
+            "the link was made by a newer playground (state version {n}; this one reads {VERSION})"
+        )),
+        _ => {
+            return Err(format!(
+                "unknown link state version '{}'",
+                version.chars().take(16).collect::<String>()
+            ))
+        }
+    }
+    let z = z.ok_or("the link's state has no data (z=)")?;
+    let bytes = URL_SAFE_NO_PAD
+        .decode(z.trim_end_matches('='))
+        .map_err(|e| format!("the link's state is not valid base64url ({e})"))?;
+    let json = miniz_oxide::inflate::decompress_to_vec_with_limit(&bytes, MAX_PAYLOAD)
+        .map_err(|e| format!("the link's state does not inflate ({:?})", e.status))?;
+    let state: Shared =
+        serde_json::from_slice(&json).map_err(|e| format!("the link's state is not valid: {e}"))?;
+    check(&state)?;
+    Ok(state)
+}
+
+fn check(s: &Shared) -> Result<(), String> {
+    if s.panes.is_empty() || s.panes.len() > MAX_PANES {
+        return Err(format!(
+            "the link asks for {} panes (1 to {MAX_PANES})",
+            s.panes.len()
+        ));
+    }
+    for (i, p) in s.panes.iter().enumerate() {
+        p.check().map_err(|e| format!("pane {}: {e}", i + 1))?;
+    }
+    if s.focus >= s.panes.len() {
+        return Err(format!(
+            "the link focuses pane {} of {}",
+            s.focus + 1,
+            s.panes.len()
+        ));
+    }
+    if s.bindings.len() > MAX_SYMBOLS {
+        return Err(format!(
+            "the link binds {} dims (at most {MAX_SYMBOLS})",
+            s.bindings.len()
+        ));
+    }
+    for (k, v) in &s.bindings {
+        if k.is_empty() || k.len() > 128 {
+            return Err("a dim name in the link is empty or longer than 128 bytes".into());
+        }
+        if *v == 0 || *v > MAX_DIM {
+            return Err(format!("dim '{k}' = {v} is out of range (1 to {MAX_DIM})"));
+        }
+    }
+    match &s.model {
+        Some(ModelRef::Sample(id)) if crate::samples::find(id).is_none() => Err(format!(
+            "the link names sample '{}', which this version does not have",
+            id.chars().take(64).collect::<String>()
+        )),
+        Some(ModelRef::Url(u))
+            if u.len() > MAX_URL || !(u.starts_with("https://") || u.starts_with("http://")) =>
+        {
+            Err("the link's model URL is not an http(s) URL of at most 2048 characters".into())
+        }
+        Some(ModelRef::Problem(p)) => {
+            if p.buffers.len() > MAX_BUFFERS {
+                return Err(format!(
+                    "the link's problem has {} buffers",
+                    p.buffers.len()
+                ));
+            }
+            p.check()
+                .map_err(|e| format!("the link's problem is invalid: {e}"))
+        }
+        _ => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use memplan_core::Buffer;
+
+    fn state() -> Shared {
+        Shared {
+            model: Some(ModelRef::Sample(crate::samples::DEFAULT_SAMPLE.into())),
+            bindings: [("batch".to_string(), 4u64)].into_iter().collect(),
+            panes: vec![
+                PaneSettings::default_for(0, true, &[]),
+                PaneSettings::default_for(1, true, &[]),
+            ],
+            focus: 1,
+            step: Some(7),
+        }
+    }
+
+    #[test]
+    fn round_trips() {
+        let s = state();
+        let (f, whole) = encode(&s);
+        assert!(whole);
+        assert!(f.starts_with("v=1&z="));
+        assert_eq!(decode(&format!("#{f}")).unwrap(), s);
+    }
+
+    #[test]
+    fn small_problems_go_inline_large_ones_do_not() {
+        let mut s = state();
+        s.model = Some(ModelRef::Problem(Box::new(Problem::from_buffers(
+            "p",
+            vec![Buffer::new("a", 4, 0, 1), Buffer::new("b", 8, 1, 2)],
+        ))));
+        let (f, whole) = encode(&s);
+        assert!(whole);
+        assert_eq!(decode(&f).unwrap(), s);
+        // 20k pseudo-random buffers cannot deflate into 8 KB
+        let mut x = 12345u64;
+        let bufs = (0..20_000)
+            .map(|i| {
+                x = x
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                Buffer::new(format!("t{i}_{x:x}"), x >> 40, 0, 1)
+            })
+            .collect();
+        s.model = Some(ModelRef::Problem(Box::new(Problem::from_buffers(
+            "big", bufs,
+        ))));
+        let (f, whole) = encode(&s);
+        assert!(!whole);
+        assert_eq!(decode(&f).unwrap().model, None);
+    }
+
+    #[test]
+    fn bad_fragments_are_sentences() {
+        let cases: Vec<(String, &str)> = vec![
+            ("".into(), "no version"),
+            ("v=2&z=AAAA".into(), "newer playground"),
+            ("v=x".into(), "unknown link state version"),
+            ("v=1".into(), "no data"),
+            ("v=1&z=!!!".into(), "base64url"),
+            ("v=1&z=AAAA".into(), "inflate"),
+            (pack(&deflate(b"{\"p\":[]}")), "panes"),
+            (pack(&deflate(b"[1,2")), "not valid"),
+            (
+                pack(&deflate(br#"{"p":[{"s":"nope","a":1,"g":false,"r":true,"z":true,"c":true}]}"#)),
+                "unknown strategy",
+            ),
+            (
+                pack(&deflate(
+                    br#"{"p":[{"s":"no-reuse","a":0,"g":false,"r":true,"z":true,"c":true}]}"#,
+                )),
+                "alignment 0",
+            ),
+            (
+                pack(&deflate(br#"{"m":{"sample":"zzz"},"p":[{"s":"no-reuse","a":1,"g":false,"r":true,"z":true,"c":true}]}"#)),
+                "sample 'zzz'",
+            ),
+            (
+                pack(&deflate(br#"{"m":{"url":"javascript:alert(1)"},"p":[{"s":"no-reuse","a":1,"g":false,"r":true,"z":true,"c":true}]}"#)),
+                "http(s)",
+            ),
+            (
+                pack(&deflate(br#"{"b":{"batch":0},"p":[{"s":"no-reuse","a":1,"g":false,"r":true,"z":true,"c":true}]}"#)),
+                "out of range",
+            ),
+            (
+                pack(&deflate(br#"{"m":{"problem":{"buffers":[{"name":"a","size":1,"start":3,"end":1}],"steps":4}},"p":[{"s":"no-reuse","a":1,"g":false,"r":true,"z":true,"c":true}]}"#)),
+                "problem is invalid",
+            ),
+        ];
+        for (f, want) in cases {
+            let e = decode(&f).unwrap_err();
+            assert!(e.contains(want), "{f}: {e}");
+        }
+    }
+
+    #[test]
+    fn a_zip_bomb_is_capped() {
+        let big = vec![b' '; MAX_PAYLOAD + 10];
+        let e = decode(&pack(&deflate(&big))).unwrap_err();
+        assert!(e.contains("inflate"), "{e}");
+    }
+}

@@ -1,0 +1,447 @@
+//! The page's sections: load panel, model summary, panes, timeline, live curve, table, embed.
+
+use wasm_bindgen::JsCast;
+use yew::prelude::*;
+
+use crate::app::{sample_supported, App, Col, Export, Msg};
+use crate::format;
+use crate::model::{Format, Origin, MAX_FILE_BYTES};
+use crate::pane::Pane;
+use crate::samples::SAMPLES;
+use crate::timeline::{self, SvgOptions, H, MARGIN, W};
+
+impl App {
+    pub(crate) fn view_full(&self, ctx: &Context<Self>) -> Html {
+        let link = ctx.link();
+        let ondragover = link.callback(|e: DragEvent| {
+            e.prevent_default();
+            Msg::DragOver(true)
+        });
+        let ondragleave = link.callback(|e: DragEvent| {
+            e.prevent_default();
+            Msg::DragOver(false)
+        });
+        let ondrop = link.batch_callback(|e: DragEvent| {
+            e.prevent_default();
+            let mut v = vec![Msg::DragOver(false)];
+            if let Some(f) = crate::platform::dropped_file(&e) {
+                v.push(Msg::File(f));
+            }
+            v
+        });
+        html! {
+            <div class={classes!("app", self.drag_over.then_some("dragging"))} {ondragover} {ondragleave} {ondrop}>
+                { self.view_header(ctx) }
+                <main>
+                    { self.view_messages(ctx) }
+                    { self.view_load(ctx) }
+                    { self.view_summary() }
+                    { self.view_panes(ctx) }
+                    { self.view_plots(ctx) }
+                    { self.view_table(ctx) }
+                </main>
+                <footer class="muted">
+                    { "memplan playground · everything runs in your browser; files are never uploaded · keys: ←/→ step, / search, + − 0 zoom" }
+                </footer>
+                if let Some(snippet) = &self.dialog {
+                    <div class="dialog-backdrop" onclick={link.callback(|_| Msg::CloseDialog)}>
+                        <div class="dialog" role="dialog" aria-label="Embed snippet" onclick={Callback::from(|e: MouseEvent| e.stop_propagation())}>
+                            <h2>{ "Embed this view" }</h2>
+                            <p>{ "Paste into any page. The frame is read-only, follows the theme given in its URL, and reports its height so the snippet's script can size it." }</p>
+                            <textarea readonly=true rows="6" data-testid="embed-snippet" value={snippet.clone()} />
+                            <p><button type="button" onclick={link.callback(|_| Msg::CloseDialog)}>{ "Close" }</button></p>
+                        </div>
+                    </div>
+                }
+                if self.drag_over {
+                    <div class="drop-overlay">{ "Drop to open — the file is read in your browser, nothing is uploaded" }</div>
+                }
+            </div>
+        }
+    }
+
+    fn view_header(&self, ctx: &Context<Self>) -> Html {
+        let link = ctx.link();
+        let ready = self.built.is_some();
+        html! {
+            <header class="top">
+                <h1><span class="logo" aria-hidden="true">{ "▦" }</span>{ " memplan " }<span class="muted">{ "playground" }</span></h1>
+                <nav class="actions">
+                    <button type="button" onclick={link.callback(|_| Msg::CopyLink)} disabled={!ready} data-testid="copy-link">{ "Copy link" }</button>
+                    <button type="button" onclick={link.callback(|_| Msg::ShowEmbed)} disabled={!ready} data-testid="embed">{ "Embed" }</button>
+                    <button type="button" onclick={link.callback(|_| Msg::Export(Export::PlanJson))} disabled={!ready} data-testid="export-json" title="all panes, in the CLI's memplan.plan/1 schema">{ "Plan JSON" }</button>
+                    <button type="button" onclick={link.callback(|_| Msg::Export(Export::Svg))} disabled={!ready} data-testid="export-svg">{ "Timeline SVG" }</button>
+                    <button type="button" onclick={link.callback(|_| Msg::Export(Export::Csv))} disabled={!ready} data-testid="export-csv">{ "Tensors CSV" }</button>
+                    <button type="button" class="icon" onclick={link.callback(|_| Msg::ToggleTheme)} aria-label="toggle light/dark theme" title="toggle light/dark theme">{ if self.dark() { "☀" } else { "☾" } }</button>
+                </nav>
+            </header>
+        }
+    }
+
+    fn view_messages(&self, ctx: &Context<Self>) -> Html {
+        let close = ctx.link().callback(|_| Msg::Notice(String::new()));
+        html! {
+            <>
+                if let Some(e) = &self.link_error {
+                    <div class="banner error" role="alert" data-testid="link-error">
+                        <strong>{ "This link could not be opened: " }</strong>{ e }
+                        <span class="muted">{ " — showing the default sample instead." }</span>
+                    </div>
+                }
+                if let Some(e) = &self.error {
+                    <div class="banner error" role="alert" data-testid="load-error">{ e }</div>
+                }
+                if let Some(n) = self.notice.as_ref().filter(|n| !n.is_empty()) {
+                    <div class="banner note" role="status" data-testid="notice">{ n }{ " " }<button type="button" class="icon" aria-label="dismiss" onclick={close}>{ "×" }</button></div>
+                }
+                if let Some(l) = &self.loading {
+                    <div class="banner note" role="status">{ l }</div>
+                }
+            </>
+        }
+    }
+
+    fn view_load(&self, ctx: &Context<Self>) -> Html {
+        let link = ctx.link();
+        let current = match self.source.as_ref().map(|s| &s.origin) {
+            Some(Origin::Sample(id)) => id.clone(),
+            _ => String::new(),
+        };
+        let on_sample = link.batch_callback(|e: Event| {
+            let v = e
+                .target()
+                .and_then(|t| t.dyn_into::<web_sys::HtmlSelectElement>().ok())
+                .map(|s| s.value())
+                .unwrap_or_default();
+            (!v.is_empty()).then_some(Msg::Sample(v))
+        });
+        let on_file =
+            link.batch_callback(|e: Event| crate::platform::input_file(&e).map(Msg::File));
+        let sample = SAMPLES.iter().find(|s| s.id == current);
+        let dims = self
+            .built
+            .as_ref()
+            .map(|b| b.symbols.clone())
+            .unwrap_or_default();
+        html! {
+            <section class="load card" aria-label="load a model">
+                <div class="load-row">
+                    <label for="sample">{ "Sample" }</label>
+                    <select id="sample" data-testid="sample" onchange={on_sample}>
+                        if current.is_empty() { <option value="" selected=true>{ "— your file —" }</option> }
+                        { for SAMPLES.iter().map(|s| html! {
+                            <option value={s.id} selected={s.id == current}>
+                                { s.title }{ if sample_supported(s.format) { "" } else { " — needs ONNX support" } }
+                            </option>
+                        }) }
+                    </select>
+                    <span class="or muted">{ "or" }</span>
+                    <label class="button file">
+                        { "Open file…" }
+                        <input type="file" accept=".onnx,.json,.csv" data-testid="file" onchange={on_file} />
+                    </label>
+                    <span class="muted drop-hint">{ format!("or drop an .onnx, .json or .csv file anywhere (up to {}). It is read in your browser; nothing is uploaded.", format::binary(MAX_FILE_BYTES)) }</span>
+                </div>
+                if let Some(s) = sample {
+                    <p class="muted source">{ format!("Source: {} · Licence: {}", s.source, s.licence) }</p>
+                }
+                if !dims.is_empty() {
+                    <form class="dims" onsubmit={Callback::from(|e: SubmitEvent| e.prevent_default())}>
+                        <span>{ "Symbolic dims:" }</span>
+                        { for dims.iter().map(|d| {
+                            let name = d.clone();
+                            let onchange = link.callback(move |e: Event| {
+                                let v = e.target().and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok()).map(|i| i.value()).unwrap_or_default();
+                                Msg::Bind(name.clone(), v)
+                            });
+                            html! {
+                                <label>{ d }{ " = " }
+                                    <input type="number" min="1" class="num" data-testid={format!("dim-{d}")} value={self.bindings.get(d).copied().unwrap_or(1).to_string()} {onchange} />
+                                </label>
+                            }
+                        }) }
+                    </form>
+                }
+            </section>
+        }
+    }
+
+    fn view_summary(&self) -> Html {
+        let (Some(b), Some(src)) = (&self.built, &self.source) else {
+            return html! {};
+        };
+        let p = &b.problem;
+        let lb = memplan_core::lower_bound(p).unwrap_or_default();
+        let fmt = if src.format == Format::ProblemJson {
+            "inline problem from the link"
+        } else {
+            src.format.name()
+        };
+        html! {
+            <section class="summary card" aria-label="model">
+                <h2 data-testid="model-name">{ if p.name.is_empty() { src.name.clone() } else { p.name.clone() } }</h2>
+                <p class="muted">
+                    { format!("{} · {} · {} buffers · {} steps", src.name, fmt, format::grouped(p.buffers.len() as u64), format::grouped(p.steps)) }
+                    { format!(" · raw lower bound {} · raw no-reuse {}", format::bytes(lb.lower_bound), format::binary(lb.no_reuse)) }
+                    if p.weight_bytes > 0 { { format!(" · weights (not planned) {}", format::binary(p.weight_bytes)) } }
+                </p>
+                if !b.warnings.is_empty() {
+                    <details class="warnings">
+                        <summary>{ format!("{} warning(s)", b.warnings.len()) }</summary>
+                        <ul>{ for b.warnings.iter().take(200).map(|w| html! { <li>{ w }</li> }) }</ul>
+                    </details>
+                }
+            </section>
+        }
+    }
+
+    fn view_panes(&self, ctx: &Context<Self>) -> Html {
+        let link = ctx.link();
+        let baseline = self
+            .results
+            .first()
+            .and_then(|r| r.as_ref().as_ref().ok())
+            .map(|r| r.plan.peak);
+        let on_change = link.callback(|(i, s)| Msg::SetPane(i, s));
+        let on_remove = link.callback(Msg::RemovePane);
+        let on_focus = link.callback(Msg::Focus);
+        html! {
+            <section class="panes" aria-label="compare strategies">
+                { for self.panes.iter().enumerate().map(|(i, s)| html! {
+                    <Pane index={i} settings={s.clone()} result={self.results.get(i).cloned()} {baseline}
+                        focused={i == self.focus} removable={self.panes.len() > 1} readonly={self.embed}
+                        on_change={on_change.clone()} on_remove={on_remove.clone()} on_focus={on_focus.clone()} />
+                }) }
+                if !self.embed && self.panes.len() < crate::settings::MAX_PANES {
+                    <button type="button" class="add-pane" data-testid="add-pane" onclick={link.callback(|_| Msg::AddPane)}>{ "+ Add pane" }</button>
+                }
+            </section>
+        }
+    }
+
+    pub(crate) fn view_plots(&self, ctx: &Context<Self>) -> Html {
+        let link = ctx.link();
+        let (Some(b), Some(r), Some(vp)) = (&self.built, self.focused(), self.view()) else {
+            return html! {};
+        };
+        let dark = self.dark();
+        let o = SvgOptions {
+            hover: self.hover.map(|h| h.0),
+            search: self.search.to_lowercase(),
+            step: Some(self.table_step()),
+            dark,
+            title: None,
+        };
+        let svg = timeline::timeline_svg(&b.problem, &b.info, r, &vp, &o);
+        let curve = timeline::curve_svg(r, &vp, Some(self.table_step()), dark);
+        let onmousemove = link.batch_callback(|e: MouseEvent| {
+            crate::platform::svg_point(&e, W, H).map(|(x, y, lx, ly)| Msg::Pointer(x, y, lx, ly))
+        });
+        let onmousedown = link.batch_callback(|e: MouseEvent| {
+            crate::platform::svg_point(&e, W, H).map(|(x, y, _, _)| Msg::Down(x, y))
+        });
+        let onclick = {
+            let dragged = self.drag.is_some_and(|d| d.3);
+            link.batch_callback(move |e: MouseEvent| {
+                if dragged {
+                    return None;
+                }
+                crate::platform::svg_point(&e, W, H).map(|(x, _, _, _)| Msg::Click(x))
+            })
+        };
+        let onwheel = link.batch_callback(|e: WheelEvent| {
+            let m: &MouseEvent = e.as_ref();
+            let (x, y, _, _) = crate::platform::svg_point(m, W, H)?;
+            e.prevent_default();
+            let pw = W - MARGIN.0 - MARGIN.1;
+            let ph = H - MARGIN.2 - MARGIN.3;
+            let fx = (x - MARGIN.0) / pw;
+            let fy = 1.0 - (y - MARGIN.2) / ph;
+            let f = if e.delta_y() > 0.0 { 1.25 } else { 0.8 };
+            Some(Msg::Zoom(f, fx, if e.shift_key() { fy } else { fy }))
+        });
+        let tooltip = self.hover.and_then(|(i, lx, ly)| {
+            let buf = b.problem.buffers.get(i)?;
+            let inf = b.info.get(i).cloned().unwrap_or_default();
+            let planned = r.plan.sizes.get(i).copied().unwrap_or(0);
+            Some(html! {
+                <div class="tooltip" role="tooltip" data-testid="tooltip" style={format!("left:{:.0}px;top:{:.0}px", lx + 14.0, ly + 14.0)}>
+                    <strong>{ &buf.name }</strong>
+                    <table>
+                        <tr><th>{ "op" }</th><td>{ if inf.op.is_empty() { "—".to_string() } else { inf.op } }</td></tr>
+                        <tr><th>{ "shape" }</th><td>{ if inf.shape.is_empty() { "—".to_string() } else { inf.shape } }</td></tr>
+                        <tr><th>{ "dtype" }</th><td>{ if inf.dtype.is_empty() { "—".to_string() } else { inf.dtype } }</td></tr>
+                        <tr><th>{ "bytes" }</th><td>{ format::bytes(buf.size) }</td></tr>
+                        <tr><th>{ "planned" }</th><td>{ format::bytes(planned) }</td></tr>
+                        <tr><th>{ "live" }</th><td>{ format!("steps {}–{} (inclusive)", buf.start, buf.end) }</td></tr>
+                        <tr><th>{ "offset" }</th><td>{ format::bytes(r.plan.offsets.get(i).copied().unwrap_or(0)) }</td></tr>
+                    </table>
+                </div>
+            })
+        });
+        let zoomed = self.vp.is_some();
+        let step = self.table_step();
+        let live = crate::analysis::live_at_step(&r.curve, step);
+        html! {
+            <section class="plots card" aria-label="memory timeline">
+                <div class="toolbar">
+                    <h2>{ format!("Timeline — pane {}: {}", self.focus + 1, self.panes[self.focus].label()) }</h2>
+                    if !self.embed {
+                        <span class="tools">
+                            <button type="button" class="icon" aria-label="zoom in" title="zoom in (+)" onclick={link.callback(|_| Msg::Zoom(0.5, 0.5, 0.5))}>{ "+" }</button>
+                            <button type="button" class="icon" aria-label="zoom out" title="zoom out (−)" onclick={link.callback(|_| Msg::Zoom(2.0, 0.5, 0.5))}>{ "−" }</button>
+                            <button type="button" onclick={link.callback(|_| Msg::ResetView)} disabled={!zoomed}>{ "Reset view" }</button>
+                            <button type="button" class="icon" aria-label="previous step" title="previous step (←)" onclick={link.callback(|_| Msg::StepBy(-1))}>{ "◀" }</button>
+                            <span class="step" data-testid="step">{ format!("step {} / {}", step, b.problem.steps.saturating_sub(1)) }</span>
+                            <button type="button" class="icon" aria-label="next step" title="next step (→)" onclick={link.callback(|_| Msg::StepBy(1))}>{ "▶" }</button>
+                            <button type="button" onclick={link.callback(|_| Msg::Step(None))}>{ "Peak step" }</button>
+                        </span>
+                    }
+                </div>
+                <p class="muted small">
+                    { format!("Live at step {step}: {}. ", format::bytes(live)) }
+                    if !self.embed { { "Scroll to zoom, drag to pan, click to pick a step. " } }
+                    if !r.plan.blocks.is_empty() { { "Dashed outlines: GE blocks." } }
+                </p>
+                <div class="svgbox" data-testid="timeline" {onmousemove} {onmousedown} {onclick} {onwheel}
+                    onmouseup={link.callback(|_| Msg::Up)} onmouseleave={link.callback(|_| Msg::Leave)}>
+                    { Html::from_html_unchecked(AttrValue::from(svg)) }
+                    { tooltip.unwrap_or_default() }
+                </div>
+                <div class="svgbox curve" data-testid="curve">
+                    { Html::from_html_unchecked(AttrValue::from(curve)) }
+                </div>
+            </section>
+        }
+    }
+
+    fn view_table(&self, ctx: &Context<Self>) -> Html {
+        let link = ctx.link();
+        let (Some(b), Some(r)) = (&self.built, self.focused()) else {
+            return html! {};
+        };
+        let step = self.table_step();
+        let q = self.search.to_lowercase();
+        let mut rows: Vec<usize> = crate::analysis::live_buffers(&b.problem, step)
+            .into_iter()
+            .filter(|&i| {
+                q.is_empty()
+                    || b.problem.buffers[i].name.to_lowercase().contains(&q)
+                    || b.info
+                        .get(i)
+                        .is_some_and(|f| f.op.to_lowercase().contains(&q))
+            })
+            .collect();
+        let (col, desc) = self.sort;
+        let key_u = |i: usize| -> u64 {
+            let bf = &b.problem.buffers[i];
+            match col {
+                Col::Bytes => bf.size,
+                Col::Planned => r.plan.sizes[i],
+                Col::Start => bf.start,
+                Col::End => bf.end,
+                Col::Offset => r.plan.offsets[i],
+                Col::Name | Col::Op => 0,
+            }
+        };
+        match col {
+            Col::Name => {
+                rows.sort_by(|&x, &y| b.problem.buffers[x].name.cmp(&b.problem.buffers[y].name))
+            }
+            Col::Op => rows.sort_by(|&x, &y| b.info[x].op.cmp(&b.info[y].op)),
+            _ => rows.sort_by_key(|&i| key_u(i)),
+        }
+        if desc {
+            rows.reverse();
+        }
+        let total: u64 = rows.iter().map(|&i| r.plan.sizes[i]).sum();
+        let shown = rows.len().min(500);
+        let head = |c: Col, label: &'static str| {
+            let arrow = if col == c {
+                if desc {
+                    " ▼"
+                } else {
+                    " ▲"
+                }
+            } else {
+                ""
+            };
+            let aria = if col == c {
+                if desc {
+                    "descending"
+                } else {
+                    "ascending"
+                }
+            } else {
+                "none"
+            };
+            html! { <th aria-sort={aria}><button type="button" class="th" onclick={link.callback(move |_| Msg::Sort(c))}>{ label }{ arrow }</button></th> }
+        };
+        let oninput = link.callback(|e: InputEvent| {
+            Msg::Search(
+                e.target()
+                    .and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok())
+                    .map(|i| i.value())
+                    .unwrap_or_default(),
+            )
+        });
+        let hover = self.hover.map(|h| h.0);
+        html! {
+            <section class="table card" aria-label="tensors live at the step">
+                <div class="toolbar">
+                    <h2 data-testid="table-title">{ format!("Tensors live at step {step}{}", if Some(step) == self.focused().map(|r| r.peak_step) { " (peak)" } else { "" }) }</h2>
+                    <input id="tensor-search" type="search" placeholder="search tensors (/)" aria-label="search tensors" value={self.search.clone()} {oninput} />
+                </div>
+                <p class="muted small">{ format!("{} tensors, {} planned", rows.len(), format::bytes(total)) }</p>
+                <div class="scroll">
+                    <table class="tensors" data-testid="tensor-table">
+                        <thead><tr>
+                            { head(Col::Name, "name") }{ head(Col::Op, "op") }<th>{ "shape" }</th><th>{ "dtype" }</th>
+                            { head(Col::Bytes, "bytes") }{ head(Col::Planned, "planned") }{ head(Col::Start, "start") }{ head(Col::End, "end") }{ head(Col::Offset, "offset") }
+                        </tr></thead>
+                        <tbody>
+                            { for rows.iter().take(shown).map(|&i| {
+                                let bf = &b.problem.buffers[i];
+                                let inf = b.info.get(i).cloned().unwrap_or_default();
+                                html! {
+                                    <tr class={classes!((hover == Some(i)).then_some("hl"))}>
+                                        <td class="name">{ &bf.name }</td><td>{ inf.op }</td><td>{ inf.shape }</td><td>{ inf.dtype }</td>
+                                        <td class="n" title={format!("{} B", bf.size)}>{ format::binary(bf.size) }</td>
+                                        <td class="n" title={format!("{} B", r.plan.sizes[i])}>{ format::binary(r.plan.sizes[i]) }</td>
+                                        <td class="n">{ bf.start }</td><td class="n">{ bf.end }</td>
+                                        <td class="n" title={format!("{} B", r.plan.offsets[i])}>{ format::binary(r.plan.offsets[i]) }</td>
+                                    </tr>
+                                }
+                            }) }
+                        </tbody>
+                    </table>
+                    if rows.len() > shown { <p class="muted small">{ format!("… {} more (search to narrow)", rows.len() - shown) }</p> }
+                </div>
+            </section>
+        }
+    }
+
+    pub(crate) fn view_embed(&self, ctx: &Context<Self>) -> Html {
+        let (open, _) = {
+            let (h, w) = crate::share::encode(&self.shared());
+            (format!("{}#{h}", crate::platform::page_url(false)), w)
+        };
+        let name = self
+            .source
+            .as_ref()
+            .map_or(String::new(), |s| s.name.clone());
+        html! {
+            <div class="app embed">
+                <header class="top">
+                    <h1><span class="logo" aria-hidden="true">{ "▦" }</span>{ " memplan " }<span class="muted">{ name }</span></h1>
+                    <a href={open} target="_blank" rel="noopener" data-testid="open-in-playground">{ "Open in playground ↗" }</a>
+                </header>
+                if let Some(e) = self.error.as_ref().or(self.link_error.as_ref()) {
+                    <div class="banner error" role="alert" data-testid="load-error">{ e }</div>
+                }
+                { self.view_panes(ctx) }
+                { self.view_plots(ctx) }
+            </div>
+        }
+    }
+}
