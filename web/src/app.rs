@@ -327,7 +327,13 @@ impl App {
         let id = platform::query("sample")
             .filter(|id| samples::find(id).is_some())
             .unwrap_or_else(|| samples::DEFAULT_SAMPLE.to_string());
-        self.load_sample(ctx, &id, After::Fresh);
+        // A fresh load clears messages: keep the one saying why the link was not used.
+        let after = if self.link_error.is_some() {
+            After::Keep
+        } else {
+            After::Fresh
+        };
+        self.load_sample(ctx, &id, after);
     }
 
     /// Parses and lowers the source under the bindings, then plans every pane.

@@ -34,22 +34,6 @@ pub struct Sample {
 /// Every built-in sample, in menu order.
 pub const SAMPLES: &[Sample] = &[
     Sample {
-        id: "mobilenet-v2-blocks",
-        title: "MobileNetV2 stem + 5 inverted-residual blocks (JSON)",
-        file: "mobilenet-v2-blocks.json",
-        format: SampleFormat::Json,
-        source: "memplan (web/tools/gen_mobilenet_sample.py), shapes as torchvision MobileNetV2",
-        licence: "Apache-2.0",
-    },
-    Sample {
-        id: "tetris",
-        title: "Tetris: 8 buffers (MiniMalloc CSV)",
-        file: "tetris.csv",
-        format: SampleFormat::Csv,
-        source: "memplan, hand-written in MiniMalloc's CSV format",
-        licence: "Apache-2.0",
-    },
-    Sample {
         id: "mobilenet_v2",
         title: "MobileNetV2, torchvision (ONNX)",
         file: "mobilenet_v2_randinit.stripped.onnx",
@@ -80,6 +64,22 @@ pub const SAMPLES: &[Sample] = &[
         format: SampleFormat::Onnx,
         source: "PyPI rapidocr-onnxruntime 1.4.4, models/ch_ppocr_mobile_v2.0_cls_infer.onnx (weights stripped)",
         licence: "Apache-2.0 (PaddleOCR)",
+    },
+    Sample {
+        id: "mobilenet-v2-blocks",
+        title: "MobileNetV2 stem + 5 inverted-residual blocks (JSON)",
+        file: "mobilenet-v2-blocks.json",
+        format: SampleFormat::Json,
+        source: "memplan (web/tools/gen_mobilenet_sample.py), shapes as torchvision MobileNetV2",
+        licence: "Apache-2.0",
+    },
+    Sample {
+        id: "tetris",
+        title: "Tetris: 8 buffers (MiniMalloc CSV)",
+        file: "tetris.csv",
+        format: SampleFormat::Csv,
+        source: "memplan, hand-written in MiniMalloc's CSV format",
+        licence: "Apache-2.0",
     },
 ];
 

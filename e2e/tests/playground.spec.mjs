@@ -1,0 +1,150 @@
+// The playground as a user meets it: a real ONNX model planned by ge-block and a packing
+// strategy side by side, settings changed, the view shared by URL and reopened, files opened
+// by picker and by drop, bad files refused with a message while the page stays alive.
+import { test, expect } from '@playwright/test';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+const samples = fileURLToPath(new URL('../../static/samples/', import.meta.url));
+
+// Reference figures of shared/models/README.md (onnxruntime shapes, batch 1, raw sizes).
+const MOBILENET_LB = 9_633_792;
+const MOBILENET_NO_REUSE = 52_617_504;
+const RESNET_LB = 9_633_792;
+
+async function ready(page) {
+  await expect(page.locator('html[data-ready]')).toHaveCount(1);
+}
+
+async function peak(page, i) {
+  const dd = page.getByTestId(`pane${i}-peak`);
+  await expect(dd).toBeVisible();
+  return Number(await dd.getAttribute('data-bytes'));
+}
+
+test.beforeEach(async ({ page }) => {
+  page.on('pageerror', (e) => { throw new Error(`page error: ${e.message}`); });
+});
+
+test('opens with a real ONNX model planned by ge-block and a packing strategy side by side', async ({ page }) => {
+  await page.goto('/');
+  await ready(page);
+  await expect(page.getByTestId('sample')).toHaveValue('mobilenet_v2');
+  const summary = page.locator('section.summary');
+  await expect(summary).toContainText('ONNX');
+  await expect(summary).toContainText('100 steps');
+  await expect(page.getByTestId('pane0-strategy')).toHaveValue('ge-block');
+  await expect(page.getByTestId('pane1-strategy')).toHaveValue('greedy-size-best-fit');
+  const ge = await peak(page, 0);
+  const packed = await peak(page, 1);
+  // Every plan lies between the live-set lower bound and the no-reuse total.
+  for (const p of [ge, packed]) {
+    expect(p).toBeGreaterThanOrEqual(MOBILENET_LB);
+    expect(p).toBeLessThan(MOBILENET_NO_REUSE + 512 * 200);
+  }
+  // Offset packing beats GE's block reuse on this model.
+  expect(packed).toBeLessThan(ge);
+  await expect(page.getByTestId('pane0').locator('.ok')).toHaveText('✓ valid');
+  await expect(page.getByTestId('pane1').locator('.ok')).toHaveText('✓ valid');
+  await expect(page.getByTestId('timeline').locator('svg rect').first()).toBeVisible();
+  await expect(page.getByTestId('tensor-table').locator('tbody tr').first()).toBeVisible();
+});
+
+test('the summary shows the reference lower bound and scales with the batch dim', async ({ page }) => {
+  await page.goto('/');
+  await ready(page);
+  const summary = page.locator('section.summary');
+  await expect(summary).toContainText(`(${MOBILENET_LB} B)`);
+  await page.getByTestId('dim-batch').fill('2');
+  await page.getByTestId('dim-batch').dispatchEvent('change');
+  // Every activation of MobileNetV2 carries the batch dim: the bound doubles exactly.
+  await expect(summary).toContainText(`(${2 * MOBILENET_LB} B)`);
+});
+
+test('a shared link reopens the exact view', async ({ page, context }) => {
+  await page.goto('/');
+  await ready(page);
+  await page.getByTestId('sample').selectOption('resnet50');
+  await expect(page.locator('section.summary')).toContainText(`(${RESNET_LB} B)`);
+  await page.getByTestId('pane1-strategy').selectOption('optimal');
+  await page.getByTestId('pane1-align').selectOption('64');
+  await page.getByTestId('add-pane').click();
+  await page.getByTestId('pane2-strategy').selectOption('ge-max-block');
+  const peaks = [await peak(page, 0), await peak(page, 1), await peak(page, 2)];
+  await expect(page).toHaveURL(/#v=1&z=/);
+  const url = page.url();
+
+  const other = await context.newPage();
+  await other.goto(url);
+  await ready(other);
+  await expect(other.getByTestId('sample')).toHaveValue('resnet50');
+  await expect(other.getByTestId('pane1-strategy')).toHaveValue('optimal');
+  await expect(other.getByTestId('pane1-align')).toHaveValue('64');
+  await expect(other.getByTestId('pane2-strategy')).toHaveValue('ge-max-block');
+  expect([await peak(other, 0), await peak(other, 1), await peak(other, 2)]).toEqual(peaks);
+});
+
+test('a broken link says so and falls back to the default sample', async ({ page }) => {
+  await page.goto('/#v=1&z=not-a-valid-payload');
+  await expect(page.getByTestId('link-error')).toBeVisible();
+  await ready(page);
+  await expect(page.getByTestId('sample')).toHaveValue('mobilenet_v2');
+});
+
+test('the file picker opens a real ONNX model', async ({ page }) => {
+  await page.goto('/');
+  await ready(page);
+  await page.getByTestId('file').setInputFiles(`${samples}/resnet50_randinit.stripped.onnx`);
+  const summary = page.locator('section.summary');
+  await expect(summary).toContainText('resnet50_randinit.stripped.onnx');
+  await expect(summary).toContainText(`(${RESNET_LB} B)`);
+  await expect(summary).toContainText('122 steps');
+});
+
+test('a dropped file is opened', async ({ page }) => {
+  await page.goto('/');
+  await ready(page);
+  const csv = readFileSync(`${samples}/tetris.csv`, 'utf8');
+  const dt = await page.evaluateHandle((text) => {
+    const d = new DataTransfer();
+    d.items.add(new File([text], 'dropped.csv', { type: 'text/csv' }));
+    return d;
+  }, csv);
+  await page.locator('.app').dispatchEvent('drop', { dataTransfer: dt });
+  await expect(page.locator('section.summary')).toContainText('dropped.csv');
+  await expect(page.locator('section.summary')).toContainText('MiniMalloc CSV');
+});
+
+test('bad files get a message naming the file, and the page keeps working', async ({ page }) => {
+  await page.goto('/');
+  await ready(page);
+  const bad = [
+    { name: 'garbage.onnx', mimeType: 'application/octet-stream', buffer: Buffer.from([0xff, 0xff, 0xff, 0x01, 0x02, 0x03]) },
+    { name: 'cut.onnx', mimeType: 'application/octet-stream', buffer: readFileSync(`${samples}/resnet50_randinit.stripped.onnx`).subarray(0, 3000) },
+    { name: 'broken.json', mimeType: 'application/json', buffer: Buffer.from('{"format": "memplan.graph/1", "tensors": [') },
+    { name: 'bad.csv', mimeType: 'text/csv', buffer: Buffer.from('id,lower,upper,size\n0,5,2,10\n') },
+    { name: 'empty.onnx', mimeType: 'application/octet-stream', buffer: Buffer.alloc(0) },
+  ];
+  for (const f of bad) {
+    await page.getByTestId('file').setInputFiles(f);
+    await expect(page.getByTestId('load-error')).toContainText(f.name);
+  }
+  await page.getByTestId('sample').selectOption('ppocr_cls');
+  await expect(page.getByTestId('load-error')).toHaveCount(0);
+  await expect(page.locator('section.summary')).toContainText('ppocr_mobile_v2_cls');
+  await peak(page, 0);
+});
+
+test('the embed view is read-only and links back to the playground', async ({ page }) => {
+  await page.goto('/');
+  await ready(page);
+  await page.getByTestId('embed').click();
+  const snippet = await page.getByTestId('embed-snippet').inputValue();
+  const src = snippet.match(/src="([^"]+)"/)[1].replaceAll('&amp;', '&');
+  await page.goto(src);
+  await ready(page);
+  await expect(page.locator('.app.embed')).toBeVisible();
+  await expect(page.getByTestId('open-in-playground')).toBeVisible();
+  await expect(page.getByTestId('pane0-strategy')).toHaveCount(0);
+  await expect(page.getByTestId('pane0-peak')).toBeVisible();
+});
