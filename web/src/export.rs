@@ -31,7 +31,7 @@ pub fn plan_json(input: &str, problem: &Problem, plans: &[&PaneResult]) -> Strin
                 "strategy": r.plan.strategy,
                 "alignment": r.plan.alignment,
                 "peak_bytes": r.plan.peak,
-                "plan_time_us": (r.time_ms * 1000.0).round().max(0.0) as u64,
+                "plan_time_us": micros(r.time_ms),
                 "buffers": buffers,
             })
         })
@@ -78,6 +78,12 @@ pub fn tensors_csv(problem: &Problem, info: &[BufInfo], r: &PaneResult) -> Strin
         ));
     }
     s
+}
+
+/// Milliseconds to whole microseconds (float-to-integer `as` saturates; times are small).
+#[allow(clippy::cast_possible_truncation)]
+fn micros(ms: f64) -> u64 {
+    (ms * 1000.0).round().max(0.0) as u64
 }
 
 #[cfg(test)]

@@ -102,7 +102,10 @@ pub async fn fetch_bytes(url: &str) -> Result<Vec<u8>, String> {
 /// Too large, or the browser could not read it.
 pub async fn read_file(file: web_sys::File) -> Result<(String, Vec<u8>), String> {
     let name = file.name();
-    crate::model::check_size(&name, file.size() as u64)?;
+    // File sizes are whole numbers far below 2^53: the cast is exact.
+    #[allow(clippy::cast_possible_truncation)]
+    let size = file.size() as u64;
+    crate::model::check_size(&name, size)?;
     let buf = JsFuture::from(file.array_buffer())
         .await
         .map_err(|e| format!("could not read '{name}': {}", js_err(e)))?;

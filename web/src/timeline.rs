@@ -4,6 +4,9 @@
 //! Level of detail: rectangles smaller than [`TINY_PX`] pixels in either direction, and any
 //! beyond the first [`MAX_RECTS`], are merged into a coarse pixel grid drawn as one path, so
 //! tens of thousands of buffers stay responsive.
+// Pixel math: float-to-integer `as` casts saturate in Rust, and screen coordinates and
+// axis labels are far from the limits.
+#![allow(clippy::cast_possible_truncation)]
 
 use std::fmt::Write;
 

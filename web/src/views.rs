@@ -258,7 +258,7 @@ impl App {
             let fx = (x - MARGIN.0) / pw;
             let fy = 1.0 - (y - MARGIN.2) / ph;
             let f = if e.delta_y() > 0.0 { 1.25 } else { 0.8 };
-            Some(Msg::Zoom(f, fx, if e.shift_key() { fy } else { fy }))
+            Some(Msg::Zoom(f, fx, fy))
         });
         let tooltip = self.hover.and_then(|(i, lx, ly)| {
             let buf = b.problem.buffers.get(i)?;
