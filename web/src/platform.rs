@@ -263,7 +263,10 @@ pub fn on_resize(f: impl Fn() + 'static) {
 /// A mouse event's position in the SVG user units of its `currentTarget` box
 /// (`width` × `height` units over the element's client rectangle).
 pub fn svg_point(e: &web_sys::MouseEvent, width: f64, height: f64) -> Option<(f64, f64, f64, f64)> {
-    let el: web_sys::Element = e.current_target()?.dyn_into().ok()?;
+    // Yew delegates events to its root, so `current_target` is not the box: find it from the
+    // element under the pointer.
+    let target: web_sys::Element = e.target()?.dyn_into().ok()?;
+    let el = target.closest(".svgbox").ok()??;
     let r = el.get_bounding_client_rect();
     if r.width() <= 0.0 || r.height() <= 0.0 {
         return None;

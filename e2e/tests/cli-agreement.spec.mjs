@@ -1,0 +1,41 @@
+// The playground and the CLI are two front ends of one planner: for the same model and settings
+// they must print the same peak. The CLI is run from this checkout (cargo run, debug build).
+import { test, expect } from '@playwright/test';
+import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+
+function cliPeaks(file, extra = []) {
+  const out = execFileSync('cargo', [
+    'run', '-q', '-p', 'memplan-cli', '--', 'plan', `static/samples/${file}`, '--dim', 'batch=1',
+    '--strategy', 'ge-block', '--strategy', 'greedy-size-best-fit', '--format', 'json', ...extra,
+  ], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+  return JSON.parse(out).plans.map((p) => p.peak_bytes);
+}
+
+async function peak(page, i) {
+  const dd = page.getByTestId(`pane${i}-peak`);
+  await expect(dd).toBeVisible();
+  return Number(await dd.getAttribute('data-bytes'));
+}
+
+test('the default sample plans to the same peaks as the CLI', async ({ page }) => {
+  const [ge, packed] = cliPeaks('mobilenet_v2_randinit.stripped.onnx');
+  await page.goto('/');
+  await expect(page.locator('html[data-ready]')).toHaveCount(1);
+  expect(await peak(page, 0)).toBe(ge);
+  expect(await peak(page, 1)).toBe(packed);
+});
+
+test('changing the alignment of one pane changes its peak as the CLI says', async ({ page }) => {
+  const at512 = cliPeaks('resnet50_randinit.stripped.onnx');
+  const at32 = cliPeaks('resnet50_randinit.stripped.onnx', ['--align', '32']);
+  await page.goto('/?sample=resnet50');
+  await expect(page.locator('html[data-ready]')).toHaveCount(1);
+  expect(await peak(page, 0)).toBe(at512[0]);
+  await page.getByTestId('pane0-align').selectOption('32');
+  await expect(page.getByTestId('pane0-peak')).toHaveAttribute('data-bytes', String(at32[0]));
+  // the other pane keeps its settings and its number
+  expect(await peak(page, 1)).toBe(at512[1]);
+});

@@ -1,0 +1,58 @@
+// Screenshots of the main views (saved under e2e/artifacts/ to look at), the docs page with two
+// embeds, the dark theme, and hostile fragments that must end in a message, not a hang.
+import { test, expect } from '@playwright/test';
+
+test('main views, dark theme and the docs page with embeds', async ({ page }) => {
+  page.on('pageerror', (e) => { throw new Error(`page error: ${e.message}`); });
+  const errors = [];
+  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+  await page.goto('/');
+  await expect(page.locator('html[data-ready]')).toHaveCount(1);
+  await page.screenshot({ path: 'artifacts/main.png', fullPage: true });
+  // hover the centre of the largest tensor box of the timeline
+  await page.getByTestId('curve').scrollIntoViewIfNeeded();
+  const c = await page.getByTestId('timeline').evaluate((el) => {
+    let best = null;
+    for (const r of el.querySelectorAll('svg g rect')) {
+      if (!r.querySelector('title')) continue; // tensors carry a title; overlays do not
+      const b = r.getBoundingClientRect();
+      if (!best || b.width * b.height > best.width * best.height) best = b;
+    }
+    return { x: best.x + best.width / 2, y: best.y + best.height / 2 };
+  });
+  await page.mouse.move(c.x - 5, c.y);
+  await page.mouse.move(c.x, c.y);
+  await expect(page.getByTestId('tooltip')).toBeVisible();
+  await page.screenshot({ path: 'artifacts/tooltip.png' });
+  // click picks the step under the pointer; arrow keys step through time
+  await page.mouse.click(c.x, c.y);
+  const step = page.getByTestId('step');
+  const picked = Number((await step.textContent()).match(/step (\d+)/)[1]);
+  await expect(page.getByTestId('table-title')).toContainText(`step ${picked}`);
+  await page.keyboard.press('ArrowRight');
+  await expect(step).toContainText(`step ${picked + 1} /`);
+  await expect(page.getByTestId('table-title')).toContainText(`step ${picked + 1}`);
+  await page.getByRole('button', { name: 'toggle light/dark theme' }).click();
+  await expect(page.locator('html[data-theme="dark"]')).toHaveCount(1);
+  await page.screenshot({ path: 'artifacts/dark.png', fullPage: true });
+  expect(errors).toEqual([]);
+
+  await page.goto('/embed-example.html');
+  const frames = page.frameLocator('iframe');
+  await expect(frames.first().getByTestId('open-in-playground')).toBeVisible();
+  await expect(page.frameLocator('iframe').nth(1).getByTestId('pane0-peak')).toBeVisible();
+  await page.screenshot({ path: 'artifacts/embed-example.png', fullPage: true });
+});
+
+for (const [what, fragment] of [
+  ['a newer version', 'v=9&z=abc'],
+  ['bad base64', 'v=1&z=%%%%'],
+  ['a huge fragment', `v=1&z=${'A'.repeat(600 * 1024)}`],
+  ['valid base64 of garbage', 'v=1&z=AAAAAAAAAAAAAAAA'],
+]) {
+  test(`a link with ${what} shows an error and the default sample`, async ({ page }) => {
+    await page.goto(`/#${fragment}`);
+    await expect(page.getByTestId('link-error')).toBeVisible();
+    await expect(page.locator('html[data-ready]')).toHaveCount(1);
+  });
+}
