@@ -1,0 +1,50 @@
+// Playground benchmark: time from navigation to the first plan drawn (the performance mark
+// `memplan:first-plan`, set when the panes show a plan) for the default sample and for
+// ViT-B/16, median of 5 cold page loads each, and the wasm size raw and gzipped.
+// Needs a built dist/ (scripts/serve or trunk build --release). Usage: npm run bench
+import { chromium } from '@playwright/test';
+import { spawn } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { gzipSync } from 'node:zlib';
+import { fileURLToPath } from 'node:url';
+
+const dist = fileURLToPath(new URL('../dist/', import.meta.url));
+const port = 8082;
+const server = spawn('node', ['serve.mjs', String(port)], { cwd: fileURLToPath(new URL('.', import.meta.url)) });
+await new Promise((r) => server.stdout.once('data', r));
+
+const browser = await chromium.launch({
+  executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
+  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+    '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+});
+
+async function firstPlan(query) {
+  const ctx = await browser.newContext(); // cold: no cache
+  const page = await ctx.newPage();
+  await page.goto(`http://127.0.0.1:${port}/${query}`);
+  await page.waitForSelector('html[data-ready]', { timeout: 60_000 });
+  const ms = await page.evaluate(() => performance.getEntriesByName('memplan:first-plan')[0].startTime);
+  await ctx.close();
+  return ms;
+}
+
+const median = (v) => [...v].sort((a, b) => a - b)[Math.floor(v.length / 2)];
+const rows = [];
+for (const [name, query, target] of [
+  ['default sample (MobileNetV2, ONNX)', '', 1000],
+  ['ViT-B/16 (ONNX, 623 ops)', '?sample=vit_b_16', 2000],
+]) {
+  const runs = [];
+  for (let i = 0; i < 5; i++) runs.push(await firstPlan(query));
+  rows.push(`| ${name} | ${median(runs).toFixed(0)} ms | ${Math.min(...runs).toFixed(0)}–${Math.max(...runs).toFixed(0)} ms | ≤ ${target} ms |`);
+}
+await browser.close();
+server.kill();
+
+const wasm = readdirSync(dist).find((f) => f.endsWith('.wasm'));
+const bytes = readFileSync(dist + wasm);
+const gz = gzipSync(bytes, { level: 9 }).length;
+console.log('| page | first plan (median of 5) | range | target |\n|---|---|---|---|');
+console.log(rows.join('\n'));
+console.log(`\nwasm: ${wasm}: ${(bytes.length / 1024).toFixed(0)} KiB raw, ${(gz / 1024).toFixed(0)} KiB gzipped (target ≤ 1536 KiB gzipped)`);
