@@ -39,3 +39,21 @@ test('changing the alignment of one pane changes its peak as the CLI says', asyn
   // the other pane keeps its settings and its number
   expect(await peak(page, 1)).toBe(at512[1]);
 });
+
+test('a runtime allocator pane shows the same simulation as `memplan simulate`', async ({ page }) => {
+  const out = execFileSync('cargo', [
+    'run', '-q', '-p', 'memplan-cli', '--', 'simulate', 'static/samples/mobilenet_v2_randinit.stripped.onnx',
+    '--dim', 'batch=1', '--allocator', 'bfc', '--align', '512', '--format', 'json',
+  ], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+  const bfc = JSON.parse(out).allocators[0];
+  await page.goto('/');
+  await expect(page.locator('html[data-ready]')).toHaveCount(1);
+  await page.getByTestId('add-pane').click();
+  await page.getByTestId('pane2-strategy').selectOption('runtime-bfc');
+  // the CLI simulates raw tensor sizes: no GE padding in this pane
+  await page.locator('#pane2-pad').selectOption('none');
+  await expect(page.getByTestId('pane2-peak')).toHaveAttribute('data-bytes', String(bfc.peak_bytes));
+  await expect(page.getByTestId('pane2-allocs')).toHaveText(`${bfc.allocations} / ${bfc.frees}`);
+  await expect(page.getByTestId('pane2-leaks')).toHaveText('none');
+  await page.getByTestId('pane2').screenshot({ path: 'artifacts/runtime-pane.png' });
+});

@@ -100,6 +100,15 @@ pub fn pane(p: &PaneProps) -> Html {
                     <div class="stat"><dt>{ "Blocks" }</dt><dd>{ if r.plan.blocks.is_empty() { "—".to_string() } else { r.plan.blocks.len().to_string() } }</dd></div>
                     <div class="stat"><dt title="bytes added by padding and alignment over all tensors">{ "Padding waste" }</dt><dd>{ format::bytes(r.padding_waste) }</dd></div>
                     <div class="stat"><dt>{ "Planning time" }</dt><dd>{ format::millis(r.time_ms) }{ " " }{ valid }</dd></div>
+                    if let Some(sim) = &r.sim {
+                        <div class="stat"><dt title="successful allocations / frees">{ "Allocs / frees" }</dt><dd data-testid={format!("pane{i}-allocs")}>{ format!("{} / {}", sim.allocations, sim.frees) }{ if sim.failures > 0 { format!(" · {} failed", sim.failures) } else { String::new() } }</dd></div>
+                        <div class="stat"><dt title="1 − largest free chunk / total free, at the step with most bytes in use">{ "Fragmentation at peak" }</dt><dd>{ format!("{:.1}%", sim.fragmentation * 100.0) }</dd></div>
+                        <div class="stat"><dt title="most bytes held from the device at once">{ "Reserved" }</dt><dd>{ format::bytes(sim.reserved) }</dd></div>
+                        <div class="stat"><dt title="tensors never freed that are not graph outputs (nobody consumes them)">{ "Leaks" }</dt>
+                            <dd data-testid={format!("pane{i}-leaks")} title={sim.leaks.iter().map(|(n, op, b)| format!("{n} ({op}): {b} B")).collect::<Vec<_>>().join("\n")}>
+                                { if sim.leaks.is_empty() { "none".to_string() } else { format!("{} tensor(s), {}", sim.leaks.len(), format::bytes(sim.leaks.iter().map(|l| l.2).sum())) } }
+                            </dd></div>
+                    }
                 </dl>
             }
         }

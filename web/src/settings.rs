@@ -33,22 +33,50 @@ pub struct PaneSettings {
     pub atomic_centralised: bool,
 }
 
-/// The strategy names, in registry order.
+/// Runtime allocators a pane can simulate beside the static plans (`memplan simulate`):
+/// name and one-line summary.
+pub const RUNTIME: &[(&str, &str)] = &[
+    (
+        "runtime-reuse",
+        "runtime: first-fit reuse manager (acl-adapter style): reuse the first free buffer that is large enough, else create one",
+    ),
+    (
+        "runtime-bfc",
+        "runtime: best fit with coalescing (BFC-like arena): split and merge chunks",
+    ),
+    (
+        "runtime-pool",
+        "runtime: fixed-block pool, 2 MiB blocks; larger requests take consecutive free blocks",
+    ),
+];
+
+/// The strategy names, in registry order, then the runtime allocators.
 pub fn strategy_names() -> Vec<&'static str> {
-    strategies().iter().map(|s| s.name).collect()
+    strategies()
+        .iter()
+        .map(|s| s.name)
+        .chain(RUNTIME.iter().map(|r| r.0))
+        .collect()
 }
 
-/// Whether `name` is a registered strategy.
+/// Whether `name` is a registered strategy or a runtime allocator.
 pub fn is_strategy(name: &str) -> bool {
-    strategies().iter().any(|s| s.name == name)
+    strategy_names().contains(&name)
 }
 
-/// The registry's one-line summary of a strategy.
+/// Whether `name` is a runtime allocator rather than a static plan.
+pub fn is_runtime(name: &str) -> bool {
+    RUNTIME.iter().any(|r| r.0 == name)
+}
+
+/// The registry's one-line summary of a strategy or runtime allocator.
 pub fn summary(name: &str) -> &'static str {
     strategies()
         .iter()
         .find(|s| s.name == name)
-        .map_or("", |s| s.summary)
+        .map(|s| s.summary)
+        .or_else(|| RUNTIME.iter().find(|r| r.0 == name).map(|r| r.1))
+        .unwrap_or("")
 }
 
 fn first_of(preferred: &[&str], avoid: &[&str]) -> String {
