@@ -57,3 +57,36 @@ test('a runtime allocator pane shows the same simulation as `memplan simulate`',
   await expect(page.getByTestId('pane2-leaks')).toHaveText('none');
   await page.getByTestId('pane2').screenshot({ path: 'artifacts/runtime-pane.png' });
 });
+
+test('dynamic batch gears overlay as `memplan plan --batch` says', async ({ page }) => {
+  const out = execFileSync('cargo', [
+    'run', '-q', '-p', 'memplan-cli', '--', 'plan', 'static/samples/resnet50_randinit.stripped.onnx',
+    '--batch', '1,2,4,8', '--strategy', 'ge-block', '--strategy', 'greedy-size-best-fit', '--format', 'json',
+  ], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+  const plans = JSON.parse(out).plans;
+  await page.goto('/?sample=resnet50');
+  await expect(page.locator('html[data-ready]')).toHaveCount(1);
+  await page.getByTestId('gears').fill('1,2,4,8');
+  await page.getByTestId('gears').dispatchEvent('change');
+  for (const i of [0, 1]) {
+    const o = page.getByTestId(`pane${i}-overlay`);
+    await expect(o).toHaveAttribute('data-overlay', String(plans[i].overlay_bytes));
+    await expect(o).toHaveAttribute('data-side', String(plans[i].side_by_side_bytes));
+    await expect(page.getByTestId(`pane${i}-peak`)).toHaveAttribute('data-bytes', String(plans[i].peak_bytes));
+  }
+  // the views show one gear at a time, the largest first: every tensor live at the step has
+  // the shown batch as its leading dim
+  const shapes = () => page.getByTestId('tensor-table').locator('tbody tr td:nth-child(3)').allTextContents();
+  await expect(page.getByTestId('gear')).toHaveValue('8');
+  await expect.poll(async () => (await shapes()).length).toBeGreaterThan(0);
+  expect((await shapes()).every((t) => t.startsWith('8×'))).toBe(true);
+  await page.getByTestId('gear').selectOption('2');
+  await expect.poll(async () => (await shapes()).every((t) => t.startsWith('2×'))).toBe(true);
+  await page.screenshot({ path: 'artifacts/gears.png', fullPage: true });
+  // the link keeps the gears
+  const url = page.url();
+  await page.goto('about:blank');
+  await page.goto(url);
+  await expect(page.getByTestId('gears')).toHaveValue('1,2,4,8');
+  await expect(page.getByTestId('gear')).toHaveValue('2');
+});

@@ -28,6 +28,8 @@ pub struct PaneResult {
     pub valid: Result<(), String>,
     /// For a runtime allocator pane: what the simulated allocator did.
     pub sim: Option<SimSummary>,
+    /// With dynamic-batch gears (static plans only): per-gear figures, overlay, side by side.
+    pub overlay: Option<memplan_core::gears::OverlayReport>,
 }
 
 /// A runtime allocator's statistics (see `memplan_core::simulate::SimReport`).
@@ -145,6 +147,11 @@ pub fn run(
         )
         .0;
     let valid = memplan_core::validate(problem, &plan).map_err(|v| v.describe(problem));
+    let overlay = if sim.is_none() && !problem.gears().is_empty() {
+        memplan_core::gears::overlay_report(problem, &plan, &settings.strategy, &options).ok()
+    } else {
+        None
+    };
     Ok(PaneResult {
         plan,
         lower_bound: bounds.lower_bound,
@@ -156,6 +163,7 @@ pub fn run(
         time_ms,
         valid,
         sim,
+        overlay,
     })
 }
 

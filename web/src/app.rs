@@ -75,6 +75,10 @@ pub enum Msg {
     Loaded(Result<Source, String>, After),
     /// A dim binding edited.
     Bind(String, String),
+    /// Set the dynamic-batch gears from text (`1,2,4,8`; empty: off).
+    Gears(String),
+    /// Show this gear in the timeline and table.
+    ShowGear(u64),
     /// A pane's settings changed.
     SetPane(usize, PaneSettings),
     /// Add a pane.
@@ -135,6 +139,12 @@ pub struct App {
     pub(crate) loading: Option<String>,
     pub(crate) error: Option<String>,
     pub(crate) link_error: Option<String>,
+    /// Dynamic-batch gears of the model (empty: off).
+    pub(crate) gears: Vec<u64>,
+    /// The gear the timeline and table show (default: the largest).
+    pub(crate) shown_gear: Option<u64>,
+    /// The focused pane's result restricted to the shown gear (only with gears).
+    focus_view: Option<Rc<PaneResult>>,
     pub(crate) notice: Option<String>,
     pub(crate) bindings: Bindings,
     pub(crate) built: Option<Rc<Built>>,
@@ -166,9 +176,60 @@ impl App {
 
     /// The focused pane's result, if it planned.
     pub(crate) fn focused(&self) -> Option<&PaneResult> {
+        if let Some(v) = &self.focus_view {
+            return Some(v);
+        }
         self.results
             .get(self.focus)
             .and_then(|r| r.as_ref().as_ref().ok())
+    }
+
+    /// The gear the views show, when the model has gears.
+    pub(crate) fn gear_shown(&self) -> Option<u64> {
+        let (_, gears) = self.built.as_ref()?.gears.as_ref()?;
+        self.shown_gear
+            .filter(|g| gears.contains(g))
+            .or_else(|| gears.last().copied())
+    }
+
+    /// With gears, the focused result restricted to the shown gear: other gears' buffers get
+    /// size 0 (not drawn, not counted in the curve), their blocks are dropped.
+    fn refresh_view(&mut self) {
+        self.focus_view = None;
+        let (Some(b), Some(g)) = (self.built.clone(), self.gear_shown()) else {
+            return;
+        };
+        let Some(r) = self
+            .results
+            .get(self.focus)
+            .and_then(|r| r.as_ref().as_ref().ok())
+        else {
+            return;
+        };
+        let mut v = r.clone();
+        for (i, buf) in b.problem.buffers.iter().enumerate() {
+            if buf.gear.is_some_and(|x| x != g) {
+                if let Some(s) = v.plan.sizes.get_mut(i) {
+                    *s = 0;
+                }
+            }
+        }
+        let sizes = v.plan.sizes.clone();
+        v.plan.blocks.retain(|blk| {
+            blk.members
+                .iter()
+                .any(|&m| sizes.get(m).copied().unwrap_or(0) > 0)
+        });
+        v.curve = analysis::live_curve(&b.problem, &sizes);
+        v.peak_step = v
+            .curve
+            .iter()
+            .fold(
+                (0u64, 0u64),
+                |best, &(s, x)| if x > best.1 { (s, x) } else { best },
+            )
+            .0;
+        self.focus_view = Some(Rc::new(v));
     }
 
     /// The full-plan viewport of the focused pane.
@@ -203,6 +264,8 @@ impl App {
         Shared {
             model: self.model_ref(),
             bindings: self.bindings.clone(),
+            gears: self.gears.clone(),
+            shown_gear: self.shown_gear,
             panes: self.panes.clone(),
             focus: self.focus,
             step: self.step,
@@ -274,6 +337,8 @@ impl App {
                 Ok(s) => {
                     self.panes = s.panes;
                     self.bindings = s.bindings;
+                    self.gears = s.gears;
+                    self.shown_gear = s.shown_gear;
                     self.focus = s.focus;
                     self.step = s.step;
                     self.link_error = None;
@@ -342,13 +407,19 @@ impl App {
         self.built = None;
         self.error = None;
         let Some(src) = &self.source else { return };
-        let first = model::build(src, &self.bindings);
+        let mut first = model::build(src, &self.bindings, &self.gears);
+        if let (Err(e), false) = (&first, self.gears.is_empty()) {
+            // Gears the model cannot take (no symbolic batch dim…): say why, plan without.
+            self.notice = Some(format!("Gears not applied: {e}"));
+            self.gears.clear();
+            first = model::build(src, &self.bindings, &self.gears);
+        }
         let built = match first {
             Ok(b) => {
                 let want = model::default_bindings(&b.symbols, &self.bindings);
                 if want != self.bindings {
                     self.bindings = want;
-                    model::build(src, &self.bindings)
+                    model::build(src, &self.bindings, &self.gears)
                 } else {
                     Ok(b)
                 }
@@ -388,6 +459,7 @@ impl App {
                 self.step = None;
             }
         }
+        self.refresh_view();
     }
 
     fn export(&self, kind: Export) {
@@ -477,6 +549,9 @@ impl Component for App {
             loading: None,
             error: None,
             link_error: None,
+            gears: Vec::new(),
+            shown_gear: None,
+            focus_view: None,
             notice: None,
             bindings: Bindings::new(),
             built: None,
@@ -532,6 +607,8 @@ impl Component for App {
                     Ok(src) => {
                         if after == After::Fresh {
                             self.bindings.clear();
+                            self.gears.clear();
+                            self.shown_gear = None;
                             self.step = None;
                             self.link_error = None;
                             self.notice = None;
@@ -553,6 +630,24 @@ impl Component for App {
                     }
                     Err(e) => self.error = Some(e),
                 }
+            }
+            Msg::Gears(text) => match model::parse_gears(&text) {
+                Ok(g) => {
+                    if g != self.gears {
+                        self.gears = g;
+                        self.shown_gear = None;
+                        self.vp = None;
+                        self.rebuild();
+                        self.sync_hash();
+                    }
+                }
+                Err(e) => self.notice = Some(e),
+            },
+            Msg::ShowGear(g) => {
+                self.shown_gear = Some(g);
+                self.hover = None;
+                self.refresh_view();
+                self.sync_hash();
             }
             Msg::Bind(k, v) => match v.trim().parse::<u64>() {
                 Ok(n) if (1..=model::MAX_DIM).contains(&n) => {
@@ -608,6 +703,7 @@ impl Component for App {
                 if i < self.panes.len() && i != self.focus {
                     self.focus = i;
                     self.vp = None;
+                    self.refresh_view();
                     self.sync_hash();
                 }
             }

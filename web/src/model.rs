@@ -15,6 +15,8 @@ pub const MAX_BUFFERS: usize = 250_000;
 pub const MAX_SYMBOLS: usize = 64;
 /// Largest value a symbolic dim may be bound to.
 pub const MAX_DIM: u64 = 1 << 32;
+/// Most dynamic-batch gears.
+pub const MAX_GEARS: usize = 16;
 
 /// What a file holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -148,13 +150,40 @@ pub struct Built {
     pub is_graph: bool,
     /// Bytes of weights (not planned in the activation arena); 0 when unknown.
     pub weight_bytes: u64,
+    /// With dynamic-batch gears: the batch dim and the gears (sorted), else `None`.
+    pub gears: Option<(String, Vec<u64>)>,
+}
+
+/// Parses a gear list such as `1,2,4,8` (empty: no gears).
+///
+/// # Errors
+/// A message naming the bad entry or the limit.
+pub fn parse_gears(text: &str) -> Result<Vec<u64>, String> {
+    let mut v = Vec::new();
+    for part in text.split([',', ' ']).filter(|p| !p.trim().is_empty()) {
+        match part.trim().parse::<u64>() {
+            Ok(n) if (1..=MAX_DIM).contains(&n) => v.push(n),
+            _ => {
+                return Err(format!(
+                    "gear '{}' is not a batch size from 1 to {MAX_DIM}",
+                    part.trim()
+                ))
+            }
+        }
+    }
+    v.sort_unstable();
+    v.dedup();
+    if v.len() > MAX_GEARS {
+        return Err(format!("at most {MAX_GEARS} gears"));
+    }
+    Ok(v)
 }
 
 /// Parses and lowers `source` under `bindings`.
 ///
 /// # Errors
 /// The importer's message, or a limit exceeded; never panics on bad bytes.
-pub fn build(source: &Source, bindings: &Bindings) -> Result<Built, String> {
+pub fn build(source: &Source, bindings: &Bindings, gears: &[u64]) -> Result<Built, String> {
     let text = || {
         std::str::from_utf8(&source.bytes)
             .map_err(|e| format!("{}: not UTF-8 text ({e})", source.name))
@@ -163,7 +192,8 @@ pub fn build(source: &Source, bindings: &Bindings) -> Result<Built, String> {
         Format::GraphJson => {
             let graph = memplan_core::import::json::parse(text()?)
                 .map_err(|e| format!("{}: {e}", source.name))?;
-            from_graph(&graph, bindings, Vec::new()).map_err(|e| format!("{}: {e}", source.name))?
+            from_graph(&graph, bindings, gears, Vec::new())
+                .map_err(|e| format!("{}: {e}", source.name))?
         }
         Format::Csv => {
             let problem = memplan_core::import::csv::parse(&source.name, text()?)
@@ -185,16 +215,24 @@ pub fn build(source: &Source, bindings: &Bindings) -> Result<Built, String> {
             // from a parse with the bindings, since inference folds them into shape arithmetic.
             let free = parse(&source.bytes, &OnnxOptions::default()).map_err(named)?;
             let symbols = free.graph.symbols();
-            let model = if bindings.is_empty() {
+            // With gears the batch dim must stay symbolic through inference.
+            let mut dims = bindings.clone();
+            if !gears.is_empty() {
+                if let Ok(d) = memplan_core::gears::batch_dim(&free.graph, None) {
+                    dims.remove(&d);
+                }
+            }
+            let model = if dims.is_empty() {
                 free
             } else {
                 let opts = OnnxOptions {
-                    dims: bindings.clone(),
+                    dims,
                     ..OnnxOptions::default()
                 };
                 parse(&source.bytes, &opts).map_err(named)?
             };
-            let mut built = from_graph(&model.graph, bindings, model.warnings).map_err(named)?;
+            let mut built =
+                from_graph(&model.graph, bindings, gears, model.warnings).map_err(named)?;
             built.symbols = symbols;
             built.weight_bytes = model.weights_bytes;
             built
@@ -222,9 +260,18 @@ pub fn default_bindings(symbols: &[String], current: &Bindings) -> Bindings {
 fn from_graph(
     graph: &memplan_core::Graph,
     bindings: &Bindings,
+    gears: &[u64],
     mut warnings: Vec<String>,
 ) -> Result<Built, memplan_core::Error> {
-    let lowered = graph.lower(bindings)?;
+    let (lowered, gear_info) = if gears.is_empty() {
+        (graph.lower(bindings)?, None)
+    } else {
+        let dim = memplan_core::gears::batch_dim(graph, None)?;
+        let mut dims = bindings.clone();
+        dims.remove(&dim);
+        let l = memplan_core::gears::expand(graph, &dims, &dim, gears)?;
+        (l, Some((dim, gears.to_vec())))
+    };
     let problem_weights = lowered.problem.weight_bytes;
     warnings.extend(lowered.warnings);
     let problem = lowered.problem;
@@ -241,10 +288,14 @@ fn from_graph(
                     .unwrap_or_default(),
                 None => "graph input".to_string(),
             };
+            let mut shape_bindings = bindings.clone();
+            if let (Some(g), Some((dim, _))) = (b.gear, &gear_info) {
+                shape_bindings.insert(dim.clone(), g);
+            }
             let (shape, dtype) = match t.and_then(|t| graph.tensors.get(t)) {
                 Some(tensor) => (
                     tensor
-                        .bound_shape(bindings)
+                        .bound_shape(&shape_bindings)
                         .map(|s| {
                             if s.is_empty() {
                                 "scalar".to_string()
@@ -278,6 +329,7 @@ fn from_graph(
         warnings,
         is_graph: true,
         weight_bytes: problem_weights,
+        gears: gear_info,
     })
 }
 
@@ -310,6 +362,7 @@ fn from_problem(problem: Problem) -> Result<Built, String> {
         warnings: Vec::new(),
         is_graph: false,
         weight_bytes: 0,
+        gears: None,
     })
 }
 
@@ -346,9 +399,9 @@ mod tests {
         )
         .unwrap();
         assert_eq!(s.format, Format::Onnx);
-        let free = build(&s, &Bindings::new()).unwrap();
+        let free = build(&s, &Bindings::new(), &[]).unwrap();
         assert_eq!(free.symbols, vec!["batch".to_string()]);
-        let b = build(&s, &default_bindings(&free.symbols, &Bindings::new())).unwrap();
+        let b = build(&s, &default_bindings(&free.symbols, &Bindings::new()), &[]).unwrap();
         assert_eq!(b.symbols, vec!["batch".to_string()]);
         assert_eq!(b.problem.steps, 122);
         let bounds = memplan_core::lower_bound(&b.problem).unwrap();
@@ -359,11 +412,38 @@ mod tests {
     }
 
     #[test]
+    fn gears_scale_every_batch_tensor_of_resnet50() {
+        // shared/models shapes oracle: resnet50's input is batch×3×224×224 float32, so its
+        // copy at gear B is B × 602112 B; the weights are not duplicated.
+        let s = Source::new(
+            "r.onnx",
+            Origin::File,
+            sample_bytes("resnet50_randinit.stripped.onnx"),
+        )
+        .unwrap();
+        let b = build(&s, &Bindings::new(), &[1, 2, 4, 8]).unwrap();
+        assert_eq!(b.gears, Some(("batch".to_string(), vec![1, 2, 4, 8])));
+        for g in [1u64, 2, 4, 8] {
+            let input = b
+                .problem
+                .buffers
+                .iter()
+                .position(|x| x.name == format!("input@Batch_{g}"))
+                .unwrap();
+            assert_eq!(b.problem.buffers[input].size, g * 3 * 224 * 224 * 4);
+            assert_eq!(b.info[input].shape, format!("{g}×3×224×224"));
+        }
+        assert_eq!(b.weight_bytes, 102_015_680);
+        assert_eq!(parse_gears(" 8, 1,2,2 ").unwrap(), vec![1, 2, 8]);
+        assert!(parse_gears("1,x").unwrap_err().contains("'x'"));
+    }
+
+    #[test]
     fn truncated_onnx_is_an_error_naming_the_file() {
         let mut bytes = sample_bytes("resnet50_randinit.stripped.onnx");
         bytes.truncate(1000);
         let s = Source::new("cut.onnx", Origin::File, bytes).unwrap();
-        let e = build(&s, &Bindings::new()).unwrap_err();
+        let e = build(&s, &Bindings::new(), &[]).unwrap_err();
         assert!(e.starts_with("cut.onnx: "), "{e}");
     }
 
@@ -381,9 +461,9 @@ mod tests {
             sample_bytes("mobilenet-v2-blocks.json"),
         )
         .unwrap();
-        let b0 = build(&s, &Bindings::new()).unwrap();
+        let b0 = build(&s, &Bindings::new(), &[]).unwrap();
         assert_eq!(b0.symbols, vec!["batch".to_string()]);
-        let b = build(&s, &default_bindings(&b0.symbols, &Bindings::new())).unwrap();
+        let b = build(&s, &default_bindings(&b0.symbols, &Bindings::new()), &[]).unwrap();
         assert!(b.warnings.is_empty(), "{:?}", b.warnings);
         assert!(b.is_graph);
         assert_eq!(b.problem.buffers[0].size, 3 * 224 * 224 * 4);
@@ -401,7 +481,7 @@ mod tests {
             b"\xff\xfe{",
         ] {
             let s = Source::new("bad", Origin::File, bytes.to_vec()).unwrap();
-            assert!(build(&s, &Bindings::new()).is_err());
+            assert!(build(&s, &Bindings::new(), &[]).is_err());
         }
     }
 }

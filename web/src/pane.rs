@@ -100,6 +100,12 @@ pub fn pane(p: &PaneProps) -> Html {
                     <div class="stat"><dt>{ "Blocks" }</dt><dd>{ if r.plan.blocks.is_empty() { "—".to_string() } else { r.plan.blocks.len().to_string() } }</dd></div>
                     <div class="stat"><dt title="bytes added by padding and alignment over all tensors">{ "Padding waste" }</dt><dd>{ format::bytes(r.padding_waste) }</dd></div>
                     <div class="stat"><dt>{ "Planning time" }</dt><dd>{ format::millis(r.time_ms) }{ " " }{ valid }</dd></div>
+                    if let Some(o) = &r.overlay {
+                        <div class="stat wide"><dt title="each gear's region: the largest offset + size over the shared and that gear's tensors">{ "Gears (batch: peak)" }</dt>
+                            <dd data-testid={format!("pane{i}-gears")}>{ o.gears.iter().map(|g| format!("{}: {}", g.batch, format::binary(g.peak_bytes))).collect::<Vec<_>>().join(" · ") }</dd></div>
+                        <div class="stat wide"><dt title="each gear planned alone, laid side by side, versus the overlay in one region">{ "Side by side → overlaid" }</dt>
+                            <dd data-testid={format!("pane{i}-overlay")} data-side={o.side_by_side_bytes.to_string()} data-overlay={o.overlay_bytes.to_string()}>{ format!("{} → {} (saves {})", format::binary(o.side_by_side_bytes), format::binary(o.overlay_bytes), format::binary(o.saving_bytes)) }</dd></div>
+                    }
                     if let Some(sim) = &r.sim {
                         <div class="stat"><dt title="successful allocations / frees">{ "Allocs / frees" }</dt><dd data-testid={format!("pane{i}-allocs")}>{ format!("{} / {}", sim.allocations, sim.frees) }{ if sim.failures > 0 { format!(" · {} failed", sim.failures) } else { String::new() } }</dd></div>
                         <div class="stat"><dt title="1 − largest free chunk / total free, at the step with most bytes in use">{ "Fragmentation at peak" }</dt><dd>{ format!("{:.1}%", sim.fragmentation * 100.0) }</dd></div>

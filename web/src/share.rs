@@ -59,6 +59,12 @@ pub struct Shared {
     /// Selected op step, if any.
     #[serde(rename = "t", default, skip_serializing_if = "Option::is_none")]
     pub step: Option<u64>,
+    /// Dynamic-batch gears (batch sizes), empty when off.
+    #[serde(rename = "g", default, skip_serializing_if = "Vec::is_empty")]
+    pub gears: Vec<u64>,
+    /// The gear the timeline and table show.
+    #[serde(rename = "sg", default, skip_serializing_if = "Option::is_none")]
+    pub shown_gear: Option<u64>,
 }
 
 fn deflate(bytes: &[u8]) -> Vec<u8> {
@@ -152,6 +158,12 @@ fn check(s: &Shared) -> Result<(), String> {
             s.panes.len()
         ));
     }
+    if s.gears.len() > crate::model::MAX_GEARS || s.gears.iter().any(|&g| g == 0 || g > MAX_DIM) {
+        return Err(format!(
+            "the link's gears must be at most {} batch sizes from 1 to {MAX_DIM}",
+            crate::model::MAX_GEARS
+        ));
+    }
     if s.bindings.len() > MAX_SYMBOLS {
         return Err(format!(
             "the link binds {} dims (at most {MAX_SYMBOLS})",
@@ -205,6 +217,19 @@ mod tests {
             ],
             focus: 1,
             step: Some(7),
+            gears: vec![1, 2, 4, 8],
+            shown_gear: Some(4),
+        }
+    }
+
+    #[test]
+    fn bad_gears_are_refused() {
+        for gears in [vec![0], vec![1; 17], vec![MAX_DIM + 1]] {
+            let mut s = state();
+            s.gears = gears;
+            let (f, _) = encode(&s);
+            let e = decode(&f).unwrap_err();
+            assert!(e.contains("gears"), "{e}");
         }
     }
 

@@ -118,11 +118,34 @@ impl App {
         let on_file =
             link.batch_callback(|e: Event| crate::platform::input_file(&e).map(Msg::File));
         let sample = SAMPLES.iter().find(|s| s.id == current);
-        let dims = self
+        let gear_dim = self
+            .built
+            .as_ref()
+            .and_then(|b| b.gears.as_ref())
+            .map(|g| g.0.clone());
+        let dims: Vec<String> = self
             .built
             .as_ref()
             .map(|b| b.symbols.clone())
-            .unwrap_or_default();
+            .unwrap_or_default()
+            .into_iter()
+            .filter(|d| Some(d) != gear_dim.as_ref())
+            .collect();
+        let is_graph = self.built.as_ref().is_some_and(|b| b.is_graph);
+        let on_gears = link.callback(|e: Event| {
+            Msg::Gears(
+                e.target()
+                    .and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok())
+                    .map(|i| i.value())
+                    .unwrap_or_default(),
+            )
+        });
+        let gears_text = self
+            .gears
+            .iter()
+            .map(u64::to_string)
+            .collect::<Vec<_>>()
+            .join(",");
         html! {
             <section class="load card" aria-label="load a model">
                 <div class="load-row">
@@ -145,9 +168,9 @@ impl App {
                 if let Some(s) = sample {
                     <p class="muted source">{ format!("Source: {} · Licence: {}", s.source, s.licence) }</p>
                 }
-                if !dims.is_empty() {
+                if !dims.is_empty() || is_graph {
                     <form class="dims" onsubmit={Callback::from(|e: SubmitEvent| e.prevent_default())}>
-                        <span>{ "Symbolic dims:" }</span>
+                        if !dims.is_empty() { <span>{ "Symbolic dims:" }</span> }
                         { for dims.iter().map(|d| {
                             let name = d.clone();
                             let onchange = link.callback(move |e: Event| {
@@ -160,6 +183,13 @@ impl App {
                                 </label>
                             }
                         }) }
+                        if is_graph {
+                            <label title="GE dynamic batch: one plan per batch size, gears overlaid in one region (the leading symbolic dim of the first input is the batch)">
+                                { "Dynamic batch gears " }
+                                <input type="text" class="gears" placeholder="e.g. 1,2,4,8" data-testid="gears" value={gears_text} onchange={on_gears} />
+                            </label>
+                            if let Some(d) = &gear_dim { <span class="muted small">{ format!("batch dim: {d}") }</span> }
+                        }
                     </form>
                 }
             </section>
@@ -286,6 +316,18 @@ impl App {
             <section class="plots card" aria-label="memory timeline">
                 <div class="toolbar">
                     <h2>{ format!("Timeline — pane {}: {}", self.focus + 1, self.panes[self.focus].label()) }</h2>
+                    if let (Some((_, gears)), Some(shown)) = (b.gears.as_ref(), self.gear_shown()) {
+                        <label class="gear-pick">{ "gear " }
+                            <select data-testid="gear" onchange={link.batch_callback(|e: Event| {
+                                e.target()
+                                    .and_then(|t| t.dyn_into::<web_sys::HtmlSelectElement>().ok())
+                                    .and_then(|s| s.value().parse::<u64>().ok())
+                                    .map(Msg::ShowGear)
+                            })}>
+                                { for gears.iter().map(|g| html! { <option value={g.to_string()} selected={*g == shown}>{ format!("batch {g}") }</option> }) }
+                            </select>
+                        </label>
+                    }
                     if !self.embed {
                         <span class="tools">
                             <button type="button" class="icon" aria-label="zoom in" title="zoom in (+)" onclick={link.callback(|_| Msg::Zoom(0.5, 0.5, 0.5))}>{ "+" }</button>
@@ -322,8 +364,10 @@ impl App {
         };
         let step = self.table_step();
         let q = self.search.to_lowercase();
+        let gear = self.gear_shown();
         let mut rows: Vec<usize> = crate::analysis::live_buffers(&b.problem, step)
             .into_iter()
+            .filter(|&i| b.problem.buffers[i].gear.is_none_or(|g| Some(g) == gear))
             .filter(|&i| {
                 q.is_empty()
                     || b.problem.buffers[i].name.to_lowercase().contains(&q)
