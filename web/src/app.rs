@@ -52,6 +52,8 @@ pub enum Export {
     PlanJson,
     /// Timeline SVG.
     Svg,
+    /// Timeline PNG (the SVG drawn on a canvas at 2×).
+    Png,
     /// Tensors CSV.
     Csv,
 }
@@ -484,7 +486,7 @@ impl App {
                     &crate::export::plan_json(&src.name, &b.problem, &plans),
                 );
             }
-            Export::Svg => {
+            Export::Svg | Export::Png => {
                 if let (Some(r), Some(vp)) = (self.focused(), self.view()) {
                     let o = crate::timeline::SvgOptions {
                         step: self.step,
@@ -493,7 +495,17 @@ impl App {
                         ..Default::default()
                     };
                     let svg = crate::timeline::timeline_svg(&b.problem, &b.info, r, &vp, &o);
-                    platform::download(&format!("{stem}.timeline.svg"), "image/svg+xml", &svg);
+                    if kind == Export::Png {
+                        platform::download_png(
+                            &format!("{stem}.timeline.png"),
+                            &svg,
+                            crate::timeline::W,
+                            crate::timeline::H,
+                            2.0,
+                        );
+                    } else {
+                        platform::download(&format!("{stem}.timeline.svg"), "image/svg+xml", &svg);
+                    }
                 }
             }
             Export::Csv => {

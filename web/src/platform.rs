@@ -125,6 +125,64 @@ pub fn dropped_file(e: &web_sys::DragEvent) -> Option<web_sys::File> {
     e.data_transfer()?.files()?.get(0)
 }
 
+/// Saves an SVG rendered to PNG (at `scale` × its `width` × `height`) as a download called
+/// `name`: the SVG is drawn on a canvas once it has loaded as an image.
+pub fn download_png(name: &str, svg: &str, width: f64, height: f64, scale: f64) {
+    use base64::Engine;
+    let Some(doc) = window().and_then(|w| w.document()) else {
+        return;
+    };
+    let Ok(img) = web_sys::HtmlImageElement::new() else {
+        return;
+    };
+    let b64 = base64::engine::general_purpose::STANDARD.encode(svg.as_bytes());
+    let name = name.to_string();
+    let img2 = img.clone();
+    let onload = Closure::once(move || {
+        let Ok(canvas) = doc
+            .create_element("canvas")
+            .map(|c| c.unchecked_into::<web_sys::HtmlCanvasElement>())
+        else {
+            return;
+        };
+        // Canvas sizes are whole pixels; the plot is a few thousand at most.
+        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+        let (w, h) = (
+            (width * scale).ceil() as u32,
+            (height * scale).ceil() as u32,
+        );
+        canvas.set_width(w);
+        canvas.set_height(h);
+        let Some(ctx) = canvas
+            .get_context("2d")
+            .ok()
+            .flatten()
+            .and_then(|c| c.dyn_into::<web_sys::CanvasRenderingContext2d>().ok())
+        else {
+            return;
+        };
+        let _ = ctx.draw_image_with_html_image_element_and_dw_and_dh(
+            &img2,
+            0.0,
+            0.0,
+            f64::from(w),
+            f64::from(h),
+        );
+        if let Ok(url) = canvas.to_data_url_with_type("image/png") {
+            if let Ok(a) = doc.create_element("a") {
+                if let Ok(a) = a.dyn_into::<web_sys::HtmlAnchorElement>() {
+                    a.set_href(&url);
+                    a.set_download(&name);
+                    a.click();
+                }
+            }
+        }
+    });
+    img.set_onload(Some(onload.as_ref().unchecked_ref()));
+    onload.forget();
+    img.set_src(&format!("data:image/svg+xml;base64,{b64}"));
+}
+
 /// Saves `text` as a download called `name`.
 pub fn download(name: &str, mime: &str, text: &str) {
     let parts = js_sys::Array::of1(&JsValue::from_str(text));

@@ -71,6 +71,7 @@ impl App {
                     <button type="button" onclick={link.callback(|_| Msg::ShowEmbed)} disabled={!ready} data-testid="embed">{ "Embed" }</button>
                     <button type="button" onclick={link.callback(|_| Msg::Export(Export::PlanJson))} disabled={!ready} data-testid="export-json" title="all panes, in the CLI's memplan.plan/1 schema">{ "Plan JSON" }</button>
                     <button type="button" onclick={link.callback(|_| Msg::Export(Export::Svg))} disabled={!ready} data-testid="export-svg">{ "Timeline SVG" }</button>
+                    <button type="button" onclick={link.callback(|_| Msg::Export(Export::Png))} disabled={!ready} data-testid="export-png">{ "PNG" }</button>
                     <button type="button" onclick={link.callback(|_| Msg::Export(Export::Csv))} disabled={!ready} data-testid="export-csv">{ "Tensors CSV" }</button>
                     <button type="button" class="icon" onclick={link.callback(|_| Msg::ToggleTheme)} aria-label="toggle light/dark theme" title="toggle light/dark theme">{ if self.dark() { "☀" } else { "☾" } }</button>
                 </nav>

@@ -1,0 +1,33 @@
+// Exports: plan JSON in the CLI's schema, the timeline as SVG and PNG, the tensors as CSV.
+import { test, expect } from '@playwright/test';
+import { readFileSync } from 'node:fs';
+
+async function download(page, testid) {
+  const [d] = await Promise.all([page.waitForEvent('download'), page.getByTestId(testid).click()]);
+  return { name: d.suggestedFilename(), bytes: readFileSync(await d.path()) };
+}
+
+test('exports plan JSON, SVG, PNG and CSV of the shown view', async ({ page }) => {
+  await page.goto('/');
+  await expect(page.locator('html[data-ready]')).toHaveCount(1);
+  const peak0 = Number(await page.getByTestId('pane0-peak').getAttribute('data-bytes'));
+
+  const json = await download(page, 'export-json');
+  const plan = JSON.parse(json.bytes.toString('utf8'));
+  expect(plan.format).toBe('memplan.plan/1');
+  expect(plan.problem.lower_bound_bytes).toBe(9_633_792);
+  expect(plan.plans[0].peak_bytes).toBe(peak0);
+
+  const svg = await download(page, 'export-svg');
+  expect(svg.name).toMatch(/\.timeline\.svg$/);
+  expect(svg.bytes.toString('utf8')).toMatch(/^<svg[^>]*viewBox="0 0 1000 /);
+
+  const png = await download(page, 'export-png');
+  expect(png.name).toMatch(/\.timeline\.png$/);
+  expect(png.bytes.subarray(0, 8)).toEqual(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]));
+  expect(png.bytes.readUInt32BE(16)).toBe(2000); // width: 1000 × 2
+
+  const csv = await download(page, 'export-csv');
+  const lines = csv.bytes.toString('utf8').trim().split('\n');
+  expect(lines.length).toBeGreaterThan(50);
+});
