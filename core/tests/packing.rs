@@ -352,5 +352,8 @@ proptest! {
             let peak = run(&p, name, &PlanOptions::exact()).peak;
             prop_assert!(lb <= peak && peak <= 2 * lb, "{}: {} vs bound {}", name, peak, lb);
         }
+        // The bound is reachable (even tensors at 0, odd ones on top of the larger neighbour:
+        // max(s(i-1), s(i+1)) + s(i) <= lb), and the exact solver reaches it.
+        prop_assert_eq!(run(&p, "optimal", &PlanOptions::exact()).peak, lb);
     }
 }
