@@ -111,9 +111,11 @@ pub fn decode(fragment: &str) -> Result<Shared, String> {
     let version = version.ok_or("the link's state has no version (v=)")?;
     match version.parse::<u32>() {
         Ok(VERSION) => {}
-        Ok(n) if n > VERSION => return Err(format!(
+        Ok(n) if n > VERSION => {
+            return Err(format!(
             "the link was made by a newer playground (state version {n}; this one reads {VERSION})"
-        )),
+        ))
+        }
         _ => {
             return Err(format!(
                 "unknown link state version '{}'",
