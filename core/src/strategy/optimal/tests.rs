@@ -1,1 +1,443 @@
+//! Tests of the exact solver against independent brute forces.
+//!
+//! The oracle: for buffers without pinned offsets, some order of placing them one by one, each
+//! at the lowest (aligned) offset where it overlaps no placed buffer it is live with, reaches
+//! the optimum. Proof: take an optimal plan and place the buffers in order of its offsets; by
+//! induction every buffer lands at or below its optimal offset (everything placed before it
+//! that it is live with sits entirely below its optimal offset, and lowering those only makes
+//! room), so the peak is at most the optimum. [`lowest_fit_optimum`] tries every order; on the
+//! smallest problems it is itself checked against trying every offset
+//! ([`every_offset_optimum`]). Neither shares code with the crate.
 
+use alloc::format;
+use alloc::vec::Vec;
+use core::cell::Cell;
+
+use proptest::prelude::*;
+
+use super::*;
+use crate::error::ErrorKind;
+use crate::problem::Buffer;
+use crate::validate::validate;
+
+/// A tiny buffer: `(size, start, end, alignment)`, inclusive live range.
+type Tiny = (u64, u64, u64, u64);
+
+fn live_together(a: &Tiny, b: &Tiny) -> bool {
+    a.1 <= b.2 && b.1 <= a.2
+}
+
+fn disjoint(o1: u64, s1: u64, o2: u64, s2: u64) -> bool {
+    s1 == 0 || s2 == 0 || o1 + s1 <= o2 || o2 + s2 <= o1
+}
+
+/// Size rounded up to the alignment (what `PlanOptions::exact()` plans).
+fn planned(b: &Tiny) -> u64 {
+    b.0.div_ceil(b.3) * b.3
+}
+
+fn lowest_fit_peak(bufs: &[Tiny], order: &[usize]) -> u64 {
+    let mut off: Vec<Option<u64>> = alloc::vec![None; bufs.len()];
+    let mut peak = 0;
+    for &i in order {
+        let (s, a) = (planned(&bufs[i]), bufs[i].3);
+        let placed: Vec<usize> = (0..bufs.len())
+            .filter(|&j| off[j].is_some() && live_together(&bufs[i], &bufs[j]))
+            .collect();
+        // the lowest feasible offset is 0 or a placed top rounded up to the alignment
+        let mut cands: Vec<u64> = placed
+            .iter()
+            .map(|&j| (off[j].unwrap() + planned(&bufs[j])).div_ceil(a) * a)
+            .collect();
+        cands.push(0);
+        cands.sort_unstable();
+        let o = cands
+            .into_iter()
+            .find(|&c| {
+                placed
+                    .iter()
+                    .all(|&j| disjoint(c, s, off[j].unwrap(), planned(&bufs[j])))
+            })
+            .unwrap();
+        off[i] = Some(o);
+        if s > 0 {
+            peak = peak.max(o + s);
+        }
+    }
+    peak
+}
+
+fn permutations(n: usize) -> Vec<Vec<usize>> {
+    if n == 0 {
+        return alloc::vec![Vec::new()];
+    }
+    let mut out = Vec::new();
+    for p in permutations(n - 1) {
+        for k in 0..=p.len() {
+            let mut q = p.clone();
+            q.insert(k, n - 1);
+            out.push(q);
+        }
+    }
+    out
+}
+
+/// The optimum by lowest-fit placement over every order.
+fn lowest_fit_optimum(bufs: &[Tiny]) -> u64 {
+    permutations(bufs.len())
+        .iter()
+        .map(|o| lowest_fit_peak(bufs, o))
+        .min()
+        .unwrap()
+}
+
+/// The optimum by trying every aligned offset in `[0, sum of sizes]` for every buffer.
+fn every_offset_optimum(bufs: &[Tiny]) -> u64 {
+    let total: u64 = bufs.iter().map(planned).sum();
+    let mut best = u64::MAX;
+    let mut off = alloc::vec![0u64; bufs.len()];
+    fn rec(bufs: &[Tiny], total: u64, k: usize, off: &mut Vec<u64>, best: &mut u64) {
+        if k == bufs.len() {
+            let peak = (0..k)
+                .filter(|&i| planned(&bufs[i]) > 0)
+                .map(|i| off[i] + planned(&bufs[i]))
+                .max()
+                .unwrap_or(0);
+            *best = (*best).min(peak);
+            return;
+        }
+        let mut o = 0;
+        while o <= total {
+            let ok = (0..k).all(|j| {
+                !live_together(&bufs[k], &bufs[j])
+                    || disjoint(o, planned(&bufs[k]), off[j], planned(&bufs[j]))
+            });
+            if ok {
+                off[k] = o;
+                rec(bufs, total, k + 1, off, best);
+            }
+            o += bufs[k].3;
+        }
+    }
+    rec(bufs, total, 0, &mut off, &mut best);
+    best
+}
+
+fn problem(bufs: &[Tiny]) -> Problem {
+    let v = bufs
+        .iter()
+        .enumerate()
+        .map(|(i, &(size, start, end, align))| {
+            let mut b = Buffer::new(format!("b{i}"), size, start, end);
+            b.alignment = align;
+            b
+        })
+        .collect();
+    Problem::from_buffers("tiny", v)
+}
+
+fn solve_default(p: &Problem) -> Solution {
+    solve(p, &PlanOptions::exact(), &SolverParams::default(), &NoClock).expect("solve")
+}
+
+fn tiny(max_align: u64) -> impl Strategy<Value = Vec<Tiny>> {
+    let align = prop_oneof![Just(1u64), Just(2), Just(4)].prop_map(move |a| a.min(max_align));
+    proptest::collection::vec(
+        (0u64..=8, 0u64..5, 0u64..4, align).prop_map(|(s, st, len, a)| (s, st, st + len, a)),
+        0..=6,
+    )
+}
+
+/// Checks everything the brief of the solver promises on one tiny problem.
+fn check_exact(bufs: &[Tiny]) -> core::result::Result<(), TestCaseError> {
+    let p = problem(bufs);
+    let o = PlanOptions::exact();
+    let want = lowest_fit_optimum(bufs);
+    let sol = solve_default(&p);
+    prop_assert_eq!(validate(&p, &sol.plan), Ok(()));
+    prop_assert_eq!(sol.best_peak, want, "{:?}", bufs);
+    prop_assert_eq!(sol.plan.peak, want);
+    prop_assert!(sol.proven_optimal);
+    prop_assert_eq!(sol.lower_bound, want);
+    prop_assert_eq!(sol.stop, Stop::Finished);
+    prop_assert!(sol.seed_peak >= want);
+    let lb = crate::bound::bounds_with(&p, |i| Ok(planned(&bufs[i])))
+        .expect("bound")
+        .lower_bound;
+    prop_assert!(lb <= want);
+    // the registry entry (node budget from the default 2 s) reaches the same optimum
+    let reg = crate::strategy::plan(&p, "optimal", &o).expect("optimal");
+    prop_assert_eq!(validate(&p, &reg), Ok(()));
+    prop_assert_eq!(reg.peak, want);
+    prop_assert_eq!(reg.stat("proven_optimal"), Some(1));
+    prop_assert_eq!(reg.stat("best_peak"), Some(want));
+    let port = crate::strategy::plan(&p, "portfolio", &o).expect("portfolio");
+    prop_assert!(
+        port.peak >= want,
+        "portfolio {} < optimum {}",
+        port.peak,
+        want
+    );
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 400, ..ProptestConfig::default() })]
+
+    /// The oracle itself: lowest fit over every order finds what trying every offset finds.
+    #[test]
+    fn oracles_agree(bufs in proptest::collection::vec(
+        (1u64..=3, 0u64..3, 0u64..3, prop_oneof![Just(1u64), Just(2)])
+            .prop_map(|(s, st, len, a)| (s, st, st + len, a)),
+        0..=4,
+    )) {
+        prop_assert_eq!(lowest_fit_optimum(&bufs), every_offset_optimum(&bufs), "{:?}", bufs);
+    }
+
+    #[test]
+    fn optimum_matches_brute_force_alignment_1(bufs in tiny(1)) {
+        check_exact(&bufs)?;
+    }
+
+    #[test]
+    fn optimum_matches_brute_force_with_alignments(bufs in tiny(4)) {
+        check_exact(&bufs)?;
+    }
+
+    /// Turning a pruning technique off changes the speed of a finished search, not its answer.
+    #[test]
+    fn switches_do_not_change_the_answer(bufs in tiny(2)) {
+        let p = problem(&bufs);
+        let want = lowest_fit_optimum(&bufs);
+        let base = SolverParams::default();
+        let offs: [fn(&mut SolverParams); 10] = [
+            |q| q.canonical_only = false,
+            |q| q.section_inference = false,
+            |q| q.dynamic_ordering = false,
+            |q| q.check_dominance = false,
+            |q| q.unallocated_floor = false,
+            |q| q.static_preordering = false,
+            |q| q.dynamic_decomposition = false,
+            |q| q.monotonic_floor = false,
+            |q| q.round_robin = false,
+            |q| {
+                *q = SolverParams {
+                    canonical_only: false,
+                    section_inference: false,
+                    dynamic_ordering: false,
+                    check_dominance: false,
+                    unallocated_floor: false,
+                    static_preordering: false,
+                    dynamic_decomposition: false,
+                    monotonic_floor: false,
+                    round_robin: false,
+                    ..SolverParams::default()
+                }
+            },
+        ];
+        for (k, off) in offs.iter().enumerate() {
+            let mut q = base.clone();
+            off(&mut q);
+            let sol = solve(&p, &PlanOptions::exact(), &q, &NoClock).expect("solve");
+            prop_assert_eq!(validate(&p, &sol.plan), Ok(()));
+            prop_assert_eq!(sol.best_peak, want, "switch {} off: {:?}", k, bufs);
+            prop_assert!(sol.proven_optimal);
+        }
+    }
+
+    /// Gears: every plan validates, respects the bound and is never worse than its seed.
+    #[test]
+    fn gears_validate(bufs in tiny(1), gears in proptest::collection::vec(0u64..3, 6)) {
+        let mut p = problem(&bufs);
+        for (b, &g) in p.buffers.iter_mut().zip(&gears) {
+            b.gear = if g == 0 { None } else { Some(g) };
+        }
+        let sol = solve_default(&p);
+        prop_assert_eq!(validate(&p, &sol.plan), Ok(()));
+        let lb = crate::bound::lower_bound(&p).expect("bound").lower_bound;
+        prop_assert!(sol.best_peak >= lb);
+        prop_assert!(sol.lower_bound >= lb && sol.lower_bound <= sol.best_peak);
+        prop_assert_eq!(sol.proven_optimal, sol.best_peak == sol.lower_bound);
+    }
+}
+
+#[test]
+fn empty_and_single_buffer() {
+    let sol = solve_default(&Problem::from_buffers("empty", Vec::new()));
+    assert_eq!((sol.best_peak, sol.lower_bound), (0, 0));
+    assert!(sol.proven_optimal);
+    let sol = solve_default(&problem(&[(7, 0, 3, 1)]));
+    assert_eq!(sol.plan.offsets, [0]);
+    assert_eq!(sol.best_peak, 7);
+}
+
+#[test]
+fn minimalloc_example_reaches_its_optimum() {
+    // MiniMalloc's examples/input.12.csv (half-open lifetimes); its optimum is 12: b1, b3 and
+    // b5 (4 bytes each) are live together at time 0, and 12 is reachable (b1, b2 and b4 can
+    // share 4 bytes since their lifetimes [0,3), [3,9), [9,21) are disjoint).
+    let text = "id,lower,upper,size\nb1,0,3,4\nb2,3,9,4\nb3,0,9,4\nb4,9,21,4\nb5,0,21,4\n";
+    let p = crate::import::csv::parse("input.12", text).unwrap();
+    let sol = solve_default(&p);
+    assert_eq!(validate(&p, &sol.plan), Ok(()));
+    assert_eq!(sol.best_peak, 12);
+    assert_eq!(sol.lower_bound, 12);
+    assert!(sol.proven_optimal);
+    let reg = crate::strategy::plan(&p, "optimal", &PlanOptions::exact()).unwrap();
+    assert_eq!(reg.peak, 12);
+    assert_eq!(reg.strategy, "optimal");
+    assert!(reg
+        .notes
+        .iter()
+        .any(|n| n.starts_with("proven optimal: peak 12 B")));
+}
+
+/// Nine buffers whose optimum (8 bytes) is above the live-set bound (7 bytes). Live bytes per
+/// step, by hand: step 1 b+d+e = 3+1+3 = 7, step 2 c+d+e+f = 1+1+3+2 = 7, step 3 a+c+d+f = 5,
+/// step 4 a+c+g+i = 1+1+1+4 = 7, step 5 g+h+i = 1+2+4 = 7. Steps 1, 2, 4 and 5 would all have
+/// to be packed without a hole, which no layout achieves; the optimum 8 comes from the
+/// lowest-fit oracle over all 9! orders.
+const GAP: [Tiny; 9] = [
+    (1, 3, 4, 1), // a
+    (3, 1, 1, 1), // b
+    (1, 2, 4, 1), // c
+    (1, 1, 3, 1), // d
+    (3, 1, 2, 1), // e
+    (2, 2, 3, 1), // f
+    (1, 4, 5, 1), // g
+    (2, 5, 5, 1), // h
+    (4, 4, 5, 1), // i
+];
+
+#[test]
+fn optimum_above_the_live_set_bound_is_proven() {
+    let p = problem(&GAP);
+    assert_eq!(crate::bound::lower_bound(&p).unwrap().lower_bound, 7);
+    assert_eq!(lowest_fit_optimum(&GAP), 8);
+    let sol = solve_default(&p);
+    assert_eq!(validate(&p, &sol.plan), Ok(()));
+    assert_eq!(sol.best_peak, 8);
+    // the search proved capacity 7 infeasible: the lower bound rose from 7 to 8
+    assert_eq!(sol.lower_bound, 8);
+    assert!(sol.proven_optimal);
+    assert_eq!(sol.stop, Stop::Finished);
+    assert!(sol.nodes > 0);
+    // capacity mode: 7 bytes is proven infeasible by exhaustive search, 8 fits
+    let o = PlanOptions::exact();
+    let err = solve_with_capacity(&p, &o, &SolverParams::default(), &NoClock, 7).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Infeasible);
+    let fit = solve_with_capacity(&p, &o, &SolverParams::default(), &NoClock, 8).unwrap();
+    assert!(fit.fits);
+    assert!(fit.best_peak <= 8);
+    // below the live-set bound: refused at once, no search
+    let err = solve_with_capacity(&p, &o, &SolverParams::default(), &NoClock, 6).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Infeasible);
+    assert!(format!("{err}").contains("lower bound 7"), "{err}");
+}
+
+#[test]
+fn node_budget_cut_reports_the_gap() {
+    // time_limit_ms 0 gives the registry entry a budget of 0 nodes: the seed comes back
+    // unproven, with the live-set bound 7 as the lower bound.
+    let p = problem(&GAP);
+    let o = PlanOptions {
+        time_limit_ms: 0,
+        ..PlanOptions::exact()
+    };
+    let plan = crate::strategy::plan(&p, "optimal", &o).unwrap();
+    assert_eq!(validate(&p, &plan), Ok(()));
+    let seed = seed_plan(&p, &o).unwrap().peak;
+    assert_eq!(plan.peak, seed);
+    assert!(seed >= 8);
+    assert_eq!(plan.stat("proven_optimal"), Some(0));
+    assert_eq!(plan.stat("lower_bound"), Some(7));
+    assert_eq!(plan.stat("best_peak"), Some(plan.peak));
+    assert_eq!(plan.stat("seed_peak"), Some(seed));
+    let note = plan.notes.last().unwrap();
+    assert!(note.starts_with("not proven optimal"), "{note}");
+    assert!(note.contains("node budget used up"), "{note}");
+    assert!(
+        note.contains(&format!("lower bound 7 B, gap {} B", seed - 7)),
+        "{note}"
+    );
+    if seed == 8 {
+        // gap 1 B over a bound of 7 B: 1/7 = 14.2857 %
+        assert!(
+            note.contains("lower bound 7 B, gap 1 B (14.2857%)"),
+            "{note}"
+        );
+    }
+}
+
+/// A clock that moves `step` ms every time it is read, and may report a cancellation.
+struct Ticking {
+    now: Cell<u64>,
+    step: u64,
+    cancel: bool,
+}
+
+impl Clock for Ticking {
+    fn now_ms(&self) -> u64 {
+        let t = self.now.get();
+        self.now.set(t + self.step);
+        t
+    }
+    fn cancelled(&self) -> bool {
+        self.cancel
+    }
+}
+
+/// A problem big enough that the search is still running at its first clock poll (every 128
+/// nodes): 48 random buffers, deterministic.
+fn busy_problem() -> Problem {
+    let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+    let mut rnd = |m: u64| {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x % m
+    };
+    let bufs: Vec<Tiny> = (0..48)
+        .map(|_| {
+            let st = rnd(30);
+            (1 + rnd(40), st, st + rnd(8), 1)
+        })
+        .collect();
+    problem(&bufs)
+}
+
+#[test]
+fn time_limit_and_cancellation_stop_the_search() {
+    let p = busy_problem();
+    let lb = crate::bound::lower_bound(&p).unwrap().lower_bound;
+    let o = PlanOptions {
+        time_limit_ms: 1,
+        ..PlanOptions::exact()
+    };
+    for (cancel, want) in [(false, Stop::TimeLimit), (true, Stop::Cancelled)] {
+        let clock = Ticking {
+            now: Cell::new(0),
+            step: 1000,
+            cancel,
+        };
+        let sol = solve(&p, &o, &SolverParams::default(), &clock).unwrap();
+        assert_eq!(validate(&p, &sol.plan), Ok(()));
+        assert_eq!(sol.stop, want);
+        assert!(sol.best_peak <= sol.seed_peak);
+        assert!(sol.lower_bound >= lb && sol.lower_bound <= sol.best_peak);
+        assert_eq!(sol.proven_optimal, sol.best_peak == sol.lower_bound);
+        let note = sol.plan.notes.last().unwrap();
+        let why = if cancel {
+            "cancelled"
+        } else {
+            "time limit reached"
+        };
+        assert!(note.ends_with(why), "{note}");
+        if !sol.proven_optimal {
+            let gap = sol.best_peak - sol.lower_bound;
+            assert!(note.contains(&format!("gap {gap} B")), "{note}");
+        }
+        // the search was cut early: far fewer nodes than an unlimited solve
+        assert!(sol.nodes <= 1024, "{} nodes", sol.nodes);
+    }
+}
