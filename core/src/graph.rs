@@ -121,7 +121,7 @@ impl ExprParser<'_> {
     }
     fn expr(&mut self) -> Option<i128> {
         self.depth += 1;
-        if self.depth > 64 {
+        if self.depth > 1024 {
             return None;
         }
         let mut v = self.term()?;
@@ -143,7 +143,13 @@ impl ExprParser<'_> {
             if self.eat(b'*') {
                 v = v.checked_mul(self.factor()?)?;
             } else if self.eat(b'/') {
-                v = v.checked_div_euclid(self.factor()?)?;
+                let d = self.factor()?;
+                // names mode reads every name as 1: a divisor may vanish there only
+                v = if d == 0 && self.names.is_some() {
+                    0
+                } else {
+                    v.checked_div_euclid(d)?
+                };
             } else {
                 break;
             }
@@ -155,7 +161,7 @@ impl ExprParser<'_> {
         if c == b'-' {
             self.i += 1;
             self.depth += 1;
-            if self.depth > 64 {
+            if self.depth > 1024 {
                 return None;
             }
             return self.factor()?.checked_neg();
