@@ -9,7 +9,14 @@ use memplan_core::{Bindings, Error, Graph, PlanOptions, Problem};
 /// What a file held.
 pub enum Input {
     /// A graph (JSON or ONNX): planned with GE defaults (512 alignment, GE padding).
-    Graph { graph: Graph, warnings: Vec<String> },
+    Graph {
+        /// The graph.
+        graph: Graph,
+        /// Import warnings.
+        warnings: Vec<String>,
+        /// For ONNX, the file's bytes: dynamic-batch gears re-import it with the batch bound.
+        onnx: Option<Vec<u8>>,
+    },
     /// A bare buffer list (MiniMalloc CSV): planned with exact sizes.
     Buffers(Problem),
 }
@@ -62,6 +69,7 @@ pub fn parse(name: &str, bytes: &[u8], shapes: &Shapes) -> Result<Input, Error> 
         return Ok(Input::Graph {
             graph,
             warnings: Vec::new(),
+            onnx: None,
         });
     }
     if lower.ends_with(".csv") || trimmed.starts_with(b"id,") {
@@ -92,7 +100,26 @@ fn parse_onnx(stem: &str, bytes: &[u8], shapes: &Shapes) -> Result<Input, Error>
     Ok(Input::Graph {
         graph,
         warnings: model.warnings,
+        onnx: Some(bytes.to_vec()),
     })
+}
+
+/// Imports ONNX `bytes` again with `dims` bound (one gear of dynamic batch) and lowers it.
+pub fn lower_onnx(
+    bytes: &[u8],
+    shapes: &Shapes,
+    dims: &Bindings,
+) -> Result<memplan_core::graph::Lowered, Error> {
+    let opts = OnnxOptions {
+        dims: dims.clone(),
+        inputs: shapes.inputs.clone(),
+    };
+    let model = onnx::parse(bytes, &opts)?;
+    let mut lowered = model.graph.lower(dims)?;
+    let mut warnings = model.warnings;
+    warnings.append(&mut lowered.warnings);
+    lowered.warnings = warnings;
+    Ok(lowered)
 }
 
 /// Reads an ONNX file for `memplan inspect`.

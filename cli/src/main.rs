@@ -295,6 +295,7 @@ fn lower(args: &PlanArgs, input: Input, shapes: &Shapes) -> Result<Lowered, Erro
         Input::Graph {
             graph,
             mut warnings,
+            onnx,
         } => {
             let mut l = if args.batch.is_empty() {
                 let (dims, mut w) = graph.bind_unbound_to_one(&shapes.dims);
@@ -307,7 +308,20 @@ fn lower(args: &PlanArgs, input: Input, shapes: &Shapes) -> Result<Lowered, Erro
                 let (mut dims, mut w) = graph.bind_unbound_to_one(&given);
                 dims.remove(&dim);
                 warnings.append(&mut w);
-                gears::expand(&graph, &dims, &dim, &args.batch)?
+                match &onnx {
+                    // ONNX: infer each gear with its batch bound (shape arithmetic over a
+                    // symbolic batch may not resolve)
+                    Some(bytes) => {
+                        // the symbolic import's warnings do not apply to the gears
+                        warnings.clear();
+                        gears::expand_with(&args.batch, &dim, |g| {
+                            let mut d = dims.clone();
+                            d.insert(dim.clone(), g);
+                            load::lower_onnx(bytes, shapes, &d)
+                        })?
+                    }
+                    None => gears::expand(&graph, &dims, &dim, &args.batch)?,
+                }
             };
             warnings.append(&mut l.warnings);
             l.warnings = warnings;

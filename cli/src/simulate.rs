@@ -13,7 +13,9 @@ pub fn run(args: &SimArgs) -> Result<(), Error> {
     let shown = args.input.display().to_string();
     let problem = match load::read(&args.input, &shapes)? {
         Input::Buffers(p) => p,
-        Input::Graph { graph, warnings } => {
+        Input::Graph {
+            graph, warnings, ..
+        } => {
             let (dims, w) = graph.bind_unbound_to_one(&shapes.dims);
             for w in warnings.iter().chain(&w) {
                 eprintln!("warning: {shown}: {w}");

@@ -59,6 +59,25 @@ pub fn expand(
     batch_dim: &str,
     gears: &[u64],
 ) -> Result<Lowered> {
+    expand_with(gears, batch_dim, |g| {
+        let mut b = bindings.clone();
+        b.insert(String::from(batch_dim), g);
+        graph.lower(&b)
+    })
+}
+
+/// [`expand`] with the per-gear lowering supplied by the caller, for importers that must see
+/// the batch bound while inferring shapes (an ONNX `Slice` over a symbolic batch, say): `lower`
+/// is called once per gear and must return the same buffers in the same order every time.
+///
+/// # Errors
+/// [`crate::ErrorKind::BadOption`] for an empty or zero gear list; errors of `lower`, named
+/// by gear; [`crate::ErrorKind::Invalid`] if two gears lower to different buffer lists.
+pub fn expand_with(
+    gears: &[u64],
+    batch_dim: &str,
+    lower: impl Fn(u64) -> Result<Lowered>,
+) -> Result<Lowered> {
     let mut gears: Vec<u64> = gears.to_vec();
     gears.sort_unstable();
     gears.dedup();
@@ -69,16 +88,24 @@ pub fn expand(
     }
     let lowered: Vec<Lowered> = gears
         .iter()
-        .map(|&g| {
-            let mut b = bindings.clone();
-            b.insert(String::from(batch_dim), g);
-            graph
-                .lower(&b)
-                .map_err(|e| e.at(alloc::format!("gear {g}")))
-        })
+        .map(|&g| lower(g).map_err(|e| e.at(alloc::format!("gear {g}"))))
         .collect::<Result<_>>()?;
     let first = &lowered[0];
     let n = first.problem.buffers.len();
+    for (l, g) in lowered.iter().zip(&gears) {
+        let same = l.problem.buffers.len() == n
+            && l.problem
+                .buffers
+                .iter()
+                .zip(&first.problem.buffers)
+                .all(|(a, b)| a.name == b.name && a.start == b.start && a.end == b.end);
+        if !same {
+            return Err(Error::invalid(alloc::format!(
+                "gear {g} lowers to other tensors or lifetimes than gear {}: the graph's structure depends on '{batch_dim}'",
+                gears[0]
+            )));
+        }
+    }
     let mut buffers: Vec<Buffer> = Vec::new();
     let mut tensor_of = Vec::new();
     // Shared buffers first, then each gear's copies, gear by gear.

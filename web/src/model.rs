@@ -215,26 +215,24 @@ pub fn build(source: &Source, bindings: &Bindings, gears: &[u64]) -> Result<Buil
             // from a parse with the bindings, since inference folds them into shape arithmetic.
             let free = parse(&source.bytes, &OnnxOptions::default()).map_err(named)?;
             let symbols = free.graph.symbols();
-            // With gears the batch dim must stay symbolic through inference.
-            let mut dims = bindings.clone();
-            if !gears.is_empty() {
-                if let Ok(d) = memplan_core::gears::batch_dim(&free.graph, None) {
-                    dims.remove(&d);
-                }
-            }
-            let model = if dims.is_empty() {
-                free
-            } else {
-                let opts = OnnxOptions {
-                    dims,
-                    ..OnnxOptions::default()
+            let (mut built, weights) = if gears.is_empty() {
+                let model = if bindings.is_empty() {
+                    free
+                } else {
+                    let opts = OnnxOptions {
+                        dims: bindings.clone(),
+                        ..OnnxOptions::default()
+                    };
+                    parse(&source.bytes, &opts).map_err(named)?
                 };
-                parse(&source.bytes, &opts).map_err(named)?
+                let b = from_graph(&model.graph, bindings, gears, model.warnings).map_err(named)?;
+                (b, model.weights_bytes)
+            } else {
+                let b = onnx_gears(&source.bytes, &free.graph, bindings, gears).map_err(named)?;
+                (b, free.weights_bytes)
             };
-            let mut built =
-                from_graph(&model.graph, bindings, gears, model.warnings).map_err(named)?;
             built.symbols = symbols;
-            built.weight_bytes = model.weights_bytes;
+            built.weight_bytes = weights;
             built
         }
     };
@@ -261,7 +259,7 @@ fn from_graph(
     graph: &memplan_core::Graph,
     bindings: &Bindings,
     gears: &[u64],
-    mut warnings: Vec<String>,
+    warnings: Vec<String>,
 ) -> Result<Built, memplan_core::Error> {
     let (lowered, gear_info) = if gears.is_empty() {
         (graph.lower(bindings)?, None)
@@ -272,6 +270,57 @@ fn from_graph(
         let l = memplan_core::gears::expand(graph, &dims, &dim, gears)?;
         (l, Some((dim, gears.to_vec())))
     };
+    from_lowered(graph, bindings, lowered, gear_info, warnings)
+}
+
+/// ONNX with gears: each gear imported again with its batch bound, so that shape arithmetic
+/// over the batch resolves (as the CLI's `--batch` does).
+fn onnx_gears(
+    bytes: &[u8],
+    free: &memplan_core::Graph,
+    bindings: &Bindings,
+    gears: &[u64],
+) -> Result<Built, memplan_core::Error> {
+    use memplan_core::import::onnx::{parse, OnnxOptions};
+    let dim = memplan_core::gears::batch_dim(free, None)?;
+    let mut dims = bindings.clone();
+    dims.remove(&dim);
+    let first = core::cell::RefCell::new(Vec::new());
+    let lowered = memplan_core::gears::expand_with(gears, &dim, |g| {
+        let mut d = dims.clone();
+        d.insert(dim.clone(), g);
+        let m = parse(
+            bytes,
+            &OnnxOptions {
+                dims: d.clone(),
+                ..OnnxOptions::default()
+            },
+        )?;
+        let mut l = m.graph.lower(&d)?;
+        if first.borrow().is_empty() {
+            let mut w = m.warnings;
+            w.append(&mut l.warnings);
+            *first.borrow_mut() = w;
+        }
+        Ok(l)
+    })?;
+    let warnings = first.into_inner();
+    from_lowered(
+        free,
+        bindings,
+        lowered,
+        Some((dim, gears.to_vec())),
+        warnings,
+    )
+}
+
+fn from_lowered(
+    graph: &memplan_core::Graph,
+    bindings: &Bindings,
+    lowered: memplan_core::graph::Lowered,
+    gear_info: Option<(String, Vec<u64>)>,
+    mut warnings: Vec<String>,
+) -> Result<Built, memplan_core::Error> {
     let problem_weights = lowered.problem.weight_bytes;
     warnings.extend(lowered.warnings);
     let problem = lowered.problem;
