@@ -352,14 +352,14 @@ fn run_plan(args: &PlanArgs) -> Result<(), Error> {
     for w in &lowered.warnings {
         eprintln!("warning: {shown}: {w}");
     }
-    let bounds = memplan_core::lower_bound(problem)?;
+    let bounds = memplan_core::lower_bound(problem).map_err(|e| e.at(&shown))?;
     let mut entries = Vec::new();
     let mut plans = Vec::new();
     for s in infos {
         let t0 = Instant::now();
         let plan = s
             .run(problem, &opts)
-            .map_err(|e| e.at(format!("strategy {}", s.name)))?;
+            .map_err(|e| e.at(format!("strategy {}", s.name)).at(&shown))?;
         let us = u64::try_from(t0.elapsed().as_micros()).unwrap_or(u64::MAX);
         if let Err(v) = memplan_core::validate(problem, &plan) {
             return Err(Error::invalid(format!(

@@ -23,7 +23,7 @@ pub fn run(args: &SimArgs) -> Result<(), Error> {
             graph.lower(&dims).map_err(|e| e.at(&shown))?.problem
         }
     };
-    let bounds = memplan_core::lower_bound(&problem)?;
+    let bounds = memplan_core::lower_bound(&problem).map_err(|e| e.at(&shown))?;
     let kinds = if args.allocators.is_empty() {
         vec![AllocatorArg::Pool, AllocatorArg::Reuse, AllocatorArg::Bfc]
     } else {

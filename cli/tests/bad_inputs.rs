@@ -42,6 +42,14 @@ fn bad_inputs_fail_with_one_clear_line() {
         ),
         ("overflow.json", "error: overflow.json: size of tensor 'x' overflows u64"),
         ("missing.onnx", "error: missing.onnx: cannot read: No such file or directory (os error 2)"),
+        (
+            "live-overflow.csv",
+            "error: live-overflow.csv: step 0, tensor 'b': live bytes overflows u64",
+        ),
+        (
+            "pinned-overlap.csv",
+            "error: pinned-overlap.csv: strategy ge-block: buffers 'a' and 'b' are pinned to overlapping bytes while both are live",
+        ),
     ];
     let mut wrong = Vec::new();
     for (file, want) in cases {

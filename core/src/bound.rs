@@ -88,18 +88,23 @@ fn clamp(x: u64, max: usize) -> usize {
 /// Max over steps of the live sum of the kept buffers, and the first step reaching it.
 fn live_peak(problem: &Problem, sizes: &[u64], keep: impl Fn(usize) -> bool) -> Result<(u64, u64)> {
     // Events: +size at start, -size after end. Sorted by step, frees (at end+1) before allocs.
-    let mut events: Vec<(u64, bool, u64)> = Vec::new();
+    let mut events: Vec<(u64, bool, u64, usize)> = Vec::new();
     for (i, b) in problem.buffers.iter().enumerate() {
         if keep(i) && sizes[i] > 0 {
-            events.push((b.start, true, sizes[i]));
-            events.push((b.end.saturating_add(1), false, sizes[i]));
+            events.push((b.start, true, sizes[i], i));
+            events.push((b.end.saturating_add(1), false, sizes[i], i));
         }
     }
-    events.sort_unstable_by_key(|&(t, alloc, _)| (t, alloc));
+    events.sort_unstable_by_key(|&(t, alloc, _, _)| (t, alloc));
     let (mut cur, mut best, mut at) = (0u64, 0u64, 0u64);
-    for (t, is_alloc, s) in events {
+    for (t, is_alloc, s, i) in events {
         if is_alloc {
-            cur = add(cur, s, "live bytes")?;
+            cur = add(cur, s, "live bytes").map_err(|e| {
+                e.at(alloc::format!(
+                    "step {t}, tensor '{}'",
+                    problem.buffers[i].name
+                ))
+            })?;
             if cur > best {
                 best = cur;
                 at = t;

@@ -243,6 +243,8 @@ pub fn build(source: &Source, bindings: &Bindings, gears: &[u64]) -> Result<Buil
             built.problem.buffers.len()
         ));
     }
+    // Sizes whose sums overflow u64 are refused here, named, rather than shown as 0 B.
+    memplan_core::lower_bound(&built.problem).map_err(|e| format!("{}: {e}", source.name))?;
     Ok(built)
 }
 
@@ -519,6 +521,19 @@ mod tests {
         assert_eq!(b.info[0].shape, "1×3×224×224");
         assert_eq!(b.info[0].dtype, "float32");
         assert_eq!(b.info[1].op, "features.0 (Conv)");
+    }
+
+    #[test]
+    fn sizes_that_overflow_are_refused_by_name() {
+        let text = br#"id,lower,upper,size
+a,0,3,18446744073709551615
+b,0,3,18446744073709551615
+"#;
+        let s = Source::new("huge.csv", Origin::File, text.to_vec()).unwrap();
+        let e = build(&s, &Bindings::new(), &[]).unwrap_err();
+        assert!(e.starts_with("huge.csv: "), "{e}");
+        assert!(e.contains("overflow"), "{e}");
+        assert!(e.contains("'b'") || e.contains("'a'"), "{e}");
     }
 
     #[test]

@@ -44,6 +44,7 @@ impl StrategyInfo {
     /// As [`plan`].
     pub fn run(&self, problem: &Problem, options: &PlanOptions) -> Result<Plan> {
         options.check()?;
+        check_pins(problem, options)?;
         // Packing strategies overlay gears at a common base; block strategies (GE), the
         // baseline and the portfolio (which overlays each candidate, so that it compares whole
         // plans) handle gears themselves.
@@ -57,6 +58,45 @@ impl StrategyInfo {
         }
         Ok(plan)
     }
+}
+
+/// Refuses pinned buffers ([`crate::Buffer::fixed_offset`]) whose bytes overlap while both are
+/// live: no strategy can honour them, and every strategy must say so rather than plan.
+///
+/// # Errors
+/// [`ErrorKind::Infeasible`] naming both buffers; [`ErrorKind::Overflow`].
+fn check_pins(problem: &Problem, options: &PlanOptions) -> Result<()> {
+    let mut pinned: Vec<(u64, u64, usize)> = Vec::new();
+    for (i, b) in problem.buffers.iter().enumerate() {
+        if let Some(off) = b.fixed_offset {
+            let size = options.planned_size(b)?;
+            if size > 0 {
+                let end = crate::error::add(off, size, alloc::format!("end of '{}'", b.name))?;
+                pinned.push((off, end, i));
+            }
+        }
+    }
+    // by offset: a pair overlaps in bytes only if the later one starts before the earlier ends
+    pinned.sort_unstable();
+    for (k, &(_, end, i)) in pinned.iter().enumerate() {
+        for &(off2, _, j) in &pinned[k + 1..] {
+            if off2 >= end {
+                break;
+            }
+            let (a, b) = (&problem.buffers[i], &problem.buffers[j]);
+            if a.conflicts(b) {
+                return Err(Error::new(
+                    ErrorKind::Infeasible,
+                    alloc::format!(
+                        "buffers '{}' and '{}' are pinned to overlapping bytes while both are live",
+                        a.name,
+                        b.name
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Every strategy, in the order the CLI lists them.
