@@ -343,6 +343,11 @@ fn run_plan(args: &PlanArgs) -> Result<(), Error> {
         .iter()
         .map(|n| memplan_core::find_strategy(n))
         .collect::<Result<Vec<_>, _>>()?;
+    if matches!(args.format, Format::Csv) && infos.len() != 1 {
+        return Err(Error::bad_option(
+            "--format csv writes one plan: choose it with --strategy NAME",
+        ));
+    }
     let shapes = shapes(args)?;
     let input = load::read(&args.input, &shapes)?;
     let opts = options(args, &input)?;

@@ -102,8 +102,9 @@ impl PlanOptions {
         self.alignment.max(b.alignment).max(1)
     }
 
-    /// The size a buffer occupies in the arena: padded, then rounded up to its alignment.
-    /// GE: a tensor of B raw bytes occupies `ceil512(ceil32(B) + 32)`.
+    /// The size a buffer occupies in the arena: padded, then rounded up to the plan's
+    /// alignment (GE: a tensor of B raw bytes occupies `ceil512(ceil32(B) + 32)`). A buffer's
+    /// own [`Buffer::alignment`] (MiniMalloc's column) constrains its offset only, not its size.
     ///
     /// # Errors
     /// [`crate::ErrorKind::Overflow`] naming the buffer.
@@ -111,7 +112,7 @@ impl PlanOptions {
         let padded = self.padded(b.size, &b.name)?;
         round_up(
             padded,
-            self.alignment_of(b),
+            self.alignment.max(1),
             alloc::format!("aligned size of '{}'", b.name),
         )
     }

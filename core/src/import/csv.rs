@@ -86,7 +86,10 @@ pub fn parse(name: &str, text: &str) -> Result<Problem> {
         }
         let mut b = Buffer::new(fields[id_c], size, lower, upper - 1);
         if let Some(c) = al_c {
-            b.alignment = num(c, "alignment")?.max(1);
+            // an empty cell: no alignment constraint (as an empty offset leaves it free)
+            if !fields[c].is_empty() {
+                b.alignment = num(c, "alignment")?.max(1);
+            }
         }
         if let Some(c) = off_c {
             if !fields[c].is_empty() {
@@ -102,11 +105,12 @@ pub fn parse(name: &str, text: &str) -> Result<Problem> {
 
 /// Writes `problem` (and, if given, the plan's offsets) as MiniMalloc CSV, half-open.
 pub fn write(problem: &Problem, plan: Option<&Plan>) -> String {
-    let mut s = String::from(if plan.is_some() {
-        "id,lower,upper,size,offset\n"
-    } else {
-        "id,lower,upper,size\n"
-    });
+    let aligned = problem.buffers.iter().any(|b| b.alignment > 1);
+    let mut s = String::from("id,lower,upper,size");
+    if aligned {
+        s.push_str(",alignment");
+    }
+    s.push_str(if plan.is_some() { ",offset\n" } else { "\n" });
     for (i, b) in problem.buffers.iter().enumerate() {
         let _ = write!(
             s,
@@ -116,6 +120,9 @@ pub fn write(problem: &Problem, plan: Option<&Plan>) -> String {
             b.end.saturating_add(1),
             b.size
         );
+        if aligned {
+            let _ = write!(s, ",{}", b.alignment.max(1));
+        }
         if let Some(p) = plan {
             let _ = write!(s, ",{}", p.offsets[i]);
         }

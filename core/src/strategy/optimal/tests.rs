@@ -31,9 +31,10 @@ fn disjoint(o1: u64, s1: u64, o2: u64, s2: u64) -> bool {
     s1 == 0 || s2 == 0 || o1 + s1 <= o2 || o2 + s2 <= o1
 }
 
-/// Size rounded up to the alignment (what `PlanOptions::exact()` plans).
+/// The planned size: under `PlanOptions::exact()` a buffer's own alignment constrains its
+/// offset, not its size.
 fn planned(b: &Tiny) -> u64 {
-    b.0.div_ceil(b.3) * b.3
+    b.0
 }
 
 fn lowest_fit_peak(bufs: &[Tiny], order: &[usize]) -> u64 {
@@ -93,7 +94,8 @@ fn lowest_fit_optimum(bufs: &[Tiny]) -> u64 {
 
 /// The optimum by trying every aligned offset in `[0, sum of sizes]` for every buffer.
 fn every_offset_optimum(bufs: &[Tiny]) -> u64 {
-    let total: u64 = bufs.iter().map(planned).sum();
+    // every buffer fits below the sum of sizes rounded up to their alignments
+    let total: u64 = bufs.iter().map(|b| b.0.div_ceil(b.3) * b.3).sum();
     let mut best = u64::MAX;
     let mut off = alloc::vec![0u64; bufs.len()];
     fn rec(bufs: &[Tiny], total: u64, k: usize, off: &mut Vec<u64>, best: &mut u64) {
