@@ -128,8 +128,9 @@ impl DType {
     /// # Errors
     /// [`crate::ErrorKind::Overflow`] naming `what`.
     pub fn bytes(self, elements: u64, what: impl core::fmt::Display) -> crate::Result<u64> {
-        let bits = crate::error::mul(elements, self.bits(), &what)?;
-        Ok(bits.div_ceil(8))
+        // in u128: the bit count may exceed u64 while the byte count does not
+        let bytes = (u128::from(elements) * u128::from(self.bits())).div_ceil(8);
+        u64::try_from(bytes).map_err(|_| crate::Error::overflow(alloc::format!("{what}")))
     }
 
     /// Lowercase name (`float32`, `bfloat16`, `int4`).
@@ -185,7 +186,19 @@ mod tests {
         assert_eq!(DType::Int4.bytes(3, "t").unwrap(), 2);
         assert_eq!(DType::Bool.bytes(3, "t").unwrap(), 3);
         assert_eq!(DType::Float8e5m2.bytes(5, "t").unwrap(), 5);
-        assert!(DType::Float64.bytes(u64::MAX / 8, "t").is_err());
+        // bits overflow u64 while bytes do not: 10^18 float64 = 8 * 10^18 B
+        assert_eq!(
+            DType::Float64
+                .bytes(1_000_000_000_000_000_000, "t")
+                .unwrap(),
+            8_000_000_000_000_000_000
+        );
+        assert_eq!(
+            DType::Float64.bytes(u64::MAX / 8, "t").unwrap(),
+            u64::MAX - 7
+        );
+        assert!(DType::Float64.bytes(u64::MAX / 8 + 1, "t").is_err());
+        assert_eq!(DType::Int4.bytes(u64::MAX, "t").unwrap(), u64::MAX / 2 + 1);
         for d in DType::ALL {
             assert_eq!(DType::from_onnx(d.onnx_code()), Some(d));
             assert_eq!(DType::parse(d.name()), Some(d));

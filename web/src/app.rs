@@ -287,7 +287,10 @@ impl App {
 
     /// The full link to this view (`embed` adds `?embed=1`).
     pub(crate) fn link(&self, embed: bool) -> (String, bool) {
-        let (h, whole) = share::encode(&self.shared());
+        let state = self.shared();
+        // a file too large to inline leaves the link without a model
+        let (h, inline_ok) = share::encode(&state);
+        let whole = inline_ok && state.model.is_some();
         let base = platform::page_url(false);
         let q = if embed {
             format!(
