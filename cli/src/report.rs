@@ -54,6 +54,9 @@ pub struct PlanEntry {
     /// Strategy statistics (GE: memoffset, theory_min, ...).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub stats: Vec<(String, u64)>,
+    /// What the strategy says about its plan, in words (optimal: proven or the gap left).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
     /// Every buffer.
     pub buffers: Vec<BufferEntry>,
 }

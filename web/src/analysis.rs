@@ -126,6 +126,21 @@ pub fn run(
     let (plan, sim) = if crate::settings::is_runtime(&settings.strategy) {
         let (plan, sim) = simulate(problem, settings, &options)?;
         (plan, Some(sim))
+    } else if settings.strategy == "optimal" {
+        // the exact search under the page's clock (the registry entry counts nodes instead)
+        use memplan_core::strategy::optimal::{solve, SolverParams};
+        let params = SolverParams {
+            node_limit: None,
+            ..SolverParams::default()
+        };
+        // whole milliseconds of performance.now(): far below 2^53
+        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+        let clock = || now().max(0.0) as u64;
+        let plan = memplan_core::gears::plan_overlaid(problem, |p| {
+            Ok(solve(p, &options, &params, &clock)?.plan)
+        })
+        .map_err(|e| e.to_string())?;
+        (plan, None)
     } else {
         let plan =
             memplan_core::plan(problem, &settings.strategy, &options).map_err(|e| e.to_string())?;
