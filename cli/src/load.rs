@@ -38,6 +38,27 @@ pub struct Shapes {
     pub dims: Bindings,
     /// `--input NAME=1x3x224x224`.
     pub inputs: BTreeMap<String, Vec<u64>>,
+    /// `--size NAME=BYTES`: a tensor's size given by the user (shape not inferred, or to
+    /// override it).
+    pub sizes: BTreeMap<String, u64>,
+}
+
+/// Applies `--size` to the graph's tensors.
+///
+/// # Errors
+/// A tensor name the graph does not have.
+pub fn apply_sizes(graph: &mut Graph, sizes: &BTreeMap<String, u64>) -> Result<(), Error> {
+    for (name, &bytes) in sizes {
+        let t = graph
+            .tensors
+            .iter_mut()
+            .find(|t| &t.name == name)
+            .ok_or_else(|| {
+                Error::bad_option(format!("--size {name}: the graph has no tensor '{name}'"))
+            })?;
+        t.bytes = Some(bytes);
+    }
+    Ok(())
 }
 
 /// Reads and parses `path`.
@@ -66,6 +87,7 @@ pub fn parse(name: &str, bytes: &[u8], shapes: &Shapes) -> Result<Input, Error> 
         if graph.name.is_empty() {
             graph.name = stem;
         }
+        apply_sizes(&mut graph, &shapes.sizes)?;
         return Ok(Input::Graph {
             graph,
             warnings: Vec::new(),
@@ -97,6 +119,7 @@ fn parse_onnx(stem: &str, bytes: &[u8], shapes: &Shapes) -> Result<Input, Error>
     if graph.name.is_empty() {
         graph.name = stem.to_string();
     }
+    apply_sizes(&mut graph, &shapes.sizes)?;
     Ok(Input::Graph {
         graph,
         warnings: model.warnings,
@@ -114,7 +137,8 @@ pub fn lower_onnx(
         dims: dims.clone(),
         inputs: shapes.inputs.clone(),
     };
-    let model = onnx::parse(bytes, &opts)?;
+    let mut model = onnx::parse(bytes, &opts)?;
+    apply_sizes(&mut model.graph, &shapes.sizes)?;
     let mut lowered = model.graph.lower(dims)?;
     let mut warnings = model.warnings;
     warnings.append(&mut lowered.warnings);

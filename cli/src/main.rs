@@ -106,6 +106,10 @@ struct SimArgs {
     /// Set a graph input's whole shape: NAME=1x3x224x224 (repeatable).
     #[arg(long = "input", value_name = "NAME=SHAPE")]
     inputs: Vec<String>,
+    /// Give a tensor's size in bytes: NAME=BYTES (repeatable; for shapes the importer could
+    /// not infer, or to override one).
+    #[arg(long = "size", value_name = "NAME=BYTES")]
+    sizes: Vec<String>,
     /// Output format.
     #[arg(long, value_enum, default_value = "table")]
     format: Format,
@@ -145,6 +149,10 @@ struct PlanArgs {
     /// Set a graph input's whole shape: NAME=1x3x224x224 (repeatable).
     #[arg(long = "input", value_name = "NAME=SHAPE")]
     inputs: Vec<String>,
+    /// Give a tensor's size in bytes: NAME=BYTES (repeatable; for shapes the importer could
+    /// not infer, or to override one).
+    #[arg(long = "size", value_name = "NAME=BYTES")]
+    sizes: Vec<String>,
     /// Dynamic batch: plan these gears (batch sizes) overlaid, e.g. 1,2,4,8.
     #[arg(long, value_delimiter = ',')]
     batch: Vec<u64>,
@@ -221,7 +229,7 @@ fn run_inspect(
     tensors: bool,
 ) -> Result<(), Error> {
     use memplan_core::import::onnx;
-    let shapes = parse_shapes(dims, inputs)?;
+    let shapes = parse_shapes(dims, inputs, &[])?;
     let model = load::read_onnx(input, &shapes)?;
     let mut text = onnx::summary(&model, &shapes.dims);
     if tensors {
@@ -236,11 +244,16 @@ fn run_inspect(
 }
 
 fn shapes(args: &PlanArgs) -> Result<Shapes, Error> {
-    parse_shapes(&args.dims, &args.inputs)
+    parse_shapes(&args.dims, &args.inputs, &args.sizes)
 }
 
-fn parse_shapes(dims: &[String], inputs: &[String]) -> Result<Shapes, Error> {
+fn parse_shapes(dims: &[String], inputs: &[String], sizes: &[String]) -> Result<Shapes, Error> {
     let mut s = Shapes::default();
+    for z in sizes {
+        let (k, v) = parse_kv(z, "--size")?;
+        s.sizes
+            .insert(k.to_string(), parse_u64(v, &format!("--size {k}"))?);
+    }
     for d in dims {
         let (k, v) = parse_kv(d, "--dim")?;
         s.dims

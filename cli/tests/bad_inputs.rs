@@ -119,3 +119,26 @@ fn bad_options_are_named() {
         (1, "error: --align must be at least 1")
     );
 }
+
+#[test]
+fn sizes_given_by_hand_replace_the_tensors_and_unknown_names_are_refused() {
+    let samples = Path::new(env!("CARGO_MANIFEST_DIR")).join("../static/samples/ge-diamond.json");
+    let sample = samples.to_string_lossy();
+    let peak = |extra: &[&str]| {
+        let mut args = vec!["plan", &sample, "-s", "no-reuse", "--format", "json"];
+        args.extend_from_slice(extra);
+        let (code, stdout, stderr) = run(&args);
+        assert_eq!(code, 0, "{stderr}");
+        let v: serde_json::Value = serde_json::from_str(&stdout).expect("json");
+        v["plans"][0]["peak_bytes"].as_u64().expect("peak")
+    };
+    // c: 2 MiB -> 1 MiB; GE padding keeps the difference at exactly 1 MiB (both are multiples
+    // of 512 after ceil32 + 32: 2097152 + 512 vs 1048576 + 512)
+    assert_eq!(peak(&[]) - peak(&["--size", "c=1048576"]), 1 << 20);
+    let (code, _, stderr) = run(&["plan", &sample, "--size", "nope=3"]);
+    assert_eq!(code, 1);
+    assert!(
+        stderr.ends_with("--size nope: the graph has no tensor 'nope'\n"),
+        "{stderr}"
+    );
+}

@@ -489,7 +489,7 @@ impl Graph {
                 Some(s) => s,
                 None => {
                     warnings.push(alloc::format!(
-                        "tensor '{}': size unknown (dtype or shape not inferred); planned as 0 bytes",
+                        "tensor '{}': size unknown (dtype or shape not inferred); planned as 0 bytes (give it with --size NAME=BYTES)",
                         tensor.name
                     ));
                     0
