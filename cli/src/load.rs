@@ -22,6 +22,16 @@ pub enum Input {
 }
 
 impl Input {
+    /// `Some(first byte)` when the file starts (after whitespace) like JSON (`{`) or a CSV
+    /// header (`id,`), else `None`.
+    pub fn sniff_text(bytes: &[u8]) -> Option<u8> {
+        let t = bytes
+            .iter()
+            .position(|b| !b.is_ascii_whitespace())
+            .map_or(&[][..], |i| &bytes[i..]);
+        (t.first() == Some(&b'{') || t.starts_with(b"id,")).then(|| t[0])
+    }
+
     /// Default plan options for this kind of input.
     pub fn default_options(&self) -> PlanOptions {
         match self {
@@ -80,9 +90,19 @@ pub fn parse(name: &str, bytes: &[u8], shapes: &Shapes) -> Result<Input, Error> 
     let stem = Path::new(name)
         .file_stem()
         .map_or_else(|| name.to_string(), |s| s.to_string_lossy().into_owned());
+    if trimmed.is_empty() {
+        return Err(Error::parse(
+            "empty file (expected ONNX, memplan JSON or MiniMalloc CSV)",
+        ));
+    }
     if lower.ends_with(".json") || trimmed.first() == Some(&b'{') {
         let text =
             std::str::from_utf8(bytes).map_err(|_| Error::parse("JSON file is not UTF-8"))?;
+        if text.contains("\"memplan.plan/1\"") {
+            return Err(Error::parse(
+                "this is a plan (memplan.plan/1), not a graph: check it with `memplan validate`",
+            ));
+        }
         let mut graph = memplan_core::import::json::parse(text)?;
         if graph.name.is_empty() {
             graph.name = stem;
@@ -151,6 +171,12 @@ pub fn read_onnx(path: &Path, shapes: &Shapes) -> Result<onnx::OnnxModel, Error>
     let shown = path.display().to_string();
     let bytes =
         std::fs::read(path).map_err(|e| Error::invalid(format!("cannot read: {e}")).at(&shown))?;
+    if Input::sniff_text(&bytes).is_some() {
+        return Err(Error::parse(
+            "inspect reads ONNX models; this is text (JSON or CSV): plan it with `memplan plan`, check a plan file with `memplan validate`",
+        )
+        .at(&shown));
+    }
     let opts = OnnxOptions {
         dims: shapes.dims.clone(),
         inputs: shapes.inputs.clone(),

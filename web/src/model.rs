@@ -184,6 +184,12 @@ pub fn parse_gears(text: &str) -> Result<Vec<u64>, String> {
 /// # Errors
 /// The importer's message, or a limit exceeded; never panics on bad bytes.
 pub fn build(source: &Source, bindings: &Bindings, gears: &[u64]) -> Result<Built, String> {
+    if source.bytes.iter().all(u8::is_ascii_whitespace) {
+        return Err(format!(
+            "{}: empty file (expected ONNX, memplan JSON or MiniMalloc CSV)",
+            source.name
+        ));
+    }
     let text = || {
         std::str::from_utf8(&source.bytes)
             .map_err(|e| format!("{}: not UTF-8 text ({e})", source.name))
