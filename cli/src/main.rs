@@ -535,7 +535,7 @@ fn table(f: &PlanFile, o: &PlanOptions) -> String {
             for g in gs {
                 let _ = writeln!(
                     s,
-                    "  gear {:<6} peak {:>12}  lower bound {:>12}  alone {:>12}",
+                    "  gear {:<6} region {:>12}  lower bound {:>12}  alone {:>12}",
                     g.batch,
                     units::binary(g.peak_bytes),
                     units::binary(g.lower_bound_bytes),

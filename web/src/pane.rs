@@ -101,7 +101,7 @@ pub fn pane(p: &PaneProps) -> Html {
                     <div class="stat"><dt title="bytes added by padding and alignment over all tensors">{ "Padding waste" }</dt><dd>{ format::bytes(r.padding_waste) }</dd></div>
                     <div class="stat"><dt>{ "Planning time" }</dt><dd>{ format::millis(r.time_ms) }{ " " }{ valid }</dd></div>
                     if let Some(o) = &r.overlay {
-                        <div class="stat wide"><dt title="each gear's region: the largest offset + size over the shared and that gear's tensors">{ "Gears (batch: peak)" }</dt>
+                        <div class="stat wide"><dt title="each gear's region: the largest offset + size over the shared and that gear's tensors">{ "Gears (batch: region)" }</dt>
                             <dd data-testid={format!("pane{i}-gears")}>{ o.gears.iter().map(|g| format!("{}: {}", g.batch, format::binary(g.peak_bytes))).collect::<Vec<_>>().join(" · ") }</dd></div>
                         <div class="stat wide"><dt title="each gear planned alone, laid side by side, versus the overlay in one region">{ "Side by side → overlaid" }</dt>
                             <dd data-testid={format!("pane{i}-overlay")} data-side={o.side_by_side_bytes.to_string()} data-overlay={o.overlay_bytes.to_string()}>{ format!("{} → {} (saves {})", format::binary(o.side_by_side_bytes), format::binary(o.overlay_bytes), format::binary(o.saving_bytes)) }</dd></div>
