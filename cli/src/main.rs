@@ -13,7 +13,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 use memplan_core::{gears, units, Error, Lowered, Padding, Plan, PlanOptions, Problem};
 
 use load::{Input, Shapes};
-use report::{BufferEntry, PlanEntry, PlanFile, ProblemSummary};
+use report::{BlockEntry, BufferEntry, PlanEntry, PlanFile, ProblemSummary};
 
 #[derive(Parser)]
 #[command(
@@ -462,6 +462,25 @@ fn entry(
         gears: overlay.map(|o| o.gears),
         stats: plan.stats.clone(),
         notes: plan.notes.clone(),
+        blocks: plan
+            .blocks
+            .iter()
+            .map(|b| BlockEntry {
+                offset: b.offset,
+                size: b.size,
+                level: match b.level {
+                    memplan_core::BlockLevel::Top => "top".into(),
+                    memplan_core::BlockLevel::Child => "child".into(),
+                },
+                parent: b.parent,
+                tag: b.tag.clone(),
+                members: b
+                    .members
+                    .iter()
+                    .filter_map(|&m| problem.buffers.get(m).map(|x| x.name.clone()))
+                    .collect(),
+            })
+            .collect(),
         buffers: problem
             .buffers
             .iter()

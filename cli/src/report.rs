@@ -57,8 +57,30 @@ pub struct PlanEntry {
     /// What the strategy says about its plan, in words (optimal: proven or the gap left).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
+    /// Blocks of a block-reuse plan (GE), in the plan's order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub blocks: Vec<BlockEntry>,
     /// Every buffer.
     pub buffers: Vec<BufferEntry>,
+}
+
+/// One block of a block-reuse plan.
+#[derive(Serialize, Deserialize)]
+pub struct BlockEntry {
+    /// Offset in the arena, bytes.
+    pub offset: u64,
+    /// Size, bytes (aligned).
+    pub size: u64,
+    /// `top` (laid out one after another) or `child` (nested by level-2 reuse).
+    pub level: String,
+    /// Index of the parent block, for children.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parent: Option<usize>,
+    /// Why the block is special (zero-copy, atomic-clean, continuous...), if it is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tag: Option<String>,
+    /// Names of the buffers placed in it (not those of its children).
+    pub members: Vec<String>,
 }
 
 /// One placed buffer; `start`/`end` inclusive op steps, `bytes` as planned (padded, aligned).
