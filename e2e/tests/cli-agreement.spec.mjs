@@ -90,3 +90,20 @@ test('dynamic batch gears overlay as `memplan plan --batch` says', async ({ page
   await expect(page.getByTestId('gears')).toHaveValue('1,2,4,8');
   await expect(page.getByTestId('gear')).toHaveValue('2');
 });
+
+test('the exact solver plans in a background worker and agrees with the CLI', async ({ page }) => {
+  const out = execFileSync('cargo', [
+    'run', '-q', '-p', 'memplan-cli', '--', 'plan', 'static/samples/resnet50_randinit.stripped.onnx',
+    '--dim', 'batch=1', '--strategy', 'optimal', '--format', 'json',
+  ], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+  const optimal = JSON.parse(out).plans[0];
+  expect(optimal.notes.join(' ')).toContain('proven optimal');
+  const worker = page.waitForEvent('worker');
+  await page.goto('/?sample=resnet50');
+  await expect(page.locator('html[data-ready]')).toHaveCount(1);
+  await worker;
+  await page.getByTestId('pane1-strategy').selectOption('optimal');
+  await expect(page.getByTestId('pane1-peak')).toHaveAttribute('data-bytes', String(optimal.peak_bytes));
+  // the page stayed usable: the other pane kept its plan
+  await expect(page.getByTestId('pane0-peak')).toBeVisible();
+});

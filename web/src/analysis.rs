@@ -2,11 +2,12 @@
 
 use memplan_core::bound::bounds_with;
 use memplan_core::{Plan, Problem};
+use serde::{Deserialize, Serialize};
 
 use crate::settings::PaneSettings;
 
 /// Everything a pane shows, computed once per (model, settings).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PaneResult {
     /// The plan.
     pub plan: Plan,
@@ -33,7 +34,7 @@ pub struct PaneResult {
 }
 
 /// A runtime allocator's statistics (see `memplan_core::simulate::SimReport`).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SimSummary {
     /// Allocations that succeeded.
     pub allocations: u64,

@@ -131,6 +131,8 @@ pub enum Msg {
     HashChanged,
     /// Window resized.
     Resized,
+    /// The worker planned a pane.
+    Planned(Box<crate::worker::Done>),
 }
 
 /// The playground component.
@@ -153,6 +155,12 @@ pub struct App {
     pub(crate) panes: Vec<PaneSettings>,
     pub(crate) results: Vec<Rc<Result<PaneResult, String>>>,
     cache: HashMap<PaneSettings, Rc<Result<PaneResult, String>>>,
+    /// The planning worker (absent in native unit tests).
+    bridge: Option<gloo_worker::WorkerBridge<crate::worker::PlanWorker>>,
+    /// Bumped whenever the problem changes: worker answers for older problems are dropped.
+    generation: u64,
+    /// Settings sent to the worker and not yet answered (this generation).
+    pending: std::collections::HashSet<PaneSettings>,
     pub(crate) focus: usize,
     pub(crate) step: Option<u64>,
     pub(crate) vp: Option<Viewport>,
@@ -409,6 +417,8 @@ impl App {
     /// Parses and lowers the source under the bindings, then plans every pane.
     fn rebuild(&mut self) {
         self.cache.clear();
+        self.generation += 1;
+        self.pending.clear();
         self.built = None;
         self.error = None;
         let Some(src) = &self.source else { return };
@@ -450,10 +460,22 @@ impl App {
             .panes
             .iter()
             .map(|s| {
-                self.cache
-                    .entry(s.clone())
-                    .or_insert_with(|| Rc::new(analysis::run(&b.problem, s, &platform::now_ms)))
-                    .clone()
+                if let Some(r) = self.cache.get(s) {
+                    return r.clone();
+                }
+                if let (Some(bridge), true) = (&self.bridge, heavy(&b.problem, s)) {
+                    if self.pending.insert(s.clone()) {
+                        bridge.send(crate::worker::Job {
+                            generation: self.generation,
+                            problem: b.problem.clone(),
+                            settings: s.clone(),
+                        });
+                    }
+                    return Rc::new(Err(PLANNING.to_string()));
+                }
+                let r = Rc::new(analysis::run(&b.problem, s, &platform::now_ms));
+                self.cache.insert(s.clone(), r.clone());
+                r
             })
             .collect();
         if self.focus >= self.panes.len() {
@@ -578,6 +600,9 @@ impl Component for App {
                 .collect(),
             results: Vec::new(),
             cache: HashMap::new(),
+            bridge: None,
+            generation: 0,
+            pending: std::collections::HashSet::new(),
             focus: 0,
             step: None,
             vp: None,
@@ -591,6 +616,15 @@ impl Component for App {
             last_hash: String::new(),
         };
         platform::set_theme(if app.dark() { "dark" } else { "light" });
+        #[cfg(target_arch = "wasm32")]
+        {
+            use gloo_worker::Spawnable;
+            let link = ctx.link().clone();
+            let mut spawner =
+                crate::worker::PlanWorker::spawner().encoding::<crate::worker::JsonCodec>();
+            spawner.callback(move |d| link.send_message(Msg::Planned(Box::new(d))));
+            app.bridge = Some(spawner.spawn(crate::worker::SCRIPT));
+        }
         let link = ctx.link().clone();
         platform::on_key(move |k| link.send_message(Msg::Key(k)));
         let link = ctx.link().clone();
@@ -889,6 +923,14 @@ impl Component for App {
                 }
                 self.boot(ctx);
             }
+            Msg::Planned(done) => {
+                if done.generation != self.generation {
+                    return false;
+                }
+                self.pending.remove(&done.settings);
+                self.cache.insert(done.settings, Rc::new(done.result));
+                self.replan();
+            }
             Msg::Resized => {
                 if self.embed {
                     platform::post_height();
@@ -915,6 +957,15 @@ impl Component for App {
             platform::mark_ready();
         }
     }
+}
+
+/// What a pane shows while its plan is computed in the worker.
+pub(crate) const PLANNING: &str = "Planning in a background worker…";
+
+/// Whether planning may take long enough (over ~50 ms) to leave the main thread: the exact
+/// solver, and large problems.
+fn heavy(problem: &memplan_core::Problem, s: &PaneSettings) -> bool {
+    s.strategy == "optimal" || problem.buffers.len() >= 1500
 }
 
 /// Whether a sample's format can be read by this build (all are, since the ONNX importer).

@@ -17,6 +17,7 @@ mod settings;
 mod share;
 mod timeline;
 mod views;
+mod worker;
 
 fn main() {
     #[cfg(target_arch = "wasm32")]

@@ -74,6 +74,9 @@ pub fn pane(p: &PaneProps) -> Html {
     let custom = !ALIGNMENTS.contains(&s.alignment);
     let stats = match p.result.as_deref() {
         None => html! { <p class="muted">{ "No model loaded." }</p> },
+        Some(Err(e)) if e == crate::app::PLANNING => {
+            html! { <p class="muted planning" role="status" data-testid={format!("pane{i}-planning")}>{ e }</p> }
+        }
         Some(Err(e)) => html! { <p class="error" role="alert">{ e }</p> },
         Some(Ok(r)) => {
             let diff = match p.baseline {
