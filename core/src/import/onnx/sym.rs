@@ -149,49 +149,20 @@ impl V {
     }
 }
 
-/// Splits `A*c`, whose last top-level operation multiplies by an integer constant and whose
-/// `A` has no top-level `+` or `-` (so that `A*c` means `(A)*c`), into `A` and `c`.
-fn split_mul(e: &str) -> Option<(&str, i128)> {
+/// Splits `A op c`, where `c` is the trailing integer constant and `op` (one of `ops`) the
+/// last top-level operation, into `A`, the operator and `c`. With `sums_in_a == false`, `A`
+/// may hold no top-level `+` or `-` (so that `A*c` means `(A)*c`).
+fn split_top<'e>(e: &'e str, ops: &[u8], sums_in_a: bool) -> Option<(&'e str, u8, i128)> {
     let digits = e.len() - e.trim_end_matches(|c: char| c.is_ascii_digit()).len();
     if digits == 0 || digits >= e.len() {
         return None;
     }
-    let op = e.len() - digits - 1;
-    if e.as_bytes()[op] != b'*' {
+    let at = e.len() - digits - 1;
+    let op = e.as_bytes()[at];
+    if !ops.contains(&op) {
         return None;
     }
-    let rest = &e[..op];
-    let (mut paren, mut bracket) = (0i64, false);
-    for c in rest.bytes() {
-        match c {
-            b'[' => bracket = true,
-            b']' => bracket = false,
-            b'(' if !bracket => paren += 1,
-            b')' if !bracket => paren -= 1,
-            b'+' | b'-' if !bracket && paren == 0 => return None,
-            _ => {}
-        }
-    }
-    if paren != 0 || bracket || rest.is_empty() {
-        return None;
-    }
-    Some((rest, e[op + 1..].parse().ok()?))
-}
-
-/// Splits an expression `A+c` / `A-c` whose last top-level operation adds an integer
-/// constant into `A` and `±c`.
-fn split_const(e: &str) -> Option<(&str, i128)> {
-    let digits = e.len() - e.trim_end_matches(|c: char| c.is_ascii_digit()).len();
-    if digits == 0 || digits >= e.len() {
-        return None;
-    }
-    let op = e.len() - digits - 1;
-    let sign = match e.as_bytes()[op] {
-        b'+' => 1,
-        b'-' => -1,
-        _ => return None,
-    };
-    let rest = &e[..op];
+    let rest = &e[..at];
     // the operator must be at the top level: brackets and parentheses closed before it
     let (mut paren, mut bracket) = (0i64, false);
     for c in rest.bytes() {
@@ -200,14 +171,24 @@ fn split_const(e: &str) -> Option<(&str, i128)> {
             b']' => bracket = false,
             b'(' if !bracket => paren += 1,
             b')' if !bracket => paren -= 1,
+            b'+' | b'-' if !bracket && paren == 0 && !sums_in_a => return None,
             _ => {}
         }
     }
     if paren != 0 || bracket || rest.is_empty() || rest.ends_with(['+', '-', '*', '/', '(', ',']) {
         return None;
     }
-    let c: i128 = e[op + 1..].parse().ok()?;
-    Some((rest, sign * c))
+    Some((rest, op, e[at + 1..].parse().ok()?))
+}
+
+/// `A*c` into `A` and `c` (see [`split_top`]).
+fn split_mul(e: &str) -> Option<(&str, i128)> {
+    split_top(e, b"*", false).map(|(a, _, c)| (a, c))
+}
+
+/// `A+c` / `A-c` into `A` and `±c` (see [`split_top`]).
+fn split_const(e: &str) -> Option<(&str, i128)> {
+    split_top(e, b"+-", true).map(|(a, op, c)| (a, if op == b'-' { -c } else { c }))
 }
 
 /// A value from its rendering: a plain or bracketed name becomes [`V::N`], else [`V::E`].
