@@ -4,6 +4,7 @@ import { defineConfig } from '@playwright/test';
 
 export default defineConfig({
   testDir: './tests',
+  globalSetup: './global-setup.mjs',
   timeout: 60_000,
   expect: { timeout: 20_000 },
   workers: 1,

@@ -1,16 +1,13 @@
 // The playground and the CLI are two front ends of one planner: for the same model and settings
-// they must print the same peak. The CLI is run from this checkout (cargo run, debug build).
+// they must print the same peak. The CLI is the debug build of this checkout (global-setup.mjs).
 import { test, expect } from '@playwright/test';
-import { execFileSync } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
-
-const root = fileURLToPath(new URL('../../', import.meta.url));
+import { memplan } from './memplan.mjs';
 
 function cliPeaks(file, extra = []) {
-  const out = execFileSync('cargo', [
-    'run', '-q', '-p', 'memplan-cli', '--', 'plan', `static/samples/${file}`, '--dim', 'batch=1',
+  const out = memplan([
+    'plan', `static/samples/${file}`, '--dim', 'batch=1',
     '--strategy', 'ge-block', '--strategy', 'greedy-size-best-fit', '--format', 'json', ...extra,
-  ], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+  ]);
   return JSON.parse(out).plans.map((p) => p.peak_bytes);
 }
 
@@ -41,10 +38,10 @@ test('changing the alignment of one pane changes its peak as the CLI says', asyn
 });
 
 test('a runtime allocator pane shows the same simulation as `memplan simulate`', async ({ page }) => {
-  const out = execFileSync('cargo', [
-    'run', '-q', '-p', 'memplan-cli', '--', 'simulate', 'static/samples/mobilenet_v2_randinit.stripped.onnx',
+  const out = memplan([
+    'simulate', 'static/samples/mobilenet_v2_randinit.stripped.onnx',
     '--dim', 'batch=1', '--allocator', 'bfc', '--align', '512', '--format', 'json',
-  ], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+  ]);
   const bfc = JSON.parse(out).allocators[0];
   await page.goto('/');
   await expect(page.locator('html[data-ready]')).toHaveCount(1);
@@ -59,10 +56,10 @@ test('a runtime allocator pane shows the same simulation as `memplan simulate`',
 });
 
 test('dynamic batch gears overlay as `memplan plan --batch` says', async ({ page }) => {
-  const out = execFileSync('cargo', [
-    'run', '-q', '-p', 'memplan-cli', '--', 'plan', 'static/samples/resnet50_randinit.stripped.onnx',
+  const out = memplan([
+    'plan', 'static/samples/resnet50_randinit.stripped.onnx',
     '--batch', '1,2,4,8', '--strategy', 'ge-block', '--strategy', 'greedy-size-best-fit', '--format', 'json',
-  ], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+  ]);
   const plans = JSON.parse(out).plans;
   await page.goto('/?sample=resnet50');
   await expect(page.locator('html[data-ready]')).toHaveCount(1);
@@ -92,10 +89,10 @@ test('dynamic batch gears overlay as `memplan plan --batch` says', async ({ page
 });
 
 test('the exact solver plans in a background worker and agrees with the CLI', async ({ page }) => {
-  const out = execFileSync('cargo', [
-    'run', '-q', '-p', 'memplan-cli', '--', 'plan', 'static/samples/resnet50_randinit.stripped.onnx',
+  const out = memplan([
+    'plan', 'static/samples/resnet50_randinit.stripped.onnx',
     '--dim', 'batch=1', '--strategy', 'optimal', '--format', 'json',
-  ], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+  ]);
   const optimal = JSON.parse(out).plans[0];
   expect(optimal.notes.join(' ')).toContain('proven optimal');
   const worker = page.waitForEvent('worker');
