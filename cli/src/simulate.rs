@@ -181,8 +181,8 @@ fn table(
     if let Some(t) = tiers {
         let _ = writeln!(
             s,
-            "\ntiered: {:<6} {:>12} {:>12} {:>8} {:>8}",
-            "level", "capacity", "peak", "tensors", "spilled"
+            "\ntiered: fastest level with room at every step of a tensor's life; 'spilled in' counts\n        the tensors a level took because a faster one was full\n        {:<6} {:>12} {:>12} {:>8} {:>10}",
+            "level", "capacity", "peak", "tensors", "spilled in"
         );
         for l in &t.levels {
             let cap = if l.capacity == u64::MAX {
@@ -192,7 +192,7 @@ fn table(
             };
             let _ = writeln!(
                 s,
-                "        {:<6} {:>12} {:>12} {:>8} {:>8}",
+                "        {:<6} {:>12} {:>12} {:>8} {:>10}",
                 l.name,
                 cap,
                 units::binary(l.peak_bytes),
