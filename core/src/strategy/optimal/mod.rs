@@ -220,7 +220,7 @@ pub struct Solution {
 /// # Errors
 /// Errors of the heuristic.
 pub fn seed_plan(problem: &Problem, options: &PlanOptions) -> Result<Plan> {
-    super::packing::greedy_size_best_fit(problem, options)
+    super::packing::portfolio(problem, options)
 }
 
 /// Registry entry `optimal`: [`solve`] without a clock, under a node budget of

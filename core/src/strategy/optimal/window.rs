@@ -21,6 +21,11 @@ use super::SolverParams;
 /// Nodes one window's decision search may spend: a fixed part plus a part per freed buffer.
 const WINDOW_NODES_BASE: u64 = 2_000;
 const WINDOW_NODES_PER_BUFFER: u64 = 64;
+/// Consecutive failed rounds at the smallest step (each with fresh neighbourhoods) before
+/// the search gives up.
+const MAX_MISSES: u32 = 24;
+/// Spots (fewest bytes displaced first) a relocation tries.
+const RELOCATE_SPOTS: usize = 6;
 
 /// A deterministic generator (SplitMix64) to vary neighbourhoods between rounds.
 struct Rng(u64);
@@ -140,14 +145,18 @@ pub(crate) fn improve(
     while p > goal && !limits.stopped {
         let t = p - delta.min(p - goal);
         let ok = w.lower_to(t, &mut offsets, limits);
+        let was = p;
         p = peak(items, &offsets);
-        if ok {
+        if ok || p < was {
             misses = 0;
         } else if delta > 1 {
             delta = delta.div_ceil(2);
         } else {
             // the smallest step failed: retry with new neighbourhoods from a wider step
             misses = misses.saturating_add(1);
+            if misses > MAX_MISSES {
+                break; // no neighbourhood helps any more: give up (terminates without a clock)
+            }
             delta = ((p - goal) >> misses.min(16)).max(1);
         }
         delta = delta.min(p.saturating_sub(goal)).max(1);
@@ -227,10 +236,19 @@ impl Windows<'_> {
         self.index.query(items, it.start, it.end, &mut near);
         near.retain(|&j| j != c && off[j] < t);
         let clip = |j: usize| (off[j], top(items, off, j).min(t));
-        let mut los: Vec<u64> = near.iter().map(|&j| clip(j).0).collect();
-        let mut his: Vec<u64> = near.iter().map(|&j| clip(j).1).collect();
-        los.sort_unstable();
-        his.sort_unstable();
+        // (bound, size) sorted by bound, with prefix sums of sizes: the bytes hit by a spot
+        let sorted = |f: &dyn Fn(usize) -> u64| -> (Vec<u64>, Vec<u64>) {
+            let mut v: Vec<(u64, u64)> = near.iter().map(|&j| (f(j), items[j].size)).collect();
+            v.sort_unstable();
+            let mut sums = Vec::with_capacity(v.len() + 1);
+            sums.push(0u64);
+            for &(_, z) in &v {
+                sums.push(sums.last().copied().unwrap_or(0).saturating_add(z));
+            }
+            (v.into_iter().map(|x| x.0).collect(), sums)
+        };
+        let (los, lo_sums) = sorted(&|j| clip(j).0);
+        let (his, hi_sums) = sorted(&|j| clip(j).1);
         // pinned and long-lived buffers stay put: the spot must clear them
         let pinned: Vec<(u64, u64)> = near
             .iter()
@@ -239,7 +257,7 @@ impl Windows<'_> {
             .collect();
         let s = it.size;
         // candidate offsets: 0 and every obstacle top, aligned; cost = obstacles hit
-        let mut cands: Vec<(usize, u64)> = Vec::new();
+        let mut cands: Vec<(u64, usize, u64)> = Vec::new();
         for o in core::iter::once(0).chain(his.iter().copied()) {
             let Some(o) = super::instance::up(o, it.align) else {
                 continue;
@@ -250,14 +268,16 @@ impl Windows<'_> {
             if pinned.iter().any(|&(lo, hi)| lo < o + s && o < hi) {
                 continue;
             }
-            let cost = los.partition_point(|&l| l < o + s) - his.partition_point(|&h| h <= o);
-            cands.push((cost, o));
+            let a = los.partition_point(|&l| l < o + s);
+            let b = his.partition_point(|&h| h <= o);
+            // bytes of the buffers the spot collides with, then how many
+            cands.push((lo_sums[a].saturating_sub(hi_sums[b]), a.saturating_sub(b), o));
         }
         cands.sort_unstable();
         cands.dedup();
         let limit = self.params.window_buffers.max(2).saturating_mul(4);
-        for &(cost, o) in cands.iter().take(3) {
-            if cost > limit || limits.stopped {
+        for &(_, count, o) in cands.iter().take(RELOCATE_SPOTS) {
+            if count > limit || limits.stopped {
                 break;
             }
             self.log.clear();
@@ -317,10 +337,12 @@ impl Windows<'_> {
     ) -> bool {
         let items = self.items;
         let base = self.params.window_buffers.max(2);
+        // attempts grow: a small band around `c` (the nearest in height), a wider band,
+        // the nearest in time
         let want = match attempt {
-            0 => base,
+            0 => (base / 4).max(2),
             1 => (base / 2).max(2),
-            _ => base.saturating_mul(2),
+            _ => base,
         };
         let (s0, e0) = (items[c].start, items[c].end);
         // widen the time span until it holds enough candidates (or covers the schedule)
@@ -364,8 +386,8 @@ impl Windows<'_> {
             .map(|&i| {
                 let tall = top(items, off, i) > t || self.must[i];
                 let tp = u64::MAX - top(items, off, i);
-                let key = if attempt == 1 {
-                    (tp, dist(i))
+                let key = if attempt < 2 {
+                    (off[i].abs_diff(off[c]), dist(i))
                 } else {
                     (dist(i), tp)
                 };
@@ -412,6 +434,10 @@ impl Windows<'_> {
                 ..items[j]
             }))
             .collect();
+        // every window costs at least a node, so node budgets bound the search
+        if !limits.tick() {
+            return false;
+        }
         let inst = Inst::new(&sub);
         let budget = WINDOW_NODES_BASE
             .saturating_add(WINDOW_NODES_PER_BUFFER.saturating_mul(free.len() as u64));
