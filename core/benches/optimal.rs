@@ -114,10 +114,10 @@ fn main() {
             ..PlanOptions::exact()
         };
         let tp = Instant::now();
-        let port = memplan_core::strategy::plan(&problem, "portfolio", &options)
-            .map_or_else(|e| format!("error: {e}"), |p| {
-                format!("{} ({:.2})", p.peak, tp.elapsed().as_secs_f64())
-            });
+        let port = memplan_core::strategy::plan(&problem, "portfolio", &options).map_or_else(
+            |e| format!("error: {e}"),
+            |p| format!("{} ({:.2})", p.peak, tp.elapsed().as_secs_f64()),
+        );
         let t0 = Instant::now();
         let clock = move || t0.elapsed().as_millis() as u64;
         let params = SolverParams::default();

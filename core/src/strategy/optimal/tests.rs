@@ -458,10 +458,18 @@ fn trace_like(n: usize, seed: u64) -> Problem {
         .map(|_| {
             let long = next(40) == 0;
             let start = next(steps);
-            let len = if long { steps / 5 + next(steps / 3) } else { next(4) };
+            let len = if long {
+                steps / 5 + next(steps / 3)
+            } else {
+                next(4)
+            };
             let exp = 2 + next(8);
             let size = 16 * (1 + next(1 << exp));
-            let align = [1, 16, 64][next(3) as usize];
+            let align = match next(3) {
+                0 => 1,
+                1 => 16,
+                _ => 64,
+            };
             (size, start, (start + len).min(steps - 1), align)
         })
         .collect();
@@ -544,7 +552,11 @@ fn window_search_reaches_a_hand_checked_optimum() {
     let mut bufs: Vec<Tiny> = Vec::new();
     let mut offsets = Vec::new();
     for k in 0..blocks {
-        bufs.extend([(2, 3 * k, 3 * k, 1), (2, 3 * k + 1, 3 * k + 1, 1), (2, 3 * k, 3 * k + 1, 1)]);
+        bufs.extend([
+            (2, 3 * k, 3 * k, 1),
+            (2, 3 * k + 1, 3 * k + 1, 1),
+            (2, 3 * k, 3 * k + 1, 1),
+        ]);
         offsets.extend([0, 2, 4]);
     }
     bufs.push((1, 0, 3 * blocks - 1, 1));

@@ -1,16 +1,26 @@
 //! Window search for large inputs: an anytime large-neighbourhood search on the incumbent.
 //!
-//! Each round picks a target height `T` below the current peak (bisecting between the proven
-//! lower bound and the peak). Every free buffer whose top is above `T` is re-placed together
-//! with up to [`SolverParams::window_buffers`] of its temporal neighbours (those live nearest
-//! to it in time, or those reaching highest), every other buffer pinned at its current offset
-//! as an obstacle, by the exact decision search at capacity `T` under a small node budget. A
-//! window that fits replaces the offsets of its buffers (the plan stays valid: the freed
-//! buffers clear every obstacle they are live with, and each other); a round whose windows
-//! all fit lowers the peak to `T` or below. A round that fails halves the step.
+//! Each round picks a target height `T` below the current peak (first halfway between the
+//! lower bound and the peak; a failed round halves the step). Every buffer whose top is above
+//! `T` is brought under it:
+//! * **Windows** (short buffers): the buffer is freed together with neighbours live near it in
+//!   time (in turn: the [`SolverParams::window_buffers`]`/4` and `/2` nearest in height, then
+//!   the `window_buffers` nearest in time; anything above `T` first); every other buffer stays
+//!   where it is as an obstacle, clipped at `T`. The exact decision search at capacity `T`
+//!   runs on that sub-instance under a small node budget; a fit replaces the offsets (the plan
+//!   stays valid: freed buffers clear every obstacle they are live with, and each other).
+//! * **Relocation** (long-lived buffers, or when windows fail): the buffer moves to the spot
+//!   under `T` that collides with the fewest bytes of short buffers (never with pinned or
+//!   long-lived ones), and each buffer it displaces is re-placed by a window; the move is
+//!   undone unless all of them fit.
 //!
-//! Memory: the buffers sorted by start (plus the list of long-lived ones) and one window's
-//! instance at a time, linear in the input. Recursion: at most the window's buffer count.
+//! The search stops at the node or time limit, at the bound, or after
+//! [`MAX_MISSES`] rounds in a row at the smallest step that lowered nothing (so it ends
+//! without a clock too). It proves nothing: the lower bound comes back unchanged.
+//!
+//! Memory: the buffers sorted by start (plus the list of long-lived ones), per-buffer marks and
+//! one window's instance at a time, linear in the input. Recursion: the decision search's,
+//! at most one level per buffer of a window.
 
 use alloc::vec::Vec;
 
@@ -184,7 +194,10 @@ impl Windows<'_> {
     /// Tries to bring every free buffer under `t`; `true` when all of them are.
     fn lower_to(&mut self, t: u64, off: &mut [u64], limits: &mut Limits<'_>) -> bool {
         let items = self.items;
-        if items.iter().any(|it| it.size > 0 && it.fixed.is_some_and(|o| o + it.size > t)) {
+        if items
+            .iter()
+            .any(|it| it.size > 0 && it.fixed.is_some_and(|o| o + it.size > t))
+        {
             return false;
         }
         let tall: Vec<usize> = (0..items.len())
@@ -271,7 +284,11 @@ impl Windows<'_> {
             let a = los.partition_point(|&l| l < o + s);
             let b = his.partition_point(|&h| h <= o);
             // bytes of the buffers the spot collides with, then how many
-            cands.push((lo_sums[a].saturating_sub(hi_sums[b]), a.saturating_sub(b), o));
+            cands.push((
+                lo_sums[a].saturating_sub(hi_sums[b]),
+                a.saturating_sub(b),
+                o,
+            ));
         }
         cands.sort_unstable();
         cands.dedup();
@@ -364,20 +381,12 @@ impl Windows<'_> {
         let span_hi = e0.saturating_add(reach);
         let dist = |i: usize| -> u64 {
             let it = &items[i];
-            if it.end < s0 {
-                s0 - it.end
-            } else if it.start > e0 {
-                it.start - e0
-            } else {
-                0
-            }
+            s0.saturating_sub(it.end).max(it.start.saturating_sub(e0))
         };
         let noise = self.rng.next();
         let mut keyed: Vec<(bool, u64, u64, u64, usize)> = cands
             .iter()
-            .filter(|&&i| {
-                i == c || !self.index.is_long(&items[i])
-            })
+            .filter(|&&i| i == c || !self.index.is_long(&items[i]))
             .filter(|&&i| {
                 top(items, off, i) > t
                     || self.must[i]
