@@ -81,8 +81,8 @@ fn main() {
             args.push(format!("gen:{n}:1"));
         }
     }
-    println!("| input | buffers | lower bound | seed peak | best peak | best / LB | proven | nodes | time (s) |");
-    println!("|---|---|---|---|---|---|---|---|---|");
+    println!("| input | buffers | lower bound | portfolio peak (s) | seed peak | best peak | best / LB | proven | nodes | time (s) |");
+    println!("|---|---|---|---|---|---|---|---|---|---|");
     for a in &args {
         let problem = if let Some(spec) = a.strip_prefix("gen:") {
             let mut it = spec.split(':').map(|x| x.parse::<u64>().unwrap_or(1));
@@ -113,6 +113,11 @@ fn main() {
             time_limit_ms: limit,
             ..PlanOptions::exact()
         };
+        let tp = Instant::now();
+        let port = memplan_core::strategy::plan(&problem, "portfolio", &options).map_or_else(
+            |e| format!("error: {e}"),
+            |p| format!("{} ({:.2})", p.peak, tp.elapsed().as_secs_f64()),
+        );
         let t0 = Instant::now();
         let clock = move || t0.elapsed().as_millis() as u64;
         let params = SolverParams::default();
@@ -123,10 +128,11 @@ fn main() {
                     eprintln!("{}: INVALID plan: {}", problem.name, v.describe(&problem));
                 }
                 println!(
-                    "| {} | {} | {} | {} | {} | {:.5} | {} | {} | {:.2} |",
+                    "| {} | {} | {} | {} | {} | {} | {:.5} | {} | {} | {:.2} |",
                     problem.name,
                     problem.buffers.len(),
                     s.lower_bound,
+                    port,
                     s.seed_peak,
                     s.best_peak,
                     s.best_peak as f64 / s.lower_bound.max(1) as f64,

@@ -21,7 +21,8 @@
 //!   runs out of its share of the budget moves the bisection up without proving anything.
 //! * **Large inputs.** Above [`SolverParams::max_exact_buffers`] free buffers, the search works
 //!   on time windows of the incumbent ([`window`]): buffers that stick out above a target
-//!   capacity are re-placed together with their temporal neighbours, everything else pinned.
+//!   capacity are re-placed together with their temporal neighbours, everything else pinned;
+//!   long-lived ones are moved to a low-collision spot and what they displace is re-placed.
 //!   Memory stays linear in the input; each window is a small exact search.
 //!
 //! Times come from the caller's [`Clock`] (the core has no timer, so it runs on wasm); the
@@ -214,13 +215,13 @@ pub struct Solution {
     pub fits: bool,
 }
 
-/// The heuristic plan that seeds the search (the one call site to change to seed with
-/// another strategy, e.g. a portfolio).
+/// The heuristic plan that seeds the search: `portfolio`, the best of the packing heuristics
+/// (the one call site to change to seed with another strategy).
 ///
 /// # Errors
 /// Errors of the heuristic.
 pub fn seed_plan(problem: &Problem, options: &PlanOptions) -> Result<Plan> {
-    super::packing::greedy_size_best_fit(problem, options)
+    super::packing::portfolio(problem, options)
 }
 
 /// Registry entry `optimal`: [`solve`] without a clock, under a node budget of

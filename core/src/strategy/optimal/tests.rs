@@ -443,3 +443,162 @@ fn time_limit_and_cancellation_stop_the_search() {
         assert!(sol.nodes <= 1024, "{} nodes", sol.nodes);
     }
 }
+
+/// Network-like buffers (mostly short, a few long-lived), deterministic.
+fn trace_like(n: usize, seed: u64) -> Problem {
+    let mut x = seed;
+    let mut next = |m: u64| {
+        x = x
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        (x >> 33) % m.max(1)
+    };
+    let steps = (n as u64) * 2 / 3;
+    let bufs: Vec<Tiny> = (0..n)
+        .map(|_| {
+            let long = next(40) == 0;
+            let start = next(steps);
+            let len = if long {
+                steps / 5 + next(steps / 3)
+            } else {
+                next(4)
+            };
+            let exp = 2 + next(8);
+            let size = 16 * (1 + next(1 << exp));
+            let align = match next(3) {
+                0 => 1,
+                1 => 16,
+                _ => 64,
+            };
+            (size, start, (start + len).min(steps - 1), align)
+        })
+        .collect();
+    problem(&bufs)
+}
+
+fn small_windows() -> SolverParams {
+    SolverParams {
+        max_exact_buffers: 40,
+        window_buffers: 12,
+        node_limit: Some(300_000),
+        ..SolverParams::default()
+    }
+}
+
+#[test]
+fn window_search_plans_validate_and_never_lose_to_the_seed() {
+    for seed in 1..=6 {
+        let p = trace_like(400, seed);
+        let o = PlanOptions::exact();
+        let params = small_windows();
+        let sol = solve(&p, &o, &params, &NoClock).expect("solve");
+        assert_eq!(validate(&p, &sol.plan), Ok(()), "seed {seed}");
+        assert!(sol.best_peak <= sol.seed_peak, "seed {seed}");
+        assert!(sol.lower_bound <= sol.best_peak, "seed {seed}");
+        assert_eq!(sol.plan.peak, sol.best_peak);
+        // capacity mode: halfway between the bound and the seed
+        let cap = sol.lower_bound + (sol.seed_peak - sol.lower_bound) / 2;
+        let fit = solve_with_capacity(&p, &o, &params, &NoClock, cap).expect("capacity");
+        assert_eq!(validate(&p, &fit.plan), Ok(()), "seed {seed}");
+        assert_eq!(fit.fits, fit.best_peak <= cap);
+        assert!(fit.best_peak <= fit.seed_peak);
+    }
+}
+
+#[test]
+fn window_search_with_pinned_buffers_validates() {
+    let mut p = trace_like(300, 9);
+    // pin every 25th buffer at a spot of its own above everything else
+    let mut top = 1 << 24;
+    for b in p.buffers.iter_mut().step_by(25) {
+        b.fixed_offset = Some(top);
+        top += b.size.div_ceil(64) * 64 + 64;
+    }
+    let sol = solve(&p, &PlanOptions::exact(), &small_windows(), &NoClock).expect("solve");
+    assert_eq!(validate(&p, &sol.plan), Ok(()));
+    assert!(sol.best_peak <= sol.seed_peak);
+}
+
+#[test]
+fn window_search_stops_on_the_clock() {
+    let p = trace_like(400, 3);
+    let o = PlanOptions {
+        time_limit_ms: 50,
+        ..PlanOptions::exact()
+    };
+    let clock = Ticking {
+        now: Cell::new(0),
+        step: 1,
+        cancel: false,
+    };
+    let params = SolverParams {
+        node_limit: None,
+        ..small_windows()
+    };
+    let sol = solve(&p, &o, &params, &clock).expect("solve");
+    assert_eq!(validate(&p, &sol.plan), Ok(()));
+    assert!(sol.best_peak <= sol.seed_peak);
+}
+
+/// `blocks` blocks of three steps each, time-disjoint, under one buffer `L` (1 byte) live
+/// through all of them. Block `k` at steps `3k, 3k+1`: `A` (2 bytes, step 3k), `B` (2 bytes,
+/// step 3k+1), `C` (2 bytes, both steps). Live bytes: 2 + 2 + 1 = 5 at every step, so the
+/// optimum is the live-set bound 5 (`L` at 0, `C` at 1, `A` and `B` at 3). The bad start:
+/// `A` at 0, `B` at 2, `C` at 4, `L` at 6 (peak 7): `C` can only come down if `A` and `B` move
+/// up, and the long-lived `L` only once every block is repacked.
+#[test]
+fn window_search_reaches_a_hand_checked_optimum() {
+    let blocks = 30u64;
+    let mut bufs: Vec<Tiny> = Vec::new();
+    let mut offsets = Vec::new();
+    for k in 0..blocks {
+        bufs.extend([
+            (2, 3 * k, 3 * k, 1),
+            (2, 3 * k + 1, 3 * k + 1, 1),
+            (2, 3 * k, 3 * k + 1, 1),
+        ]);
+        offsets.extend([0, 2, 4]);
+    }
+    bufs.push((1, 0, 3 * blocks - 1, 1));
+    offsets.push(6);
+    let p = problem(&bufs);
+    let sizes: Vec<u64> = bufs.iter().map(planned).collect();
+    let bad = Plan::new("bad", 1, offsets.clone(), sizes.clone()).unwrap();
+    assert_eq!(validate(&p, &bad), Ok(()));
+    assert_eq!(bad.peak, 7);
+    let lb = crate::bound::lower_bound(&p).unwrap().lower_bound;
+    assert_eq!(lb, 5);
+    let items: Vec<Item> = bufs
+        .iter()
+        .map(|&(size, start, end, align)| Item {
+            size,
+            align,
+            start,
+            end,
+            fixed: None,
+        })
+        .collect();
+    let params = SolverParams {
+        max_exact_buffers: 10,
+        window_buffers: 8,
+        ..SolverParams::default()
+    };
+    let mut limits = Limits {
+        clock: &NoClock,
+        deadline: None,
+        node_cap: 1_000_000,
+        nodes: 0,
+        stopped: false,
+    };
+    let (out, proven) = window::improve(&items, offsets, lb, None, &params, &mut limits);
+    let plan = Plan::new("windows", 1, out, sizes).unwrap();
+    assert_eq!(validate(&p, &plan), Ok(()));
+    assert_eq!(plan.peak, 5);
+    assert_eq!(proven, 5);
+    assert!(!limits.stopped);
+    // the same instance through `solve`: at the bound as well
+    let sol = solve(&p, &PlanOptions::exact(), &params, &NoClock).unwrap();
+    assert_eq!(validate(&p, &sol.plan), Ok(()));
+    assert_eq!(sol.best_peak, 5);
+    assert!(sol.proven_optimal);
+}

@@ -1,20 +1,481 @@
-//! Window search for large inputs (placeholder).
+//! Window search for large inputs: an anytime large-neighbourhood search on the incumbent.
+//!
+//! Each round picks a target height `T` below the current peak (first halfway between the
+//! lower bound and the peak; a failed round halves the step). Every buffer whose top is above
+//! `T` is brought under it:
+//! * **Windows** (short buffers): the buffer is freed together with neighbours live near it in
+//!   time (in turn: the [`SolverParams::window_buffers`]`/4` and `/2` nearest in height, then
+//!   the `window_buffers` nearest in time; anything above `T` first); every other buffer stays
+//!   where it is as an obstacle, clipped at `T`. The exact decision search at capacity `T`
+//!   runs on that sub-instance under a small node budget; a fit replaces the offsets (the plan
+//!   stays valid: freed buffers clear every obstacle they are live with, and each other).
+//! * **Relocation** (long-lived buffers, or when windows fail): the buffer moves to the spot
+//!   under `T` that collides with the fewest bytes of short buffers (never with pinned or
+//!   long-lived ones), and each buffer it displaces is re-placed by a window; the move is
+//!   undone unless all of them fit.
+//!
+//! The search stops at the node or time limit, at the bound, or after
+//! [`MAX_MISSES`] rounds in a row at the smallest step that lowered nothing (so it ends
+//! without a clock too). It proves nothing: the lower bound comes back unchanged.
+//!
+//! Memory: the buffers sorted by start (plus the list of long-lived ones), per-buffer marks and
+//! one window's instance at a time, linear in the input. Recursion: the decision search's,
+//! at most one level per buffer of a window.
 
 use alloc::vec::Vec;
 
-use super::instance::Item;
-use super::search::Limits;
+use super::instance::{Inst, Item};
+use super::search::{decide, Decision, Limits};
 use super::SolverParams;
 
+/// Nodes one window's decision search may spend: a fixed part plus a part per freed buffer.
+const WINDOW_NODES_BASE: u64 = 2_000;
+const WINDOW_NODES_PER_BUFFER: u64 = 64;
+/// Consecutive failed rounds at the smallest step (each with fresh neighbourhoods) before
+/// the search gives up.
+const MAX_MISSES: u32 = 24;
+/// Spots (fewest bytes displaced first) a relocation tries.
+const RELOCATE_SPOTS: usize = 6;
+
+/// A deterministic generator (SplitMix64) to vary neighbourhoods between rounds.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+}
+
+/// Which buffers live at which steps: short buffers sorted by start (a range query scans
+/// starts in `[a - longest short width, b]`), long-lived ones in a list scanned whole.
+struct Index {
+    /// Short non-empty buffers sorted by start.
+    short: Vec<usize>,
+    /// Lifetime width (steps) of the longest short buffer.
+    short_width: u64,
+    /// Long-lived non-empty buffers.
+    long: Vec<usize>,
+    /// Buffers wider than this (steps) are long-lived.
+    cut: u64,
+}
+
+impl Index {
+    fn new(items: &[Item]) -> Index {
+        let width = |i: usize| (items[i].end - items[i].start).saturating_add(1);
+        let mut all: Vec<usize> = (0..items.len()).filter(|&i| items[i].size > 0).collect();
+        // "long": the widest 2% (at least a width of 16 steps), scanned whole by every query
+        let mut widths: Vec<u64> = all.iter().map(|&i| width(i)).collect();
+        widths.sort_unstable();
+        let cut = widths
+            .get(widths.len().saturating_sub(1 + widths.len() / 50))
+            .copied()
+            .unwrap_or(0)
+            .max(16);
+        let long: Vec<usize> = all.iter().copied().filter(|&i| width(i) > cut).collect();
+        all.retain(|&i| width(i) <= cut);
+        all.sort_unstable_by_key(|&i| (items[i].start, i));
+        let short_width = all.iter().map(|&i| width(i)).max().unwrap_or(1);
+        Index {
+            short: all,
+            short_width,
+            long,
+            cut,
+        }
+    }
+
+    fn is_long(&self, it: &Item) -> bool {
+        (it.end - it.start).saturating_add(1) > self.cut
+    }
+
+    /// Appends to `out` every non-empty buffer live at some step of `[a, b]`.
+    fn query(&self, items: &[Item], a: u64, b: u64, out: &mut Vec<usize>) {
+        let from = a.saturating_sub(self.short_width);
+        let lo = self.short.partition_point(|&i| items[i].start < from);
+        for &i in &self.short[lo..] {
+            if items[i].start > b {
+                break;
+            }
+            if items[i].end >= a {
+                out.push(i);
+            }
+        }
+        for &i in &self.long {
+            if items[i].start <= b && a <= items[i].end {
+                out.push(i);
+            }
+        }
+    }
+}
+
+fn top(items: &[Item], off: &[u64], i: usize) -> u64 {
+    off[i].saturating_add(items[i].size)
+}
+
+fn peak(items: &[Item], off: &[u64]) -> u64 {
+    (0..items.len())
+        .filter(|&i| items[i].size > 0)
+        .map(|i| top(items, off, i))
+        .max()
+        .unwrap_or(0)
+}
+
 /// Improves `offsets` (a valid plan of `items`) window by window; returns the offsets and the
-/// proven lower bound.
+/// proven lower bound (the window search proves nothing: `lb` unchanged).
 pub(crate) fn improve(
-    _items: &[Item],
-    offsets: Vec<u64>,
+    items: &[Item],
+    mut offsets: Vec<u64>,
     lb: u64,
-    _capacity: Option<u64>,
-    _params: &SolverParams,
-    _limits: &mut Limits<'_>,
+    capacity: Option<u64>,
+    params: &SolverParams,
+    limits: &mut Limits<'_>,
 ) -> (Vec<u64>, u64) {
+    let goal = capacity.map_or(lb, |c| c.max(lb));
+    let mut p = peak(items, &offsets);
+    if p <= goal || limits.stopped {
+        return (offsets, lb);
+    }
+    let mut w = Windows {
+        items,
+        index: Index::new(items),
+        params,
+        rng: Rng(0x6D65_6D70_6C61_6E00),
+        buf: Vec::new(),
+        mark: alloc::vec![false; items.len()],
+        must: alloc::vec![false; items.len()],
+        log: Vec::new(),
+        t_min: items.iter().map(|it| it.start).min().unwrap_or(0),
+        t_max: items.iter().map(|it| it.end).max().unwrap_or(0),
+    };
+    let mut delta = (p - goal).div_ceil(2);
+    let mut misses = 0u32;
+    while p > goal && !limits.stopped {
+        let t = p - delta.min(p - goal);
+        let ok = w.lower_to(t, &mut offsets, limits);
+        let was = p;
+        p = peak(items, &offsets);
+        if ok || p < was {
+            misses = 0;
+        } else if delta > 1 {
+            delta = delta.div_ceil(2);
+        } else {
+            // the smallest step failed: retry with new neighbourhoods from a wider step
+            misses = misses.saturating_add(1);
+            if misses > MAX_MISSES {
+                break; // no neighbourhood helps any more: give up (terminates without a clock)
+            }
+            delta = ((p - goal) >> misses.min(16)).max(1);
+        }
+        delta = delta.min(p.saturating_sub(goal)).max(1);
+    }
     (offsets, lb)
+}
+
+struct Windows<'a> {
+    items: &'a [Item],
+    index: Index,
+    params: &'a SolverParams,
+    rng: Rng,
+    buf: Vec<usize>,
+    mark: Vec<bool>,
+    /// Buffers displaced by a relocation, to be re-placed by windows.
+    must: Vec<bool>,
+    /// Offsets changed since the last clear, to undo a failed relocation.
+    log: Vec<(usize, u64)>,
+    /// First and last step of the schedule.
+    t_min: u64,
+    t_max: u64,
+}
+
+impl Windows<'_> {
+    /// Tries to bring every free buffer under `t`; `true` when all of them are.
+    fn lower_to(&mut self, t: u64, off: &mut [u64], limits: &mut Limits<'_>) -> bool {
+        let items = self.items;
+        if items
+            .iter()
+            .any(|it| it.size > 0 && it.fixed.is_some_and(|o| o + it.size > t))
+        {
+            return false;
+        }
+        let tall: Vec<usize> = (0..items.len())
+            .filter(|&i| items[i].size > 0 && top(items, off, i) > t)
+            .collect();
+        // start at a random tall buffer so successive rounds meet different neighbourhoods
+        let first = if tall.is_empty() {
+            0
+        } else {
+            usize::try_from(self.rng.next() % tall.len() as u64).unwrap_or(0)
+        };
+        for r in 0..tall.len() {
+            let i = tall[(first + r) % tall.len()];
+            if top(items, off, i) <= t {
+                continue; // an earlier window moved it
+            }
+            let mut placed = false;
+            if !self.index.is_long(&items[i]) {
+                for attempt in 0..3 {
+                    if limits.stopped {
+                        return false;
+                    }
+                    if self.window(i, t, attempt, off, limits) {
+                        placed = true;
+                        break;
+                    }
+                }
+            }
+            if !placed && !limits.stopped {
+                placed = self.relocate(i, t, off, limits);
+            }
+            self.log.clear();
+            if !placed {
+                return false;
+            }
+        }
+        true
+    }
+
+    /// Moves buffer `c` (typically long-lived) to a new offset under `t` where it collides
+    /// with few buffers, then re-places those by windows; undone unless every one fits.
+    fn relocate(&mut self, c: usize, t: u64, off: &mut [u64], limits: &mut Limits<'_>) -> bool {
+        let items = self.items;
+        let it = items[c];
+        if it.fixed.is_some() || it.size > t {
+            return false;
+        }
+        let mut near: Vec<usize> = Vec::new();
+        self.index.query(items, it.start, it.end, &mut near);
+        near.retain(|&j| j != c && off[j] < t);
+        let clip = |j: usize| (off[j], top(items, off, j).min(t));
+        // (bound, size) sorted by bound, with prefix sums of sizes: the bytes hit by a spot
+        let sorted = |f: &dyn Fn(usize) -> u64| -> (Vec<u64>, Vec<u64>) {
+            let mut v: Vec<(u64, u64)> = near.iter().map(|&j| (f(j), items[j].size)).collect();
+            v.sort_unstable();
+            let mut sums = Vec::with_capacity(v.len() + 1);
+            sums.push(0u64);
+            for &(_, z) in &v {
+                sums.push(sums.last().copied().unwrap_or(0).saturating_add(z));
+            }
+            (v.into_iter().map(|x| x.0).collect(), sums)
+        };
+        let (los, lo_sums) = sorted(&|j| clip(j).0);
+        let (his, hi_sums) = sorted(&|j| clip(j).1);
+        // pinned and long-lived buffers stay put: the spot must clear them
+        let pinned: Vec<(u64, u64)> = near
+            .iter()
+            .filter(|&&j| items[j].fixed.is_some() || self.index.is_long(&items[j]))
+            .map(|&j| clip(j))
+            .collect();
+        let s = it.size;
+        // candidate offsets: 0 and every obstacle top, aligned; cost = obstacles hit
+        let mut cands: Vec<(u64, usize, u64)> = Vec::new();
+        for o in core::iter::once(0).chain(his.iter().copied()) {
+            let Some(o) = super::instance::up(o, it.align) else {
+                continue;
+            };
+            if o.saturating_add(s) > t || o == off[c] {
+                continue;
+            }
+            if pinned.iter().any(|&(lo, hi)| lo < o + s && o < hi) {
+                continue;
+            }
+            let a = los.partition_point(|&l| l < o + s);
+            let b = his.partition_point(|&h| h <= o);
+            // bytes of the buffers the spot collides with, then how many
+            cands.push((
+                lo_sums[a].saturating_sub(hi_sums[b]),
+                a.saturating_sub(b),
+                o,
+            ));
+        }
+        cands.sort_unstable();
+        cands.dedup();
+        let limit = self.params.window_buffers.max(2).saturating_mul(4);
+        for &(_, count, o) in cands.iter().take(RELOCATE_SPOTS) {
+            if count > limit || limits.stopped {
+                break;
+            }
+            self.log.clear();
+            self.log.push((c, off[c]));
+            off[c] = o;
+            let mut displaced: Vec<usize> = near
+                .iter()
+                .copied()
+                .filter(|&j| off[j] < o + s && o < top(items, off, j))
+                .collect();
+            displaced.sort_unstable_by_key(|&j| (items[j].start, j));
+            for &j in &displaced {
+                self.must[j] = true;
+            }
+            let mut ok = true;
+            for &j in &displaced {
+                if !self.must[j] {
+                    continue; // re-placed by an earlier window
+                }
+                let mut fixed = false;
+                for attempt in 0..3 {
+                    if limits.stopped {
+                        break;
+                    }
+                    if self.window(j, t, attempt, off, limits) {
+                        fixed = true;
+                        break;
+                    }
+                }
+                if !fixed {
+                    ok = false;
+                    break;
+                }
+            }
+            for &j in &displaced {
+                self.must[j] = false;
+            }
+            if ok {
+                return true;
+            }
+            while let Some((i, o)) = self.log.pop() {
+                off[i] = o;
+            }
+        }
+        false
+    }
+
+    /// One window around tall buffer `c` at capacity `t`; commits and returns `true` if every
+    /// freed buffer fits under `t`.
+    fn window(
+        &mut self,
+        c: usize,
+        t: u64,
+        attempt: u32,
+        off: &mut [u64],
+        limits: &mut Limits<'_>,
+    ) -> bool {
+        let items = self.items;
+        let base = self.params.window_buffers.max(2);
+        // attempts grow: a small band around `c` (the nearest in height), a wider band,
+        // the nearest in time
+        let want = match attempt {
+            0 => (base / 4).max(2),
+            1 => (base / 2).max(2),
+            _ => base,
+        };
+        let (s0, e0) = (items[c].start, items[c].end);
+        // widen the time span until it holds enough candidates (or covers the schedule)
+        let mut reach = 1u64;
+        let mut cands: Vec<usize> = Vec::new();
+        loop {
+            cands.clear();
+            let (a, b) = (s0.saturating_sub(reach), e0.saturating_add(reach));
+            self.index.query(items, a, b, &mut cands);
+            cands.retain(|&i| items[i].fixed.is_none());
+            if cands.len() >= want.saturating_mul(2) || (a <= self.t_min && b >= self.t_max) {
+                break;
+            }
+            reach = reach.saturating_mul(2);
+        }
+        // long-lived buffers are only freed when tall: moving one needs a gap over its whole
+        // lifetime, which a window rarely has
+        let span_lo = s0.saturating_sub(reach);
+        let span_hi = e0.saturating_add(reach);
+        let dist = |i: usize| -> u64 {
+            let it = &items[i];
+            s0.saturating_sub(it.end).max(it.start.saturating_sub(e0))
+        };
+        let noise = self.rng.next();
+        let mut keyed: Vec<(bool, u64, u64, u64, usize)> = cands
+            .iter()
+            .filter(|&&i| i == c || !self.index.is_long(&items[i]))
+            .filter(|&&i| {
+                top(items, off, i) > t
+                    || self.must[i]
+                    || (items[i].start >= span_lo && items[i].end <= span_hi)
+            })
+            .map(|&i| {
+                let tall = top(items, off, i) > t || self.must[i];
+                let tp = u64::MAX - top(items, off, i);
+                let key = if attempt < 2 {
+                    (off[i].abs_diff(off[c]), dist(i))
+                } else {
+                    (dist(i), tp)
+                };
+                // ties broken pseudo-randomly per window
+                let tie = (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ noise;
+                (!tall, key.0, key.1, tie, i)
+            })
+            .collect();
+        keyed.sort_unstable();
+        keyed.truncate(want);
+        let mut free: Vec<usize> = keyed.into_iter().map(|k| k.4).collect();
+        if !free.contains(&c) {
+            free.push(c);
+        }
+        // obstacles: everything else live with a freed buffer, clipped at `t` (the freed
+        // buffers all end up below `t`, so only an obstacle's part below `t` matters)
+        let mut obstacles: Vec<usize> = Vec::new();
+        for &i in &free {
+            self.mark[i] = true;
+        }
+        for &i in &free {
+            self.buf.clear();
+            self.index
+                .query(items, items[i].start, items[i].end, &mut self.buf);
+            for &j in &self.buf {
+                if !self.mark[j] && off[j] < t {
+                    self.mark[j] = true;
+                    obstacles.push(j);
+                }
+            }
+        }
+        for &i in free.iter().chain(&obstacles) {
+            self.mark[i] = false;
+        }
+        let sub: Vec<Item> = free
+            .iter()
+            .map(|&i| Item {
+                fixed: None,
+                ..items[i]
+            })
+            .chain(obstacles.iter().map(|&j| Item {
+                fixed: Some(off[j]),
+                size: items[j].size.min(t - off[j]),
+                ..items[j]
+            }))
+            .collect();
+        // every window costs at least a node, so node budgets bound the search
+        if !limits.tick() {
+            return false;
+        }
+        let inst = Inst::new(&sub);
+        let budget = WINDOW_NODES_BASE
+            .saturating_add(WINDOW_NODES_PER_BUFFER.saturating_mul(free.len() as u64));
+        let d = with_budget(limits, budget, |l| decide(&inst, self.params, t, l));
+        match d {
+            Decision::Found(placed) => {
+                for (k, &s) in inst.free.iter().enumerate() {
+                    let i = free[s];
+                    self.log.push((i, off[i]));
+                    off[i] = placed[k];
+                    self.must[i] = false;
+                }
+                true
+            }
+            Decision::Infeasible | Decision::Unknown => false,
+        }
+    }
+}
+
+/// Runs `f` with at most `budget` more nodes (the global limits still apply).
+fn with_budget<T>(limits: &mut Limits<'_>, budget: u64, f: impl FnOnce(&mut Limits<'_>) -> T) -> T {
+    let cap = limits.node_cap;
+    limits.node_cap = cap.min(limits.nodes.saturating_add(budget));
+    let out = f(limits);
+    limits.node_cap = cap;
+    limits.stopped = false;
+    limits.poll();
+    if limits.nodes >= cap {
+        limits.stopped = true;
+    }
+    out
 }
