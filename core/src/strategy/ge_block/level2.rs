@@ -338,7 +338,26 @@ impl Nester<'_> {
                 || self
                     .blocks
                     .get(t)
-                    .is_some_and(|tb| tb.stream == stream && self.fit(tb, stream, kept).is_none())
+                    .is_some_and(|tb| tb.stream == stream && self.crossed_by_all(tb, kept))
+        })
+    }
+
+    /// Whether [`Self::fit`] refuses `cand` for `qb` on the same stream (without building
+    /// the kept members): the spans overlap and every member crosses one of `qb`'s.
+    fn crossed_by_all(&self, qb: &BlockData, cand: &[UnitId]) -> bool {
+        let list = &self.units.list;
+        let (Some(first), Some(last)) = (
+            cand.first().and_then(|&u| list.get(u)),
+            cand.last().and_then(|&u| list.get(u)),
+        ) else {
+            return true;
+        };
+        if first.start > qb.end(self.units) || qb.begin(self.units) > last.end {
+            return false;
+        }
+        cand.iter().all(|&u| {
+            list.get(u)
+                .is_none_or(|m| crosses(qb, m.start, m.end, self.units))
         })
     }
 
@@ -354,6 +373,15 @@ impl Nester<'_> {
                 return Some(Fit::Whole);
             }
             // Member test: keep the candidate's members that cross none of q's members.
+            let crossing = |u: UnitId| {
+                list.get(u)
+                    .is_none_or(|m| crosses(qb, m.start, m.end, self.units))
+            };
+            if !cand.iter().any(|&u| crossing(u)) {
+                // All kept: the same as `Whole` to `find` and `split` (nothing to split off),
+                // without building the list.
+                return Some(Fit::Whole);
+            }
             let kept: Vec<UnitId> = cand
                 .iter()
                 .copied()
