@@ -241,12 +241,19 @@ impl Nester<'_> {
         sum.best.iter().all(|&(cap, t)| {
             cap < l.min
                 || self.blocks.get(t).is_some_and(|tb| {
+                    let (ts, te) = self.span(t);
                     tb.stream == l.stream
-                        && l.start <= tb.end(self.units)
-                        && tb.begin(self.units) <= l.end
+                        && l.start <= te
+                        && ts <= l.end
                         && crosses(tb, l.start, l.end, self.units)
                 })
         })
+    }
+
+    /// Block `b`'s first start and last end (GE `GetLifeBegin`, `GetLifeEnd`), from its
+    /// [`Lite`] copy.
+    fn span(&self, b: usize) -> (u64, u64) {
+        self.lite.get(b).map_or((0, 0), |l| (l.start, l.end))
     }
 
     /// Whether all members of block `b` have one size.
@@ -295,7 +302,7 @@ impl Nester<'_> {
         if !qb.reusable || qb.gear != cb.gear || qb.mem != cb.mem {
             return None;
         }
-        let part: Option<Vec<UnitId>> = match self.fit(qb, cb.stream, cand)? {
+        let part: Option<Vec<UnitId>> = match self.fit(q, qb, cb.stream, cand)? {
             Fit::Whole => None,
             Fit::Part(v) => Some(v),
         };
@@ -338,13 +345,13 @@ impl Nester<'_> {
                 || self
                     .blocks
                     .get(t)
-                    .is_some_and(|tb| tb.stream == stream && self.crossed_by_all(tb, kept))
+                    .is_some_and(|tb| tb.stream == stream && self.crossed_by_all(t, tb, kept))
         })
     }
 
     /// Whether [`Self::fit`] refuses `cand` for `qb` on the same stream (without building
     /// the kept members): the spans overlap and every member crosses one of `qb`'s.
-    fn crossed_by_all(&self, qb: &BlockData, cand: &[UnitId]) -> bool {
+    fn crossed_by_all(&self, q: usize, qb: &BlockData, cand: &[UnitId]) -> bool {
         let list = &self.units.list;
         let (Some(first), Some(last)) = (
             cand.first().and_then(|&u| list.get(u)),
@@ -352,7 +359,8 @@ impl Nester<'_> {
         ) else {
             return true;
         };
-        if first.start > qb.end(self.units) || qb.begin(self.units) > last.end {
+        let (qs, qe) = self.span(q);
+        if first.start > qe || qs > last.end {
             return false;
         }
         cand.iter().all(|&u| {
@@ -362,12 +370,11 @@ impl Nester<'_> {
     }
 
     /// Block test, then member test (same stream only).
-    fn fit(&self, qb: &BlockData, stream: u32, cand: &[UnitId]) -> Option<Fit> {
+    fn fit(&self, q: usize, qb: &BlockData, stream: u32, cand: &[UnitId]) -> Option<Fit> {
         let list = &self.units.list;
         let cs = list.get(*cand.first()?)?.start;
         let ce = list.get(*cand.last()?)?.end;
-        let qs = qb.begin(self.units);
-        let qe = qb.end(self.units);
+        let (qs, qe) = self.span(q);
         if qb.stream == stream {
             if cs > qe || qs > ce {
                 return Some(Fit::Whole);
