@@ -612,6 +612,11 @@ impl Summary {
     /// Adds the blocks of another subtree, disjoint from this one.
     fn merge(&mut self, other: &Summary) {
         self.rest = self.rest.max(other.rest);
+        if other.best[0].0 <= self.best[LISTED - 1].0 {
+            // Nothing of `other` makes the list (its entries are largest first).
+            self.rest = self.rest.max(other.best[0].0);
+            return;
+        }
         for &(cap, b) in &other.best {
             if b != usize::MAX {
                 self.insert(cap, b);
