@@ -3,7 +3,8 @@
 //!
 //! Run: `cargo bench -p memplan-core --bench strategies`. Prints Markdown tables.
 //! Environment: `MEMPLAN_BENCH_SIZES=1000,10000` to change the generated sizes,
-//! `MEMPLAN_BENCH_DIR=path` to read the CSVs elsewhere.
+//! `MEMPLAN_BENCH_DIR=path` to read the CSVs elsewhere,
+//! `MEMPLAN_BENCH_STRATEGIES=ge-block,greedy-size-best-fit` to time only those strategies.
 // Bench code: counts and timings are far below the truncation limits.
 #![allow(clippy::cast_possible_truncation)]
 
@@ -11,7 +12,18 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use memplan_core::import::csv;
-use memplan_core::{lower_bound, strategies, validate, Buffer, PlanOptions, Problem};
+use memplan_core::{lower_bound, validate, Buffer, PlanOptions, Problem, StrategyInfo};
+
+/// The registry, or the strategies named in `MEMPLAN_BENCH_STRATEGIES` (comma-separated).
+fn strategies() -> Vec<&'static StrategyInfo> {
+    let only: Option<Vec<String>> = std::env::var("MEMPLAN_BENCH_STRATEGIES")
+        .ok()
+        .map(|s| s.split(',').map(|x| x.trim().to_string()).collect());
+    memplan_core::strategies()
+        .iter()
+        .filter(|s| only.as_ref().is_none_or(|o| o.iter().any(|n| n == s.name)))
+        .collect()
+}
 
 /// xorshift64*: tiny, seeded, good enough to shape a test problem.
 struct Rng(u64);

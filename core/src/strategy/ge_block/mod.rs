@@ -55,6 +55,8 @@ pub mod dynamic_batch;
 mod layout;
 mod level1;
 mod level2;
+#[cfg(test)]
+mod reference;
 mod streams;
 mod units;
 
@@ -70,7 +72,20 @@ enum Variant {
     Max,
 }
 
+/// A level-2 pass: [`level2::reuse_by_lifetime`], or in tests the reference it replaced.
+type Level2 =
+    fn(&mut alloc::vec::Vec<block::BlockData>, &units::Units, &streams::Deps, u64, u64) -> usize;
+
 fn run(problem: &Problem, options: &PlanOptions, variant: Variant) -> Result<Plan> {
+    run_with(problem, options, variant, level2::reuse_by_lifetime)
+}
+
+fn run_with(
+    problem: &Problem,
+    options: &PlanOptions,
+    variant: Variant,
+    level2: Level2,
+) -> Result<Plan> {
     let units = units::Units::new(problem, options)?;
     let class = match variant {
         Variant::Binary => SizeClass::Aligned,
@@ -81,7 +96,7 @@ fn run(problem: &Problem, options: &PlanOptions, variant: Variant) -> Result<Pla
     if variant == Variant::Binary && options.reuse {
         let deps = streams::Deps::new(problem);
         let align = options.alignment.max(1);
-        extra.splits = level2::reuse_by_lifetime(&mut blocks, &units, &deps, align, align);
+        extra.splits = level2(&mut blocks, &units, &deps, align, align);
     }
     let name = match variant {
         Variant::Binary => "ge-binary-block",
@@ -117,8 +132,14 @@ pub fn max_block(problem: &Problem, options: &PlanOptions) -> Result<Plan> {
 /// # Errors
 /// As [`binary_block`].
 pub fn hybrid(problem: &Problem, options: &PlanOptions) -> Result<Plan> {
-    let binary = binary_block(problem, options)?;
-    let max = max_block(problem, options)?;
+    Ok(keep_smaller(
+        binary_block(problem, options)?,
+        max_block(problem, options)?,
+    ))
+}
+
+/// The hybrid's choice between the two variants' plans, with its stats and note.
+fn keep_smaller(binary: Plan, max: Plan) -> Plan {
     let (b, m) = (binary.peak, max.peak);
     let (mut plan, winner): (Plan, &str) = if m < b {
         (max, "max-block")
@@ -139,5 +160,5 @@ pub fn hybrid(problem: &Problem, options: &PlanOptions) -> Result<Plan> {
             }
         ),
     );
-    Ok(plan)
+    plan
 }

@@ -615,5 +615,130 @@ mod random {
                 prop_assert!(plan.peak >= lb);
             }
         }
+
+        /// The fast level 2 gives the plans of the reference it replaced (one scan of every
+        /// later block per parent), byte for byte: offsets, sizes, blocks, stats and notes.
+        #[test]
+        fn level2_plans_like_the_reference(
+            raws in proptest::collection::vec(raw(), 0..300),
+            ops in ops(),
+            palette in 0u8..3,
+            align in prop_oneof![Just(1u64), Just(32), Just(512)],
+            ge_pad in any::<bool>(),
+            reuse in any::<bool>(),
+            zc in any::<bool>(),
+            atomic in any::<bool>(),
+            expandable in any::<bool>(),
+            pin in any::<bool>(),
+        ) {
+            // Palettes of few sizes make equal sizes (ties in the sort, level-1 blocks of
+            // several members, member splits) common.
+            let raws: Vec<Raw> = raws
+                .into_iter()
+                .map(|mut r| {
+                    match palette {
+                        1 => r.size = (r.size % 4 + 1) * 512,
+                        2 => r.size = 1 << (r.size % 13),
+                        _ => {}
+                    }
+                    r
+                })
+                .collect();
+            let p = build(&raws, &ops, pin);
+            let o = PlanOptions {
+                alignment: align,
+                padding: if ge_pad { crate::plan::Padding::Ge } else { crate::plan::Padding::None },
+                reuse,
+                zero_copy_io: zc,
+                atomic_centralised: atomic,
+                expandable_memory: expandable,
+                ..PlanOptions::default()
+            };
+            prop_assert_eq!(
+                binary_block(&p, &o),
+                super::super::reference::binary_block_reference(&p, &o)
+            );
+            prop_assert_eq!(
+                hybrid(&p, &o),
+                super::super::reference::hybrid_reference(&p, &o)
+            );
+        }
+    }
+
+    /// Bench-like problems (the shape of `benches/strategies.rs`), large enough for deep
+    /// nesting, long candidate scans and the depth limit, on one stream or three.
+    fn generated(n: usize, seed: u64, streams: u32) -> Problem {
+        let mut x = seed.max(1);
+        let mut next = move |m: u64| {
+            x ^= x >> 12;
+            x ^= x << 25;
+            x ^= x >> 27;
+            x.wrapping_mul(0x2545_F491_4F6C_DD1D) % m.max(1)
+        };
+        let palette: Vec<u64> = (0..16).map(|_| 64 << next(16)).collect();
+        let steps = n as u64;
+        let mut v = Vec::new();
+        for i in 0..n {
+            let size = if next(3) == 0 {
+                palette[usize::try_from(next(16)).unwrap()]
+            } else {
+                let exp = 8 + next(15);
+                ((1u64 << exp) + next(1 << exp)) / 64 * 64
+            };
+            let len = match next(1000) {
+                0..=99 => 0,
+                100..=699 => 1 + next(2),
+                700..=899 => 3 + next(14),
+                900..=979 => 17 + next(184),
+                980..=997 => 201 + next(1800),
+                _ => steps,
+            };
+            let start = i as u64;
+            let mut b = buf(
+                &alloc::format!("t{i}"),
+                size,
+                start,
+                (start + len).min(steps - 1),
+            );
+            b.stream = u32::try_from(i as u64 % u64::from(streams)).unwrap();
+            v.push(b);
+        }
+        let mut p = Problem::from_buffers("generated", v);
+        if streams > 1 {
+            p.steps = steps;
+            p.ops = (0..steps)
+                .map(|k| OpInfo {
+                    stream: u32::try_from(k % u64::from(streams)).unwrap(),
+                    preds: [k.checked_sub(1), k.checked_sub(1 + next(7))]
+                        .into_iter()
+                        .flatten()
+                        .collect(),
+                    ..OpInfo::default()
+                })
+                .collect();
+        }
+        p
+    }
+
+    #[test]
+    fn level2_plans_like_the_reference_on_large_problems() {
+        let exact = PlanOptions::exact();
+        for (n, seed, streams) in [(3000, 1, 1), (3000, 2, 3), (6000, 3, 1)] {
+            let p = generated(n, seed, streams);
+            for o in [&exact, &PlanOptions::default(), &opts()] {
+                assert_eq!(
+                    binary_block(&p, o),
+                    super::reference::binary_block_reference(&p, o),
+                    "{n} buffers, seed {seed}, {streams} stream(s)"
+                );
+            }
+        }
+        // A chain deeper than GE's nesting limit: sizes falling, lifetimes disjoint.
+        let v = (0..300u64)
+            .map(|i| buf(&alloc::format!("c{i}"), (400 - i) * 512, i, i))
+            .collect();
+        let p = Problem::from_buffers("chain", v);
+        let plan = binary_block(&p, &opts());
+        assert_eq!(plan, super::reference::binary_block_reference(&p, &opts()));
     }
 }
