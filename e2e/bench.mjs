@@ -42,6 +42,9 @@ for (const [name, query, target] of [
 await browser.close();
 server.kill();
 
+console.log('| page | first plan (median of 5) | range | target |\n|---|---|---|---|');
+console.log(rows.join('\n'));
+console.log('');
 let total = 0;
 let totalGz = 0;
 for (const wasm of readdirSync(dist).filter((f) => f.endsWith('.wasm'))) {
