@@ -310,6 +310,24 @@ fn lower(args: &PlanArgs, input: Input, shapes: &Shapes) -> Result<Lowered, Erro
             mut warnings,
             onnx,
         } => {
+            // --dim names the graph does not have are most likely typos: say so
+            let known = match &onnx {
+                // the ONNX import already bound the --dim names: ask an unbound import
+                Some(bytes) => memplan_core::import::onnx::parse(bytes, &Default::default())
+                    .map(|m| m.graph.symbols())
+                    .unwrap_or_default(),
+                None => graph.symbols(),
+            };
+            for name in shapes.dims.keys().filter(|n| !known.contains(n)) {
+                warnings.push(format!(
+                    "--dim {name}: the graph has no symbolic dim '{name}' (it has: {})",
+                    if known.is_empty() {
+                        "none".to_string()
+                    } else {
+                        known.join(", ")
+                    }
+                ));
+            }
             let mut l = if args.batch.is_empty() {
                 let (dims, mut w) = graph.bind_unbound_to_one(&shapes.dims);
                 warnings.append(&mut w);
