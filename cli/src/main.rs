@@ -100,6 +100,16 @@ struct SimArgs {
     /// Tiered levels, fastest first: NAME=BYTES,... (the last may be NAME=inf).
     #[arg(long, default_value = "L1=1048576,L2=8388608,L3=33554432,DDR=inf")]
     levels: String,
+    #[command(flatten)]
+    shape: ShapeArgs,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "table")]
+    format: Format,
+}
+
+/// How a graph's tensors get their sizes: `--dim`, `--input`, `--size` (plan and simulate).
+#[derive(clap::Args)]
+struct ShapeArgs {
     /// Bind a symbolic dim: NAME=VALUE (repeatable).
     #[arg(long = "dim", value_name = "NAME=VALUE")]
     dims: Vec<String>,
@@ -110,9 +120,6 @@ struct SimArgs {
     /// not infer, or to override one).
     #[arg(long = "size", value_name = "NAME=BYTES")]
     sizes: Vec<String>,
-    /// Output format.
-    #[arg(long, value_enum, default_value = "table")]
-    format: Format,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -143,16 +150,8 @@ struct PlanArgs {
     /// Tensor padding. Default: ge for graphs, none for CSV.
     #[arg(long, value_enum)]
     padding: Option<PaddingArg>,
-    /// Bind a symbolic dim: NAME=VALUE (repeatable).
-    #[arg(long = "dim", value_name = "NAME=VALUE")]
-    dims: Vec<String>,
-    /// Set a graph input's whole shape: NAME=1x3x224x224 (repeatable).
-    #[arg(long = "input", value_name = "NAME=SHAPE")]
-    inputs: Vec<String>,
-    /// Give a tensor's size in bytes: NAME=BYTES (repeatable; for shapes the importer could
-    /// not infer, or to override one).
-    #[arg(long = "size", value_name = "NAME=BYTES")]
-    sizes: Vec<String>,
+    #[command(flatten)]
+    shape: ShapeArgs,
     /// Dynamic batch: plan these gears (batch sizes) overlaid, e.g. 1,2,4,8.
     #[arg(long, value_delimiter = ',')]
     batch: Vec<u64>,
@@ -244,7 +243,7 @@ fn run_inspect(
 }
 
 fn shapes(args: &PlanArgs) -> Result<Shapes, Error> {
-    parse_shapes(&args.dims, &args.inputs, &args.sizes)
+    parse_shapes(&args.shape.dims, &args.shape.inputs, &args.shape.sizes)
 }
 
 fn parse_shapes(dims: &[String], inputs: &[String], sizes: &[String]) -> Result<Shapes, Error> {
@@ -311,12 +310,15 @@ fn lower(args: &PlanArgs, input: Input, shapes: &Shapes) -> Result<Lowered, Erro
             onnx,
         } => {
             // --dim names the graph does not have are most likely typos: say so
-            let known = match &onnx {
+            let known = match (&onnx, shapes.dims.is_empty()) {
+                (_, true) => Vec::new(),
                 // the ONNX import already bound the --dim names: ask an unbound import
-                Some(bytes) => memplan_core::import::onnx::parse(bytes, &Default::default())
-                    .map(|m| m.graph.symbols())
-                    .unwrap_or_default(),
-                None => graph.symbols(),
+                (Some(bytes), false) => {
+                    memplan_core::import::onnx::parse(bytes, &Default::default())
+                        .map(|m| m.graph.symbols())
+                        .unwrap_or_default()
+                }
+                (None, false) => graph.symbols(),
             };
             for name in shapes.dims.keys().filter(|n| !known.contains(n)) {
                 warnings.push(format!(
@@ -454,14 +456,9 @@ fn run_strategy(
     if s.name != "optimal" {
         return s.run(problem, opts);
     }
-    use memplan_core::strategy::optimal::{solve, SolverParams};
     let t0 = Instant::now();
     let clock = move || u64::try_from(t0.elapsed().as_millis()).unwrap_or(u64::MAX);
-    let params = SolverParams {
-        node_limit: None,
-        ..SolverParams::default()
-    };
-    gears::plan_overlaid(problem, |p| Ok(solve(p, opts, &params, &clock)?.plan))
+    memplan_core::strategy::optimal::plan_with_clock(problem, opts, &clock)
 }
 
 fn entry(

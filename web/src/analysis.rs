@@ -128,19 +128,12 @@ pub fn run(
         let (plan, sim) = simulate(problem, settings, &options)?;
         (plan, Some(sim))
     } else if settings.strategy == "optimal" {
-        // the exact search under the page's clock (the registry entry counts nodes instead)
-        use memplan_core::strategy::optimal::{solve, SolverParams};
-        let params = SolverParams {
-            node_limit: None,
-            ..SolverParams::default()
-        };
+        // the exact search under the page's clock (the registry entry counts nodes instead);
         // whole milliseconds of performance.now(): far below 2^53
         #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
         let clock = || now().max(0.0) as u64;
-        let plan = memplan_core::gears::plan_overlaid(problem, |p| {
-            Ok(solve(p, &options, &params, &clock)?.plan)
-        })
-        .map_err(|e| e.to_string())?;
+        let plan = memplan_core::strategy::optimal::plan_with_clock(problem, &options, &clock)
+            .map_err(|e| e.to_string())?;
         (plan, None)
     } else {
         let plan =
@@ -155,13 +148,7 @@ pub fn run(
     let planned_total = sizes.iter().fold(0u64, |a, &s| a.saturating_add(s));
     let padding_waste = planned_total.saturating_sub(raw_total);
     let curve = live_curve(problem, sizes);
-    let peak_step = curve
-        .iter()
-        .fold(
-            (0u64, 0u64),
-            |best, &(s, b)| if b > best.1 { (s, b) } else { best },
-        )
-        .0;
+    let peak_step = peak_step(&curve);
     let valid = memplan_core::validate(problem, &plan).map_err(|v| v.describe(problem));
     let overlay = if sim.is_none() && !problem.gears().is_empty() {
         memplan_core::gears::overlay_report(problem, &plan, &settings.strategy, &options).ok()
@@ -213,6 +200,17 @@ pub fn live_curve(problem: &Problem, sizes: &[u64]) -> Vec<(u64, u64)> {
         out.insert(0, (0, 0));
     }
     out
+}
+
+/// The first step where a curve (see [`live_curve`]) is highest.
+pub fn peak_step(curve: &[(u64, u64)]) -> u64 {
+    curve
+        .iter()
+        .fold(
+            (0u64, 0u64),
+            |best, &(s, b)| if b > best.1 { (s, b) } else { best },
+        )
+        .0
 }
 
 /// Live bytes at `step` from a curve.

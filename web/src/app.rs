@@ -10,7 +10,7 @@ use yew::prelude::*;
 use crate::analysis::{self, PaneResult};
 use crate::model::{self, Built, Format, Origin, Source};
 use crate::platform;
-use crate::samples::{self, SampleFormat};
+use crate::samples;
 use crate::settings::{PaneSettings, MAX_PANES};
 use crate::share::{self, ModelRef, Shared};
 use crate::timeline::Viewport;
@@ -231,14 +231,7 @@ impl App {
                 .any(|&m| sizes.get(m).copied().unwrap_or(0) > 0)
         });
         v.curve = analysis::live_curve(&b.problem, &sizes);
-        v.peak_step = v
-            .curve
-            .iter()
-            .fold(
-                (0u64, 0u64),
-                |best, &(s, x)| if x > best.1 { (s, x) } else { best },
-            )
-            .0;
+        v.peak_step = analysis::peak_step(&v.curve);
         self.focus_view = Some(Rc::new(v));
     }
 
@@ -966,9 +959,4 @@ pub(crate) const PLANNING: &str = "Planning in a background worker…";
 /// solver, and large problems.
 fn heavy(problem: &memplan_core::Problem, s: &PaneSettings) -> bool {
     s.strategy == "optimal" || problem.buffers.len() >= 1500
-}
-
-/// Whether a sample's format can be read by this build (all are, since the ONNX importer).
-pub(crate) fn sample_supported(_f: SampleFormat) -> bool {
-    true
 }

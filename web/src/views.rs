@@ -3,7 +3,7 @@
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
-use crate::app::{sample_supported, App, Col, Export, Msg};
+use crate::app::{App, Col, Export, Msg};
 use crate::format;
 use crate::model::{Format, Origin, MAX_FILE_BYTES};
 use crate::pane::Pane;
@@ -155,7 +155,7 @@ impl App {
                         if current.is_empty() { <option value="" selected=true>{ "— your file —" }</option> }
                         { for SAMPLES.iter().map(|s| html! {
                             <option value={s.id} selected={s.id == current}>
-                                { s.title }{ if sample_supported(s.format) { "" } else { " — needs ONNX support" } }
+                                { s.title }
                             </option>
                         }) }
                     </select>

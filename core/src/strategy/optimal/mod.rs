@@ -237,6 +237,24 @@ pub fn plan(problem: &Problem, options: &PlanOptions) -> Result<Plan> {
     Ok(solve(problem, options, &params, &NoClock)?.plan)
 }
 
+/// [`solve`] under the caller's `clock` for `options.time_limit_ms` (no node budget), gears
+/// overlaid as the registry overlays packing strategies: what the CLI (wall clock) and the
+/// playground (`performance.now`) run for `optimal`.
+///
+/// # Errors
+/// As [`solve`].
+pub fn plan_with_clock(
+    problem: &Problem,
+    options: &PlanOptions,
+    clock: &dyn Clock,
+) -> Result<Plan> {
+    let params = SolverParams {
+        node_limit: None,
+        ..SolverParams::default()
+    };
+    crate::gears::plan_overlaid(problem, |p| Ok(solve(p, options, &params, clock)?.plan))
+}
+
 /// The smallest peak the search can reach within `options.time_limit_ms` of `clock` (and
 /// `params.node_limit` nodes): the best plan found, with proven lower and upper bounds.
 ///
