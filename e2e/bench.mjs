@@ -1,10 +1,13 @@
 // Playground benchmark: time from navigation to the first plan drawn (the performance mark
 // `memplan:first-plan`, set when the panes show a plan) for the default sample and for
-// ViT-B/16, median of 5 cold page loads each, and the wasm size raw and gzipped.
-// Needs a built dist/ (scripts/serve or trunk build --release). Usage: npm run bench
+// ViT-B/16, median of 5 cold page loads each; the wasm size raw and gzipped; and the exact
+// solver (`optimal`, 2 s limit) in the page's planning worker against the native release CLI
+// on the same MiniMalloc files, median of 3 each (the search is deterministic: equal node
+// counts mean equal work). Needs a built dist/ (scripts/serve or trunk build --release) and
+// ../shared/benchmarks (MEMPLAN_BENCHMARKS to change). Usage: npm run bench
 import { chromium } from '@playwright/test';
-import { spawn } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { fileURLToPath } from 'node:url';
 
@@ -39,12 +42,57 @@ for (const [name, query, target] of [
   for (let i = 0; i < 5; i++) runs.push(await firstPlan(query));
   rows.push(`| ${name} | ${median(runs).toFixed(0)} ms | ${Math.min(...runs).toFixed(0)}–${Math.max(...runs).toFixed(0)} ms | ≤ ${target} ms |`);
 }
+
+// The exact solver, wasm in the page's worker versus native.
+const root = fileURLToPath(new URL('../', import.meta.url));
+const benchDir = process.env.MEMPLAN_BENCHMARKS ?? fileURLToPath(new URL('../../shared/benchmarks/', import.meta.url));
+const files = ['A', 'G', 'H', 'I', 'K'].map((f) => `${benchDir}/minimalloc/challenging/${f}.1048576.csv`)
+  .concat([`${benchDir}/real/mindspore_somas_resnet50.csv`])
+  .filter((f) => existsSync(f));
+const solverRows = [];
+if (files.length > 0) {
+  execFileSync('cargo', ['build', '-q', '--release', '-p', 'memplan-cli'], { cwd: root, stdio: 'inherit' });
+}
+const nodesOf = (notes) => (notes.match(/(\d+) search nodes/) ?? [])[1] ?? '?';
+for (const file of files) {
+  const native = [];
+  let nativeNodes = '?';
+  for (let i = 0; i < 3; i++) {
+    const out = JSON.parse(execFileSync(`${root}/target/release/memplan`,
+      ['plan', file, '-s', 'optimal', '--time-limit', '2000', '--format', 'json'], { encoding: 'utf8' }));
+    native.push(out.plans[0].plan_time_us / 1000);
+    nativeNodes = nodesOf(out.plans[0].notes.join(' '));
+  }
+  const wasm = [];
+  let wasmNodes = '?';
+  for (let i = 0; i < 3; i++) {
+    const ctx = await browser.newContext();
+    const page = await ctx.newPage();
+    await page.goto(`http://127.0.0.1:${port}/`);
+    await page.waitForSelector('html[data-ready]', { timeout: 60_000 });
+    await page.getByTestId('file').setInputFiles(file);
+    await page.getByTestId('pane1-strategy').selectOption('optimal');
+    const notes = page.getByTestId('pane1-notes');
+    await notes.filter({ hasText: 'search nodes' }).waitFor({ timeout: 60_000 });
+    wasm.push(Number(await page.getByTestId('pane1-time').getAttribute('data-ms')));
+    wasmNodes = nodesOf(await notes.innerText());
+    await ctx.close();
+  }
+  const name = file.split('/').pop();
+  const same = nativeNodes === wasmNodes ? nativeNodes : `${nativeNodes} vs ${wasmNodes}`;
+  solverRows.push(`| ${name} | ${same} | ${median(native).toFixed(0)} ms | ${median(wasm).toFixed(0)} ms | ${(median(wasm) / median(native)).toFixed(2)} |`);
+}
 await browser.close();
 server.kill();
 
 console.log('| page | first plan (median of 5) | range | target |\n|---|---|---|---|');
 console.log(rows.join('\n'));
 console.log('');
+if (solverRows.length > 0) {
+  console.log('| `optimal`, 2 s limit | search nodes | native (CLI, release) | wasm (page worker) | wasm / native |\n|---|---:|---:|---:|---:|');
+  console.log(solverRows.join('\n'));
+  console.log('');
+}
 let total = 0;
 let totalGz = 0;
 for (const wasm of readdirSync(dist).filter((f) => f.endsWith('.wasm'))) {

@@ -102,7 +102,11 @@ pub fn pane(p: &PaneProps) -> Html {
                     <div class="stat"><dt>{ "No-reuse total" }</dt><dd>{ format::bytes(r.no_reuse) }</dd></div>
                     <div class="stat"><dt>{ "Blocks" }</dt><dd>{ if r.plan.blocks.is_empty() { "—".to_string() } else { r.plan.blocks.len().to_string() } }</dd></div>
                     <div class="stat"><dt title="bytes added by padding and alignment over all tensors">{ "Padding waste" }</dt><dd>{ format::bytes(r.padding_waste) }</dd></div>
-                    <div class="stat"><dt>{ "Planning time" }</dt><dd>{ format::millis(r.time_ms) }{ " " }{ valid }</dd></div>
+                    <div class="stat"><dt>{ "Planning time" }</dt><dd data-testid={format!("pane{i}-time")} data-ms={format!("{:.1}", r.time_ms)}>{ format::millis(r.time_ms) }{ " " }{ valid }</dd></div>
+                    if !r.plan.notes.is_empty() {
+                        <div class="stat wide notes"><dt title="what the strategy reports about this plan">{ "Why" }</dt>
+                            <dd data-testid={format!("pane{i}-notes")}>{ for r.plan.notes.iter().map(|n| html! { <p>{ n }</p> }) }</dd></div>
+                    }
                     if let Some(o) = &r.overlay {
                         <div class="stat wide"><dt title="each gear's region: the largest offset + size over the shared and that gear's tensors">{ "Gears (batch: region)" }</dt>
                             <dd data-testid={format!("pane{i}-gears")}>{ o.gears.iter().map(|g| format!("{}: {}", g.batch, format::binary(g.peak_bytes))).collect::<Vec<_>>().join(" · ") }</dd></div>
