@@ -101,6 +101,9 @@ test('the exact solver plans in a background worker and agrees with the CLI', as
   await worker;
   await page.getByTestId('pane1-strategy').selectOption('optimal');
   await expect(page.getByTestId('pane1-peak')).toHaveAttribute('data-bytes', String(optimal.peak_bytes));
+  // the page says why, as the CLI does: the same proof, found with the same search
+  await expect(page.getByTestId('pane1-notes')).toContainText(optimal.notes[0].split('; ')[0]);
+  await expect(page.getByTestId('pane0-notes')).toContainText('GE hybrid: binary-block');
   // the page stayed usable: the other pane kept its plan
   await expect(page.getByTestId('pane0-peak')).toBeVisible();
 });
