@@ -173,6 +173,11 @@ struct PlanArgs {
     /// Time limit for anytime strategies, milliseconds.
     #[arg(long, default_value_t = 2000)]
     time_limit: u64,
+    /// Memory budget: BYTES, or with a unit (KiB, MiB, GiB, KB, MB, GB). `optimal` then looks
+    /// for a plan that fits and stops at the first (MiniMalloc's capacity mode); every plan is
+    /// checked against it, and the exit status is 3 if one does not fit.
+    #[arg(long, value_name = "BYTES", value_parser = parse_capacity)]
+    capacity: Option<u64>,
     /// Output format.
     #[arg(long, value_enum, default_value = "table")]
     format: Format,
@@ -184,7 +189,12 @@ struct PlanArgs {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        Command::Plan(args) => run_plan(&args),
+        Command::Plan(args) => match run_plan(&args) {
+            // Every plan fits the --capacity budget (or none was given).
+            Ok(true) => Ok(()),
+            Ok(false) => return ExitCode::from(3),
+            Err(e) => Err(e),
+        },
         Command::Strategies => {
             for s in memplan_core::strategies() {
                 println!("{:<22} {}", s.name, s.summary);
@@ -213,6 +223,31 @@ fn parse_kv<'a>(s: &'a str, flag: &str) -> Result<(&'a str, &'a str), Error> {
     s.split_once('=')
         .filter(|(k, v)| !k.is_empty() && !v.is_empty())
         .ok_or_else(|| Error::bad_option(format!("{flag} '{s}': expected NAME=VALUE")))
+}
+
+/// `--capacity`: bytes, optionally with a binary (KiB, MiB, GiB) or decimal (KB, MB, GB) unit.
+fn parse_capacity(v: &str) -> Result<u64, String> {
+    let v = v.trim();
+    let split = v.find(|c: char| !c.is_ascii_digit()).unwrap_or(v.len());
+    let (num, unit) = v.split_at(split);
+    let scale: u64 = match unit.trim().to_ascii_lowercase().as_str() {
+        "" | "b" => 1,
+        "kib" | "k" => 1 << 10,
+        "mib" | "m" => 1 << 20,
+        "gib" | "g" => 1 << 30,
+        "kb" => 1_000,
+        "mb" => 1_000_000,
+        "gb" => 1_000_000_000,
+        u => {
+            return Err(format!(
+                "unknown unit '{u}' (use B, KiB, MiB, GiB, KB, MB or GB)"
+            ))
+        }
+    };
+    num.parse::<u64>()
+        .ok()
+        .and_then(|n| n.checked_mul(scale))
+        .ok_or_else(|| format!("'{v}' is not a byte count that fits in 64 bits"))
 }
 
 fn parse_u64(v: &str, what: &str) -> Result<u64, Error> {
@@ -363,7 +398,8 @@ fn lower(args: &PlanArgs, input: Input, shapes: &Shapes) -> Result<Lowered, Erro
     }
 }
 
-fn run_plan(args: &PlanArgs) -> Result<(), Error> {
+/// Plans and writes the output; `Ok(false)` when a plan exceeds `--capacity`.
+fn run_plan(args: &PlanArgs) -> Result<bool, Error> {
     let names: Vec<String> = if args.strategies.is_empty() {
         memplan_core::strategies()
             .iter()
@@ -395,7 +431,7 @@ fn run_plan(args: &PlanArgs) -> Result<(), Error> {
     let mut plans = Vec::new();
     for s in infos {
         let t0 = Instant::now();
-        let plan = run_strategy(s, problem, &opts)
+        let plan = run_strategy(s, problem, &opts, args.capacity, bounds.lower_bound)
             .map_err(|e| e.at(format!("strategy {}", s.name)).at(&shown))?;
         let us = u64::try_from(t0.elapsed().as_micros()).unwrap_or(u64::MAX);
         if let Err(v) = memplan_core::validate(problem, &plan) {
@@ -439,26 +475,64 @@ fn run_plan(args: &PlanArgs) -> Result<(), Error> {
     };
     match &args.out {
         Some(path) => std::fs::write(path, text)
-            .map_err(|e| Error::invalid(format!("cannot write: {e}")).at(path.display())),
+            .map_err(|e| Error::invalid(format!("cannot write: {e}")).at(path.display()))?,
         None => std::io::stdout()
             .write_all(text.as_bytes())
-            .map_err(|e| Error::invalid(e.to_string())),
+            .map_err(|e| Error::invalid(e.to_string()))?,
     }
+    let Some(cap) = args.capacity else {
+        return Ok(true);
+    };
+    let mut fits = true;
+    for p in &plans {
+        if p.peak > cap {
+            fits = false;
+            let why = if cap < bounds.lower_bound {
+                format!(
+                    "; no plan can fit: the lower bound is {} B",
+                    bounds.lower_bound
+                )
+            } else {
+                String::new()
+            };
+            eprintln!(
+                "{shown}: {}: peak {} B exceeds the capacity {cap} B by {} B{why}",
+                p.strategy,
+                p.peak,
+                p.peak - cap
+            );
+        }
+    }
+    Ok(fits)
 }
 
 /// Runs a strategy; `optimal` gets the wall clock for its time limit (the registry entry,
-/// which has no clock in `no_std`, counts search nodes instead).
+/// which has no clock in `no_std`, counts search nodes instead), and with a `capacity` at or
+/// above the lower bound `lb` looks for a plan under it instead of the smallest peak.
 fn run_strategy(
     s: &memplan_core::StrategyInfo,
     problem: &Problem,
     opts: &PlanOptions,
+    capacity: Option<u64>,
+    lb: u64,
 ) -> Result<Plan, Error> {
+    use memplan_core::strategy::optimal;
     if s.name != "optimal" {
         return s.run(problem, opts);
     }
     let t0 = Instant::now();
     let clock = move || u64::try_from(t0.elapsed().as_millis()).unwrap_or(u64::MAX);
-    memplan_core::strategy::optimal::plan_with_clock(problem, opts, &clock)
+    if let Some(cap) = capacity.filter(|&c| c >= lb) {
+        let params = optimal::SolverParams::default();
+        match optimal::solve_with_capacity(problem, opts, &params, &clock, cap) {
+            Ok(s) => return Ok(s.plan),
+            // Proven not to fit (e.g. below the bound of the padded sizes): the smallest
+            // peak then says by how much.
+            Err(e) if e.kind() == memplan_core::ErrorKind::Infeasible => {}
+            Err(e) => return Err(e),
+        }
+    }
+    optimal::plan_with_clock(problem, opts, &clock)
 }
 
 fn entry(

@@ -393,6 +393,8 @@ fn run(
 
 fn describe(best: u64, lower: u64, seed: u64, nodes: u64, stop: Stop, cap: Option<u64>) -> String {
     let why = match stop {
+        // Capacity mode stops at the first plan that fits.
+        Stop::Finished if cap.is_some_and(|c| best <= c) => "stopped at the first plan that fits",
         Stop::Finished => "search finished",
         Stop::NodeLimit => "node budget used up",
         Stop::TimeLimit => "time limit reached",

@@ -1,0 +1,69 @@
+//! `memplan plan --capacity`: the memory budget check a pipeline runs. Figures by hand for
+//! `static/samples/tetris.csv` (half-open lifetimes): the live bytes reach 64 B at steps 8-11
+//! (e + f, f + g), so the lower bound is 64; a at 0, b and c at 32, d at 0, e at 48, f at 0,
+//! g at 48, h at 0 packs everything in 64 B; no reuse needs the sum of sizes, 208 B.
+
+use std::path::Path;
+use std::process::Command;
+
+fn run(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_memplan"))
+        .args(args)
+        .current_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("../static/samples"))
+        .output()
+        .expect("run memplan");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn a_plan_under_the_capacity_exits_zero() {
+    let (code, out, err) = run(&["plan", "tetris.csv", "-s", "optimal", "--capacity", "64"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("fits capacity 64 B"), "{out}");
+    let (code, _, err) = run(&["plan", "tetris.csv", "-s", "no-reuse", "--capacity", "1KiB"]);
+    assert_eq!(code, 0, "{err}");
+}
+
+#[test]
+fn a_plan_over_the_capacity_exits_three_and_says_by_how_much() {
+    let (code, _, err) = run(&["plan", "tetris.csv", "-s", "no-reuse", "--capacity", "200"]);
+    assert_eq!(code, 3);
+    assert_eq!(
+        err.trim(),
+        "tetris.csv: no-reuse: peak 208 B exceeds the capacity 200 B by 8 B"
+    );
+}
+
+#[test]
+fn a_capacity_below_the_lower_bound_is_answered_with_the_bound() {
+    let (code, out, err) = run(&["plan", "tetris.csv", "-s", "optimal", "--capacity", "63"]);
+    assert_eq!(code, 3);
+    // the smallest peak is still planned and shown
+    assert!(out.contains("proven optimal: peak 64 B"), "{out}");
+    assert_eq!(
+        err.trim(),
+        "tetris.csv: optimal: peak 64 B exceeds the capacity 63 B by 1 B; \
+         no plan can fit: the lower bound is 64 B"
+    );
+}
+
+#[test]
+fn capacity_units_and_bad_values() {
+    let (code, _, _) = run(&["plan", "tetris.csv", "-s", "no-reuse", "--capacity", "1 KB"]);
+    assert_eq!(code, 0);
+    for (bad, says) in [
+        ("12XB", "unknown unit"),
+        ("99999999999999999999", "fits in 64 bits"),
+        ("16EiB", "unknown unit"),
+        ("17179869184GiB", "fits in 64 bits"),
+        ("", "not a byte count"),
+    ] {
+        let (code, _, err) = run(&["plan", "tetris.csv", "--capacity", bad]);
+        assert_eq!(code, 2, "{bad}: {err}");
+        assert!(err.contains(says), "{bad}: {err}");
+    }
+}
