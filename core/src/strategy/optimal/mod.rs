@@ -393,7 +393,10 @@ fn run(
 
 fn describe(best: u64, lower: u64, seed: u64, nodes: u64, stop: Stop, cap: Option<u64>) -> String {
     let why = match stop {
-        Stop::Finished => "search finished",
+        Stop::Finished if best == lower => "search finished",
+        Stop::Finished if cap.is_some_and(|c| best <= c) => "capacity met",
+        // the window search (large inputs) or an overlay of gears ends without a proof
+        Stop::Finished => "search stopped without a proof",
         Stop::NodeLimit => "node budget used up",
         Stop::TimeLimit => "time limit reached",
         Stop::Cancelled => "cancelled",

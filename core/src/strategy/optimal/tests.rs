@@ -602,3 +602,24 @@ fn window_search_reaches_a_hand_checked_optimum() {
     assert_eq!(sol.best_peak, 5);
     assert!(sol.proven_optimal);
 }
+
+#[test]
+fn window_search_is_deterministic_and_says_when_it_gives_up() {
+    for seed in [1, 4] {
+        let p = trace_like(500, seed);
+        let o = PlanOptions::exact();
+        let params = small_windows();
+        let a = solve(&p, &o, &params, &NoClock).expect("solve");
+        let b = solve(&p, &o, &params, &NoClock).expect("solve");
+        assert_eq!(a, b, "seed {seed}");
+        assert_eq!(validate(&p, &a.plan), Ok(()));
+        let note = a.plan.notes.last().unwrap();
+        if a.stop == Stop::Finished && !a.proven_optimal {
+            assert!(note.contains("search stopped without a proof"), "{note}");
+        }
+        assert!(
+            !note.contains("search finished") || a.proven_optimal,
+            "{note}"
+        );
+    }
+}
