@@ -26,9 +26,9 @@ use crate::plan::{Plan, PlanOptions};
 use crate::problem::Problem;
 use crate::strategy::packing;
 
-/// Orders of the long buffers of one section, bottom first: size, width, start (all
-/// descending, start ascending) and end descending.
-const VARIANTS: u32 = 4;
+/// Orders of the long buffers of one section, bottom first: size descending, width
+/// descending, start ascending, end descending, end ascending, start descending.
+const VARIANTS: u32 = 6;
 
 /// The heuristics that pack the other buffers around the pinned long ones.
 const HEURISTICS: [fn(&Problem, &PlanOptions) -> crate::Result<Plan>; 3] = [
@@ -129,7 +129,9 @@ impl Layers {
                 0 => u64::MAX - it.size,
                 1 => u64::MAX - (it.end - it.start),
                 2 => it.start,
-                _ => u64::MAX - it.end,
+                3 => u64::MAX - it.end,
+                4 => it.end,
+                _ => u64::MAX - it.start,
             };
             (Reverse(self.hottest[k]), tie, k)
         });
