@@ -19,8 +19,10 @@
 //!   best proven lower bound and the incumbent's peak; a probe that finds a plan lowers the
 //!   incumbent, a probe that exhausts its tree raises the proven lower bound, a probe that
 //!   runs out of its share of the budget moves the bisection up without proving anything.
-//! * **Large inputs.** Above [`SolverParams::max_exact_buffers`] free buffers, the search works
-//!   on time windows of the incumbent ([`window`]): buffers that stick out above a target
+//! * **Large inputs.** Above [`SolverParams::max_exact_buffers`] free buffers, a second seed
+//!   places the long-lived buffers first, for the fullest steps, and packs the rest around
+//!   them ([`layered`]); the better seed starts the search on time windows of the
+//!   incumbent ([`window`]): buffers that stick out above a target
 //!   capacity are re-placed together with their temporal neighbours, everything else pinned;
 //!   long-lived ones are moved to a low-collision spot and what they displace is re-placed.
 //!   Memory stays linear in the input; each window is a small exact search.
@@ -43,6 +45,7 @@ use crate::plan::{Plan, PlanOptions};
 use crate::problem::Problem;
 
 mod instance;
+mod layered;
 mod search;
 mod window;
 
@@ -393,9 +396,11 @@ fn run(
 
 fn describe(best: u64, lower: u64, seed: u64, nodes: u64, stop: Stop, cap: Option<u64>) -> String {
     let why = match stop {
+        Stop::Finished if best == lower => "search finished",
         // Capacity mode stops at the first plan that fits.
         Stop::Finished if cap.is_some_and(|c| best <= c) => "stopped at the first plan that fits",
-        Stop::Finished => "search finished",
+        // the window search (large inputs) or an overlay of gears ends without a proof
+        Stop::Finished => "search stopped without a proof",
         Stop::NodeLimit => "node budget used up",
         Stop::TimeLimit => "time limit reached",
         Stop::Cancelled => "cancelled",
@@ -491,10 +496,21 @@ fn solve_one(
         }
     }
     let Some(inst) = inst else {
-        // Large input: window search from the seed.
-        let (offsets, proven_lb) =
-            window::improve(&items, seed.offsets.clone(), lb, capacity, params, limits);
-        return finish(offsets, proven_lb);
+        // Large input: window search from the better seed.
+        let layered = layered::seed(problem, options, &items, lb, seed.peak, limits)
+            .filter(|p| crate::validate::validate(problem, p).is_ok());
+        let start = layered
+            .as_ref()
+            .map_or_else(|| seed.offsets.clone(), |p| p.offsets.clone());
+        let (offsets, proven_lb) = window::improve(&items, start, lb, capacity, params, limits);
+        let mut one = finish(offsets, proven_lb)?;
+        if let Some(p) = layered {
+            one.plan.notes.push(format!(
+                "long-lived buffers placed first: a {} B seed, below the {} B of {}",
+                p.peak, seed.peak, seed.strategy
+            ));
+        }
+        return Ok(one);
     };
     let seed_free: Vec<u64> = inst.free.iter().map(|&i| seed.offsets[i]).collect();
     let seed_peak = seed.peak;

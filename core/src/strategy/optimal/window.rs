@@ -63,18 +63,28 @@ struct Index {
     cut: u64,
 }
 
+/// Buffers wider than this (steps) are long-lived: the widest 2% of the non-empty buffers,
+/// but at least 16 steps.
+pub(crate) fn long_cut(items: &[Item]) -> u64 {
+    let mut widths: Vec<u64> = items
+        .iter()
+        .filter(|it| it.size > 0)
+        .map(|it| (it.end - it.start).saturating_add(1))
+        .collect();
+    widths.sort_unstable();
+    widths
+        .get(widths.len().saturating_sub(1 + widths.len() / 50))
+        .copied()
+        .unwrap_or(0)
+        .max(16)
+}
+
 impl Index {
     fn new(items: &[Item]) -> Index {
         let width = |i: usize| (items[i].end - items[i].start).saturating_add(1);
         let mut all: Vec<usize> = (0..items.len()).filter(|&i| items[i].size > 0).collect();
-        // "long": the widest 2% (at least a width of 16 steps), scanned whole by every query
-        let mut widths: Vec<u64> = all.iter().map(|&i| width(i)).collect();
-        widths.sort_unstable();
-        let cut = widths
-            .get(widths.len().saturating_sub(1 + widths.len() / 50))
-            .copied()
-            .unwrap_or(0)
-            .max(16);
+        // long buffers are scanned whole by every query
+        let cut = long_cut(items);
         let long: Vec<usize> = all.iter().copied().filter(|&i| width(i) > cut).collect();
         all.retain(|&i| width(i) <= cut);
         all.sort_unstable_by_key(|&i| (items[i].start, i));
