@@ -173,10 +173,10 @@ struct PlanArgs {
     /// Time limit for anytime strategies, milliseconds.
     #[arg(long, default_value_t = 2000)]
     time_limit: u64,
-    /// Memory budget: BYTES, or with a unit (KiB, MiB, GiB, KB, MB, GB). `optimal` then looks
+    /// Memory budget: BYTES, or with a unit (KiB, MiB, GiB, KB, MB, GB; `1.5GiB`). `optimal` then looks
     /// for a plan that fits and stops at the first (MiniMalloc's capacity mode); every plan is
     /// checked against it, and the exit status is 3 if one does not fit.
-    #[arg(long, value_name = "BYTES", value_parser = parse_capacity)]
+    #[arg(long, value_name = "BYTES", value_parser = memplan_core::units::parse_bytes)]
     capacity: Option<u64>,
     /// Output format.
     #[arg(long, value_enum, default_value = "table")]
@@ -223,31 +223,6 @@ fn parse_kv<'a>(s: &'a str, flag: &str) -> Result<(&'a str, &'a str), Error> {
     s.split_once('=')
         .filter(|(k, v)| !k.is_empty() && !v.is_empty())
         .ok_or_else(|| Error::bad_option(format!("{flag} '{s}': expected NAME=VALUE")))
-}
-
-/// `--capacity`: bytes, optionally with a binary (KiB, MiB, GiB) or decimal (KB, MB, GB) unit.
-fn parse_capacity(v: &str) -> Result<u64, String> {
-    let v = v.trim();
-    let split = v.find(|c: char| !c.is_ascii_digit()).unwrap_or(v.len());
-    let (num, unit) = v.split_at(split);
-    let scale: u64 = match unit.trim().to_ascii_lowercase().as_str() {
-        "" | "b" => 1,
-        "kib" | "k" => 1 << 10,
-        "mib" | "m" => 1 << 20,
-        "gib" | "g" => 1 << 30,
-        "kb" => 1_000,
-        "mb" => 1_000_000,
-        "gb" => 1_000_000_000,
-        u => {
-            return Err(format!(
-                "unknown unit '{u}' (use B, KiB, MiB, GiB, KB, MB or GB)"
-            ))
-        }
-    };
-    num.parse::<u64>()
-        .ok()
-        .and_then(|n| n.checked_mul(scale))
-        .ok_or_else(|| format!("'{v}' is not a byte count that fits in 64 bits"))
 }
 
 fn parse_u64(v: &str, what: &str) -> Result<u64, Error> {
