@@ -148,3 +148,35 @@ test('the embed view is read-only and links back to the playground', async ({ pa
   await expect(page.getByTestId('pane0-strategy')).toHaveCount(0);
   await expect(page.getByTestId('pane0-peak')).toBeVisible();
 });
+
+test('a memory budget says which plans fit, draws its line and travels with the link', async ({ page, context }) => {
+  await page.goto('/?sample=resnet50');
+  await ready(page);
+  // ResNet-50's raw lower bound is 9,633,792 B; ge-block pads and aligns to 10,242,048 B
+  // (max-block, as the CLI prints), optimal reaches 9,635,328 B.
+  await page.getByTestId('pane1-strategy').selectOption('optimal');
+  await expect(page.getByTestId('pane1-peak')).toHaveAttribute('data-bytes', '9635328');
+  await page.getByTestId('budget').fill('9.5MiB');
+  await page.getByTestId('budget').press('Enter');
+  await page.getByTestId('budget').blur();
+  // 9.5 MiB = 9,961,472 B
+  await expect(page.getByTestId('budget')).toHaveValue('9961472');
+  await expect(page.getByTestId('pane0-budget')).toHaveAttribute('data-fits', 'false');
+  await expect(page.getByTestId('pane0-budget')).toContainText('over by');
+  await expect(page.getByTestId('pane1-budget')).toHaveAttribute('data-fits', 'true');
+  await expect(page.locator('svg', { hasText: 'budget 9.50 MiB' }).first()).toBeVisible();
+  await expect(page).toHaveURL(/#v=1&z=/);
+  const other = await context.newPage();
+  await other.goto(page.url());
+  await ready(other);
+  await expect(other.getByTestId('budget')).toHaveValue('9961472');
+  await expect(other.getByTestId('pane1-budget')).toHaveAttribute('data-fits', 'true');
+
+  await page.getByTestId('budget').fill('9 MB');
+  await page.getByTestId('budget').blur();
+  await expect(page.getByTestId('budget-infeasible')).toContainText('no plan can fit');
+  await page.getByTestId('budget').fill('lots');
+  await page.getByTestId('budget').blur();
+  await expect(page.getByTestId('notice')).toContainText('unknown unit');
+  await expect(page.getByTestId('pane0-peak')).toBeVisible();
+});

@@ -81,6 +81,8 @@ pub enum Msg {
     Gears(String),
     /// Show this gear in the timeline and table.
     ShowGear(u64),
+    /// Set the memory budget from text (`200MiB`; empty: none).
+    Budget(String),
     /// A pane's settings changed.
     SetPane(usize, PaneSettings),
     /// Add a pane.
@@ -147,6 +149,8 @@ pub struct App {
     pub(crate) gears: Vec<u64>,
     /// The gear the timeline and table show (default: the largest).
     pub(crate) shown_gear: Option<u64>,
+    /// Memory budget in bytes: each pane says whether its plan fits.
+    pub(crate) budget: Option<u64>,
     /// The focused pane's result restricted to the shown gear (only with gears).
     focus_view: Option<Rc<PaneResult>>,
     pub(crate) notice: Option<String>,
@@ -269,6 +273,7 @@ impl App {
             bindings: self.bindings.clone(),
             gears: self.gears.clone(),
             shown_gear: self.shown_gear,
+            budget: self.budget,
             panes: self.panes.clone(),
             focus: self.focus,
             step: self.step,
@@ -345,6 +350,7 @@ impl App {
                     self.bindings = s.bindings;
                     self.gears = s.gears;
                     self.shown_gear = s.shown_gear;
+                    self.budget = s.budget;
                     self.focus = s.focus;
                     self.step = s.step;
                     self.link_error = None;
@@ -510,6 +516,7 @@ impl App {
                         step: self.step,
                         dark: false,
                         title: Some(format!("{} · {}", src.name, self.panes[self.focus].label())),
+                        budget: self.budget,
                         ..Default::default()
                     };
                     let svg = crate::timeline::timeline_svg(&b.problem, &b.info, r, &vp, &o);
@@ -581,6 +588,7 @@ impl Component for App {
             link_error: None,
             gears: Vec::new(),
             shown_gear: None,
+            budget: None,
             focus_view: None,
             notice: None,
             bindings: Bindings::new(),
@@ -685,6 +693,21 @@ impl Component for App {
                 }
                 Err(e) => self.notice = Some(e),
             },
+            Msg::Budget(text) => {
+                let parsed = if text.trim().is_empty() {
+                    Ok(None)
+                } else {
+                    memplan_core::units::parse_bytes(&text).map(Some)
+                };
+                match parsed {
+                    Ok(b) => {
+                        self.budget = b;
+                        self.notice = None;
+                        self.sync_hash();
+                    }
+                    Err(e) => self.notice = Some(format!("memory budget {e}")),
+                }
+            }
             Msg::ShowGear(g) => {
                 self.shown_gear = Some(g);
                 self.hover = None;

@@ -20,6 +20,9 @@ pub struct PaneProps {
     pub result: Option<Rc<Result<PaneResult, String>>>,
     /// Pane 1's peak, to show differences against.
     pub baseline: Option<u64>,
+    /// Memory budget in bytes, if the user set one.
+    #[prop_or_default]
+    pub budget: Option<u64>,
     /// Shown in the views.
     pub focused: bool,
     /// Can be removed.
@@ -98,6 +101,16 @@ pub fn pane(p: &PaneProps) -> Html {
                 <dl class="stats">
                     <div class="stat peak"><dt>{ "Peak" }</dt><dd data-testid={format!("pane{i}-peak")} data-bytes={r.plan.peak.to_string()}>{ format::bytes(r.plan.peak) }</dd></div>
                     { diff }
+                    if let Some(b) = p.budget {
+                        <div class="stat"><dt title="the memory budget set above the panes">{ "Budget" }</dt>
+                            <dd data-testid={format!("pane{i}-budget")} data-fits={(r.plan.peak <= b).to_string()}>
+                                if r.plan.peak <= b {
+                                    <span class="ok">{ format!("fits, {} to spare", format::binary(b - r.plan.peak)) }</span>
+                                } else {
+                                    <span class="error">{ format!("over by {}", format::bytes(r.plan.peak - b)) }</span>
+                                }
+                            </dd></div>
+                    }
                     <div class="stat"><dt title="live-set lower bound on the same padded sizes">{ "÷ lower bound" }</dt><dd>{ format::ratio(r.plan.peak, r.lower_bound) }<span class="muted">{ format!(" of {}", format::binary(r.lower_bound)) }</span></dd></div>
                     <div class="stat"><dt>{ "No-reuse total" }</dt><dd>{ format::bytes(r.no_reuse) }</dd></div>
                     <div class="stat"><dt>{ "Blocks" }</dt><dd>{ if r.plan.blocks.is_empty() { "—".to_string() } else { r.plan.blocks.len().to_string() } }</dd></div>

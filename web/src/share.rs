@@ -65,6 +65,9 @@ pub struct Shared {
     /// The gear the timeline and table show.
     #[serde(rename = "sg", default, skip_serializing_if = "Option::is_none")]
     pub shown_gear: Option<u64>,
+    /// Memory budget in bytes.
+    #[serde(rename = "c", default, skip_serializing_if = "Option::is_none")]
+    pub budget: Option<u64>,
 }
 
 fn deflate(bytes: &[u8]) -> Vec<u8> {
@@ -219,6 +222,7 @@ mod tests {
             step: Some(7),
             gears: vec![1, 2, 4, 8],
             shown_gear: Some(4),
+            budget: Some(200 << 20),
         }
     }
 

@@ -112,6 +112,7 @@ struct Palette {
     block: &'static str,
     peak: &'static str,
     bound: &'static str,
+    budget: &'static str,
     cursor: &'static str,
 }
 
@@ -127,6 +128,7 @@ const LIGHT: Palette = Palette {
     block: "#1f2430",
     peak: "#d1344c",
     bound: "#2c7a3f",
+    budget: "#b8630b",
     cursor: "#7a3ce0",
 };
 
@@ -142,6 +144,7 @@ const DARK: Palette = Palette {
     block: "#eef1f6",
     peak: "#ff6b81",
     bound: "#5fd07a",
+    budget: "#f2a541",
     cursor: "#b48cff",
 };
 
@@ -158,6 +161,8 @@ pub struct SvgOptions {
     pub dark: bool,
     /// Title line (exported files).
     pub title: Option<String>,
+    /// Memory budget in bytes (a line, when in view).
+    pub budget: Option<u64>,
 }
 
 fn plot() -> (f64, f64, f64, f64) {
@@ -407,6 +412,20 @@ pub fn timeline_svg(
             binary(r.plan.peak)
         );
     }
+    if let Some(budget) = o.budget.filter(|&b| (vp.y0..=vp.y1).contains(&(b as f64))) {
+        let yy = to_y(budget as f64);
+        let _ = write!(
+            out,
+            r#"<line x1="{px}" x2="{}" y1="{yy:.1}" y2="{yy:.1}" stroke="{}" stroke-dasharray="2 3" stroke-width="1.5"/><text x="{}" y="{:.1}" fill="{}" font-weight="600" stroke="{}" stroke-width="3" paint-order="stroke">budget {}</text>"#,
+            px + pw,
+            p.budget,
+            px + 6.0,
+            yy - 4.0,
+            p.budget,
+            p.bg,
+            binary(budget)
+        );
+    }
     if let Some(step) = o.step {
         let (a, b) = (step as f64, step as f64 + 1.0);
         if b > vp.x0 && a < vp.x1 {
@@ -473,12 +492,21 @@ pub fn step_at(vp: &Viewport, ux: f64) -> Option<u64> {
 }
 
 /// The live-bytes curve (planned sizes) over the same steps, with the lower bound and the
-/// plan's peak marked.
-pub fn curve_svg(r: &PaneResult, vp: &Viewport, step: Option<u64>, dark: bool) -> String {
+/// plan's peak marked, and the memory `budget` when it is below twice the peak (a budget far
+/// above would flatten the curve).
+pub fn curve_svg(
+    r: &PaneResult,
+    vp: &Viewport,
+    step: Option<u64>,
+    dark: bool,
+    budget: Option<u64>,
+) -> String {
     let p = if dark { &DARK } else { &LIGHT };
     let (px, pw) = (MARGIN.0, W - MARGIN.0 - MARGIN.1);
     let (py, ph) = (8.0, CURVE_H - 8.0 - 22.0);
-    let top = (r.plan.peak.max(r.lower_bound).max(1)) as f64 * 1.08;
+    let high = r.plan.peak.max(r.lower_bound).max(1);
+    let budget = budget.filter(|&b| b <= high.saturating_mul(2));
+    let top = high.max(budget.unwrap_or(0)) as f64 * 1.08;
     let to_x = |x: f64| px + (x - vp.x0) / (vp.x1 - vp.x0).max(1e-9) * pw;
     let to_y = |y: f64| py + ph - y / top * ph;
     let mut out = String::with_capacity(16 * 1024);
@@ -533,6 +561,20 @@ pub fn curve_svg(r: &PaneResult, vp: &Viewport, step: Option<u64>, dark: bool) -
             px - 6.0 + pw,
             yy + dy,
             binary(v)
+        );
+    }
+    if let Some(b) = budget {
+        let yy = to_y(b as f64);
+        let _ = write!(
+            out,
+            r#"<line x1="{px}" x2="{}" y1="{yy:.1}" y2="{yy:.1}" stroke="{}" stroke-dasharray="2 3" stroke-width="1.5"/><text x="{}" y="{:.1}" fill="{}" stroke="{}" stroke-width="3" paint-order="stroke">budget {}</text>"#,
+            px + pw,
+            p.budget,
+            px + 6.0,
+            yy - 4.0,
+            p.budget,
+            p.bg,
+            binary(b)
         );
     }
     let ps = r.peak_step as f64 + 0.5;
@@ -634,8 +676,26 @@ mod tests {
         assert!(p.x1 <= 100.0 && p.y1 <= 1000.0);
         let out = z.zoom(100.0, 0.0, 0.0, false, &lim);
         assert_eq!(out, lim);
-        let c = curve_svg(&r_of(), &lim, Some(3), true);
+        let c = curve_svg(&r_of(), &lim, Some(3), true, None);
         assert!(c.contains("lower bound"));
+        assert!(!c.contains("budget"));
+    }
+
+    #[test]
+    fn the_budget_line_is_drawn_when_it_is_near_the_plan() {
+        let (p, r) = many(10);
+        let vp = Viewport::full(&p, r.plan.peak);
+        let near = r.plan.peak - 1;
+        let o = SvgOptions {
+            budget: Some(near),
+            ..SvgOptions::default()
+        };
+        let label = format!("budget {}", binary(near));
+        assert!(timeline_svg(&p, &[], &r, &vp, &o).contains(&label));
+        assert!(curve_svg(&r, &vp, None, false, Some(near)).contains(&label));
+        // far above the peak: left out rather than flattening the curve
+        let far = r.plan.peak * 3;
+        assert!(!curve_svg(&r, &vp, None, false, Some(far)).contains("budget"));
     }
 
     fn r_of() -> PaneResult {

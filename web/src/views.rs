@@ -35,7 +35,7 @@ impl App {
                 <main>
                     { self.view_messages(ctx) }
                     { self.view_load(ctx) }
-                    { self.view_summary() }
+                    { self.view_summary(ctx) }
                     { self.view_panes(ctx) }
                     { self.view_plots(ctx) }
                     { self.view_table(ctx) }
@@ -197,7 +197,7 @@ impl App {
         }
     }
 
-    fn view_summary(&self) -> Html {
+    fn view_summary(&self, ctx: &Context<Self>) -> Html {
         let (Some(b), Some(src)) = (&self.built, &self.source) else {
             return html! {};
         };
@@ -216,6 +216,7 @@ impl App {
                     { format!(" · raw lower bound {} · raw no-reuse {}", format::bytes(lb.lower_bound), format::binary(lb.no_reuse)) }
                     if p.weight_bytes > 0 { { format!(" · weights (not planned) {}", format::binary(p.weight_bytes)) } }
                 </p>
+                { self.view_budget(ctx, lb.lower_bound) }
                 if !b.warnings.is_empty() {
                     <details class="warnings">
                         <summary>{ format!("{} warning(s)", b.warnings.len()) }</summary>
@@ -223,6 +224,41 @@ impl App {
                     </details>
                 }
             </section>
+        }
+    }
+
+    /// The memory budget field (read-only text in an embed), and a word when even the raw
+    /// lower bound is over it.
+    fn view_budget(&self, ctx: &Context<Self>, raw_lb: u64) -> Html {
+        let below = self.budget.filter(|&b| b < raw_lb).map(|b| {
+            html! { <span class="error small" data-testid="budget-infeasible">{ format!("no plan can fit: the lower bound is {} over it", format::bytes(raw_lb - b)) }</span> }
+        });
+        if self.embed {
+            return match self.budget {
+                Some(b) => {
+                    html! { <p class="budget muted">{ format!("Memory budget {} ", format::bytes(b)) }{ for below }</p> }
+                }
+                None => html! {},
+            };
+        }
+        let on_budget = ctx.link().callback(|e: Event| {
+            Msg::Budget(
+                e.target()
+                    .and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok())
+                    .map(|i| i.value())
+                    .unwrap_or_default(),
+            )
+        });
+        let value = self.budget.map(|b| b.to_string()).unwrap_or_default();
+        html! {
+            <p class="budget">
+                <label title="device memory you have: each pane says whether its plan fits; the timeline draws the line">
+                    { "Memory budget " }
+                    <input type="text" placeholder="e.g. 200MiB" data-testid="budget" {value} onchange={on_budget} />
+                </label>
+                if let Some(b) = self.budget { <span class="muted small">{ format!(" = {}", format::binary(b)) }</span> }
+                { " " }{ for below }
+            </p>
         }
     }
 
@@ -239,7 +275,7 @@ impl App {
         html! {
             <section class="panes" aria-label="compare strategies">
                 { for self.panes.iter().enumerate().map(|(i, s)| html! {
-                    <Pane index={i} settings={s.clone()} result={self.results.get(i).cloned()} {baseline}
+                    <Pane index={i} settings={s.clone()} result={self.results.get(i).cloned()} {baseline} budget={self.budget}
                         focused={i == self.focus} removable={self.panes.len() > 1} readonly={self.embed}
                         on_change={on_change.clone()} on_remove={on_remove.clone()} on_focus={on_focus.clone()} />
                 }) }
@@ -262,9 +298,10 @@ impl App {
             step: Some(self.table_step()),
             dark,
             title: None,
+            budget: self.budget,
         };
         let svg = timeline::timeline_svg(&b.problem, &b.info, r, &vp, &o);
-        let curve = timeline::curve_svg(r, &vp, Some(self.table_step()), dark);
+        let curve = timeline::curve_svg(r, &vp, Some(self.table_step()), dark, self.budget);
         let onmousemove = link.batch_callback(|e: MouseEvent| {
             crate::platform::svg_point(&e, W, H).map(|(x, y, lx, ly)| Msg::Pointer(x, y, lx, ly))
         });
