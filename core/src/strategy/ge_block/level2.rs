@@ -52,17 +52,25 @@ struct Nester<'a> {
     /// child is attached, rebuilt from the children's when [`Nester::find`] searched the
     /// whole subtree (a cell, so the search stays a read of the nesting).
     sub_cap: Vec<Cell<Summary>>,
-    /// What the candidate loop reads of each block, kept apart from the blocks so that a
-    /// pass over thousands of candidates stays in cache.
+    /// What the candidate loop and the search read of each block, kept apart from the
+    /// blocks so that they stay in cache.
     lite: Vec<Lite>,
+    /// Each block's parent (`usize::MAX`: none) and children, as in the blocks.
+    up: Vec<usize>,
+    kids: Vec<Vec<usize>>,
+    /// Nesting depth: 1 for a block without a parent.
+    depth: Vec<usize>,
 }
 
-/// A block's first start, last end, smallest member, stream, and whether it has one member.
+/// A block's first start, last end, smallest member, size, cursor, stream, and whether it
+/// has one member.
 #[derive(Debug, Clone, Copy)]
 struct Lite {
     start: u64,
     end: u64,
     min: u64,
+    size: u64,
+    cursor: u64,
     stream: u32,
     one: bool,
 }
@@ -79,9 +87,48 @@ impl Lite {
                 .map(|u| u.size)
                 .min()
                 .unwrap_or(u64::MAX),
+            size: b.size,
+            cursor: b.cursor,
             stream: b.stream,
             one: b.units.len() == 1,
         }
+    }
+}
+
+/// The members of a candidate that [`Nester::find`] carries down one level (all of the
+/// block's, or those the blocks above kept), with what it reads of them, computed once.
+#[derive(Debug, Clone, Copy)]
+struct Cand<'m> {
+    units: &'m [UnitId],
+    /// First start and last end.
+    start: u64,
+    end: u64,
+    /// Smallest and largest member.
+    min: u64,
+    max: u64,
+    stream: u32,
+}
+
+impl<'m> Cand<'m> {
+    /// `None` if a member is unknown at either end (so no block can take it).
+    fn new(members: &'m [UnitId], stream: u32, units: &Units) -> Option<Self> {
+        let list = &units.list;
+        let start = list.get(*members.first()?)?.start;
+        let end = list.get(*members.last()?)?.end;
+        let mut min = u64::MAX;
+        let mut max = 0;
+        for s in members.iter().filter_map(|&u| list.get(u)).map(|u| u.size) {
+            min = min.min(s);
+            max = max.max(s);
+        }
+        Some(Cand {
+            units: members,
+            start,
+            end,
+            min,
+            max,
+            stream,
+        })
     }
 }
 
@@ -120,6 +167,26 @@ pub(crate) fn reuse_by_lifetime(
         })
         .collect();
     let lite = blocks.iter().map(|b| Lite::of(b, units)).collect();
+    let up = blocks
+        .iter()
+        .map(|b| b.parent.unwrap_or(usize::MAX))
+        .collect();
+    let kids = blocks.iter().map(|b| b.children.clone()).collect();
+    // Level 1 nests nothing, so this is 1 for all; counted anyway, up to the limit.
+    let depth = (0..blocks.len())
+        .map(|b| {
+            let mut d = 1;
+            let mut a = blocks.get(b).and_then(|x| x.parent);
+            while let Some(x) = a {
+                d += 1;
+                if d > MAX_DEPTH {
+                    break;
+                }
+                a = blocks.get(x).and_then(|y| y.parent);
+            }
+            d
+        })
+        .collect();
     let mut n = Nester {
         blocks,
         units,
@@ -129,6 +196,9 @@ pub(crate) fn reuse_by_lifetime(
         room,
         sub_cap,
         lite,
+        up,
+        kids,
+        depth,
     };
     let mut splits = 0;
     for set in groups.values_mut() {
@@ -175,7 +245,7 @@ impl Nester<'_> {
             let Some(pk) = next else { break };
             pos = Some(pk);
             let p = pk.3;
-            if self.blocks.get(p).is_none_or(|b| b.parent.is_some()) {
+            if self.up.get(p).is_none_or(|&a| a != usize::MAX) {
                 continue;
             }
             caps.clear();
@@ -229,7 +299,7 @@ impl Nester<'_> {
         }
         // The summary of p's subtree (p included) may show that no block there can take
         // the candidate.
-        let sum = self.sub_cap.get(p).map_or(Summary::UNKNOWN, Cell::get);
+        let sum = self.sum(p);
         if lite.one && self.refused_lite(&sum, lite) {
             return None;
         }
@@ -237,10 +307,23 @@ impl Nester<'_> {
         if cand.parent.is_some() || !cand.children.is_empty() || !cand.reusable {
             return None;
         }
-        if self.refused_by(&sum, lite.min, cand.stream, &cand.units) {
+        // GE tests reusability, gear and memory type at every block of the search; p's
+        // whole subtree comes from one set (one memory type and gear, reusable), so once
+        // here is the same.
+        let pb = self.blocks.get(p)?;
+        if !pb.reusable || pb.gear != cand.gear || pb.mem != cand.mem {
             return None;
         }
-        self.find(p, c, &cand.units, 1)
+        let k = Cand::new(&cand.units, cand.stream, self.units)?;
+        if self.refused_by(&sum, &k) {
+            return None;
+        }
+        self.find(p, &k, 1)
+    }
+
+    /// The [`Summary`] of block `b`'s subtree.
+    fn sum(&self, b: usize) -> Summary {
+        self.sub_cap.get(b).map_or(Summary::UNKNOWN, Cell::get)
     }
 
     /// [`Self::refused_by`] for a candidate of one member, from its [`Lite`] copy.
@@ -250,20 +333,16 @@ impl Nester<'_> {
         }
         sum.best.iter().all(|&(cap, t)| {
             cap < l.min
-                || self.blocks.get(t).is_some_and(|tb| {
-                    let (ts, te) = self.span(t);
-                    tb.stream == l.stream
-                        && l.start <= te
-                        && ts <= l.end
-                        && crosses(tb, l.start, l.end, self.units)
+                || self.lite.get(t).is_some_and(|tl| {
+                    tl.stream == l.stream
+                        && l.start <= tl.end
+                        && tl.start <= l.end
+                        && self
+                            .blocks
+                            .get(t)
+                            .is_some_and(|tb| crosses(tb, l.start, l.end, self.units))
                 })
         })
-    }
-
-    /// Block `b`'s first start and last end (GE `GetLifeBegin`, `GetLifeEnd`), from its
-    /// [`Lite`] copy.
-    fn span(&self, b: usize) -> (u64, u64) {
-        self.lite.get(b).map_or((0, 0), |l| (l.start, l.end))
     }
 
     /// Whether all members of block `b` have one size.
@@ -280,7 +359,7 @@ impl Nester<'_> {
     /// Room for one more child in block `b`, slack included: an upper bound on the size of
     /// a child [`Self::find`] can place there.
     fn cap(&self, b: usize) -> u64 {
-        self.blocks.get(b).map_or(0, |x| {
+        self.lite.get(b).map_or(0, |x| {
             x.size.saturating_add(self.slack).saturating_sub(x.cursor)
         })
     }
@@ -289,117 +368,111 @@ impl Nester<'_> {
         let mut stack = alloc::vec![b];
         while let Some(x) = stack.pop() {
             caps.insert(self.cap(x));
-            if let Some(blk) = self.blocks.get(x) {
-                stack.extend_from_slice(&blk.children);
+            if let Some(k) = self.kids.get(x) {
+                stack.extend_from_slice(k);
             }
         }
     }
 
-    /// Where `cand` (members of block `c`) can go in the subtree of block `q` at nesting
-    /// `depth`: the new parent and the members that go (all, or those not crossing).
-    fn find(
-        &self,
-        q: usize,
-        c: usize,
-        cand: &[UnitId],
-        depth: usize,
-    ) -> Option<(usize, Option<Vec<UnitId>>)> {
+    /// Where candidate `k` can go in the subtree of block `q` at nesting `depth`: the new
+    /// parent and the members that go (all, or those not crossing).
+    fn find(&self, q: usize, k: &Cand<'_>, depth: usize) -> Option<(usize, Option<Vec<UnitId>>)> {
         if depth > MAX_DEPTH {
             return None;
         }
-        let qb = self.blocks.get(q)?;
-        let cb = self.blocks.get(c)?;
-        if !qb.reusable || qb.gear != cb.gear || qb.mem != cb.mem {
-            return None;
-        }
-        let part: Option<Vec<UnitId>> = match self.fit(q, qb, cb.stream, cand)? {
+        let n = self.lite.get(q)?;
+        let part: Option<Vec<UnitId>> = match self.fit(q, n, k)? {
             Fit::Whole => None,
             Fit::Part(v) => Some(v),
         };
-        let kept: &[UnitId] = part.as_deref().unwrap_or(cand);
-        let (min, max) = self.size_range(kept);
-        // The bound of q's subtree once every child has been searched or skipped.
-        let mut bound = Summary::one(self.cap(q), q);
-        for &r in &qb.children {
-            let sum = self.sub_cap.get(r).map_or(Summary::UNKNOWN, Cell::get);
-            if self.room.get(r).is_some_and(|&room| room >= min)
-                && !self.refused_by(&sum, min, cb.stream, kept)
+        let narrowed;
+        let k = match &part {
+            None => k,
+            Some(v) => {
+                narrowed = Cand::new(v, k.stream, self.units)?;
+                &narrowed
+            }
+        };
+        let kids = self.kids.get(q)?;
+        for &r in kids {
+            if self.room.get(r).is_some_and(|&room| room >= k.min)
+                && !self.refused_by(&self.sum(r), k)
             {
-                if let Some((t, sub)) = self.find(r, c, kept, depth + 1) {
+                if let Some((t, sub)) = self.find(r, k, depth + 1) {
                     return Some((t, sub.or(part)));
                 }
             }
-            bound.merge(&self.sub_cap.get(r).map_or(Summary::UNKNOWN, Cell::get));
+        }
+        // The whole subtree was searched or skipped: its bound, from the children's.
+        let mut bound = Summary::one(self.cap(q), q);
+        for &r in kids {
+            bound.merge(&self.sum(r));
         }
         if let Some(x) = self.sub_cap.get(q) {
             x.set(bound);
         }
         // No slack for a child of one alignment unit (GE: "no slack for a 512 B child").
-        let slack = if max > self.align { self.slack } else { 0 };
-        let limit = qb.size.checked_add(slack)?;
-        let end = qb.cursor.checked_add(max)?;
+        let slack = if k.max > self.align { self.slack } else { 0 };
+        let limit = n.size.checked_add(slack)?;
+        let end = n.cursor.checked_add(k.max)?;
         (end <= limit).then_some((q, part))
     }
 
-    /// Whether no block of a subtree with summary `sum` can take `kept` (members of a block
-    /// on `stream`, smallest `min`): every cap is below `min` except those of listed blocks
-    /// that `kept` crosses as a whole. Crossing is checked on the same stream only, where a
-    /// block every member of `kept` crosses is crossed by every subset of `kept` too, so
-    /// [`Self::fit`] refuses it however deep the search would narrow `kept`.
-    fn refused_by(&self, sum: &Summary, min: u64, stream: u32, kept: &[UnitId]) -> bool {
-        if sum.rest >= min {
+    /// Whether no block of a subtree with summary `sum` can take candidate `k`: every cap
+    /// is below its smallest member except those of listed blocks that `k` crosses as a
+    /// whole. Crossing is checked on the same stream only, where a block every member of `k`
+    /// crosses is crossed by every subset of `k` too, so [`Self::fit`] refuses it however
+    /// deep the search would narrow `k`.
+    fn refused_by(&self, sum: &Summary, k: &Cand<'_>) -> bool {
+        if sum.rest >= k.min {
             return false;
         }
         sum.best.iter().all(|&(cap, t)| {
-            cap < min
+            cap < k.min
                 || self
-                    .blocks
+                    .lite
                     .get(t)
-                    .is_some_and(|tb| tb.stream == stream && self.crossed_by_all(t, tb, kept))
+                    .is_some_and(|tl| tl.stream == k.stream && self.crossed_by_all(t, tl, k))
         })
     }
 
-    /// Whether [`Self::fit`] refuses `cand` for `qb` on the same stream (without building
-    /// the kept members): the spans overlap and every member crosses one of `qb`'s.
-    fn crossed_by_all(&self, q: usize, qb: &BlockData, cand: &[UnitId]) -> bool {
-        let list = &self.units.list;
-        let (Some(first), Some(last)) = (
-            cand.first().and_then(|&u| list.get(u)),
-            cand.last().and_then(|&u| list.get(u)),
-        ) else {
-            return true;
-        };
-        let (qs, qe) = self.span(q);
-        if first.start > qe || qs > last.end {
+    /// Whether [`Self::fit`] refuses `k` for block `q` on the same stream (without building
+    /// the kept members): the spans overlap and every member crosses one of `q`'s.
+    fn crossed_by_all(&self, q: usize, ql: &Lite, k: &Cand<'_>) -> bool {
+        if k.start > ql.end || ql.start > k.end {
             return false;
         }
-        cand.iter().all(|&u| {
+        let Some(qb) = self.blocks.get(q) else {
+            return true;
+        };
+        let list = &self.units.list;
+        k.units.iter().all(|&u| {
             list.get(u)
                 .is_none_or(|m| crosses(qb, m.start, m.end, self.units))
         })
     }
 
-    /// Block test, then member test (same stream only).
-    fn fit(&self, q: usize, qb: &BlockData, stream: u32, cand: &[UnitId]) -> Option<Fit> {
-        let list = &self.units.list;
-        let cs = list.get(*cand.first()?)?.start;
-        let ce = list.get(*cand.last()?)?.end;
-        let (qs, qe) = self.span(q);
-        if qb.stream == stream {
-            if cs > qe || qs > ce {
+    /// Block test, then member test (same stream only), for candidate `k` and block `q`
+    /// (its compact copy `n`).
+    fn fit(&self, q: usize, n: &Lite, k: &Cand<'_>) -> Option<Fit> {
+        if n.stream == k.stream {
+            if k.start > n.end || n.start > k.end {
                 return Some(Fit::Whole);
             }
+            let qb = self.blocks.get(q)?;
+            let list = &self.units.list;
             // Member test: keep the candidate's members that cross none of q's members.
             let crossing = |u: UnitId| {
                 list.get(u)
                     .is_none_or(|m| crosses(qb, m.start, m.end, self.units))
             };
-            if !cand.iter().any(|&u| crossing(u)) {
+            if !k.units.iter().any(|&u| crossing(u)) {
                 // All kept: the same as `Whole` to `find` and `split` (nothing to split off),
                 // without building the list.
                 return Some(Fit::Whole);
             }
-            let kept: Vec<UnitId> = cand
+            let kept: Vec<UnitId> = k
+                .units
                 .iter()
                 .copied()
                 .filter(|&u| {
@@ -414,21 +487,7 @@ impl Nester<'_> {
                 .latest_on(first, other_stream)
                 .is_some_and(|l| l > other_end)
         };
-        (after(cs, qb.stream, qe) || after(qs, stream, ce)).then_some(Fit::Whole)
-    }
-
-    fn size_range(&self, kept: &[UnitId]) -> (u64, u64) {
-        let mut min = u64::MAX;
-        let mut max = 0;
-        for s in kept
-            .iter()
-            .filter_map(|&u| self.units.list.get(u))
-            .map(|u| u.size)
-        {
-            min = min.min(s);
-            max = max.max(s);
-        }
-        (min, max)
+        (after(k.start, n.stream, n.end) || after(n.start, k.stream, k.end)).then_some(Fit::Whole)
     }
 
     /// Moves the members of `c` not in `kept` into a new clone block; returns its id.
@@ -484,6 +543,9 @@ impl Nester<'_> {
             *l = v;
         }
         self.lite.push(Lite::of(&clone, self.units));
+        self.up.push(usize::MAX);
+        self.kids.push(Vec::new());
+        self.depth.push(1);
         self.blocks.push(clone);
         Some(id)
     }
@@ -494,18 +556,25 @@ impl Nester<'_> {
         if let Some(b) = self.blocks.get_mut(c) {
             b.parent = Some(target);
         }
+        if let Some(a) = self.up.get_mut(c) {
+            *a = target;
+        }
         if let Some(t) = self.blocks.get_mut(target) {
             t.children.push(c);
             t.cursor = t.cursor.saturating_add(size);
         }
+        if let Some(k) = self.kids.get_mut(target) {
+            k.push(c);
+        }
+        if let Some(l) = self.lite.get_mut(target) {
+            l.cursor = l.cursor.saturating_add(size);
+        }
         let room = size.saturating_add(self.slack);
         // `c`'s depth: a top-level block is searched at depth 1. Below `MAX_DEPTH`, `find`
         // never searches `c`, so it is no place for a child and stays out of the summaries.
-        let mut depth = 1;
-        let mut a = Some(target);
-        while let Some(x) = a {
-            depth += 1;
-            a = self.blocks.get(x).and_then(|b| b.parent);
+        let depth = self.depth.get(target).map_or(1, |&d| d + 1);
+        if let Some(d) = self.depth.get_mut(c) {
+            *d = depth;
         }
         let reachable = depth <= MAX_DEPTH;
         if !reachable {
@@ -514,20 +583,19 @@ impl Nester<'_> {
             }
         }
         let cap = self.cap(c);
-        let mut a = Some(target);
-        while let Some(x) = a {
+        let target_cap = self.cap(target);
+        let mut x = target;
+        while let Some(s) = self.sub_cap.get(x) {
             if let Some(r) = self.room.get_mut(x) {
                 *r = (*r).max(room);
             }
-            if let Some(s) = self.sub_cap.get(x) {
-                let mut sum = s.get();
-                sum.lower(target, self.cap(target));
-                if reachable {
-                    sum.insert(cap, c);
-                }
-                s.set(sum);
+            let mut sum = s.get();
+            sum.lower(target, target_cap);
+            if reachable {
+                sum.insert(cap, c);
             }
-            a = self.blocks.get(x).and_then(|b| b.parent);
+            s.set(sum);
+            x = self.up.get(x).copied().unwrap_or(usize::MAX);
         }
     }
 }
