@@ -46,33 +46,71 @@ struct Nester<'a> {
     deps: &'a Deps,
     slack: u64,
     align: u64,
-    /// Upper bound of the room left anywhere in each block's subtree.
-    room: Vec<u64>,
+    /// What the search reads and writes of each block, one cache line each.
+    node: Vec<Node>,
     /// Bounds of [`Nester::cap`] over each block's subtree ([`Summary`]): extended when a
     /// child is attached, rebuilt from the children's when [`Nester::find`] searched the
     /// whole subtree (a cell, so the search stays a read of the nesting).
     sub_cap: Vec<Cell<Summary>>,
-    /// What the candidate loop and the search read of each block, kept apart from the
-    /// blocks so that they stay in cache.
+    /// What the candidate loop reads of each block, kept apart from the blocks so that a
+    /// pass over thousands of candidates stays in cache.
     lite: Vec<Lite>,
-    /// Each block's parent (`usize::MAX`: none) and children, as in the blocks.
-    up: Vec<usize>,
+    /// Each block's children, as in the blocks.
     kids: Vec<Vec<usize>>,
-    /// Nesting depth: 1 for a block without a parent.
-    depth: Vec<usize>,
 }
 
-/// A block's first start, last end, smallest member, size, cursor, stream, and whether it
-/// has one member.
+/// A block's first start, last end, smallest member, stream, and whether it has one member.
 #[derive(Debug, Clone, Copy)]
 struct Lite {
     start: u64,
     end: u64,
     min: u64,
-    size: u64,
-    cursor: u64,
     stream: u32,
     one: bool,
+}
+
+/// What [`Nester::find`] and [`Nester::attach`] read of a block, in one cache line.
+#[derive(Debug, Clone, Copy)]
+#[repr(C, align(64))]
+struct Node {
+    /// First start and last end.
+    start: u64,
+    end: u64,
+    size: u64,
+    cursor: u64,
+    /// Upper bound of `size + slack` anywhere in the subtree.
+    room: u64,
+    /// Parent, `usize::MAX` for none.
+    up: usize,
+    /// First child, `usize::MAX` for none; all children are in [`Nester::kids`].
+    first: usize,
+    stream: u32,
+    /// Nesting depth, 1 for a block without a parent (saturating).
+    depth: u16,
+    /// More than one child.
+    many: bool,
+}
+
+impl Node {
+    fn of(b: &BlockData, units: &Units, slack: u64) -> Self {
+        Node {
+            start: b.begin(units),
+            end: b.end(units),
+            size: b.size,
+            cursor: b.cursor,
+            room: b.size.saturating_add(slack),
+            up: b.parent.unwrap_or(usize::MAX),
+            first: b.children.first().copied().unwrap_or(usize::MAX),
+            stream: b.stream,
+            depth: 1,
+            many: b.children.len() > 1,
+        }
+    }
+
+    /// Room for one more child, slack included (see [`Nester::cap`]).
+    fn cap(&self, slack: u64) -> u64 {
+        self.size.saturating_add(slack).saturating_sub(self.cursor)
+    }
 }
 
 impl Lite {
@@ -87,8 +125,6 @@ impl Lite {
                 .map(|u| u.size)
                 .min()
                 .unwrap_or(u64::MAX),
-            size: b.size,
-            cursor: b.cursor,
             stream: b.stream,
             one: b.units.len() == 1,
         }
@@ -152,10 +188,20 @@ pub(crate) fn reuse_by_lifetime(
                 .insert(key(b, id, units));
         }
     }
-    let room = blocks
-        .iter()
-        .map(|b| b.size.saturating_add(slack))
-        .collect();
+    let mut node: Vec<Node> = blocks.iter().map(|b| Node::of(b, units, slack)).collect();
+    // Level 1 nests nothing, so this is 1 for all; counted anyway, up to past the limit.
+    for (b, nd) in node.iter_mut().enumerate() {
+        let mut d: u16 = 1;
+        let mut a = blocks.get(b).and_then(|x| x.parent);
+        while let Some(x) = a {
+            d = d.saturating_add(1);
+            if usize::from(d) > MAX_DEPTH {
+                break;
+            }
+            a = blocks.get(x).and_then(|y| y.parent);
+        }
+        nd.depth = d;
+    }
     let sub_cap = blocks
         .iter()
         .enumerate()
@@ -167,38 +213,17 @@ pub(crate) fn reuse_by_lifetime(
         })
         .collect();
     let lite = blocks.iter().map(|b| Lite::of(b, units)).collect();
-    let up = blocks
-        .iter()
-        .map(|b| b.parent.unwrap_or(usize::MAX))
-        .collect();
     let kids = blocks.iter().map(|b| b.children.clone()).collect();
-    // Level 1 nests nothing, so this is 1 for all; counted anyway, up to the limit.
-    let depth = (0..blocks.len())
-        .map(|b| {
-            let mut d = 1;
-            let mut a = blocks.get(b).and_then(|x| x.parent);
-            while let Some(x) = a {
-                d += 1;
-                if d > MAX_DEPTH {
-                    break;
-                }
-                a = blocks.get(x).and_then(|y| y.parent);
-            }
-            d
-        })
-        .collect();
     let mut n = Nester {
         blocks,
         units,
         deps,
         slack,
         align,
-        room,
+        node,
         sub_cap,
         lite,
-        up,
         kids,
-        depth,
     };
     let mut splits = 0;
     for set in groups.values_mut() {
@@ -245,7 +270,7 @@ impl Nester<'_> {
             let Some(pk) = next else { break };
             pos = Some(pk);
             let p = pk.3;
-            if self.up.get(p).is_none_or(|&a| a != usize::MAX) {
+            if self.node.get(p).is_none_or(|n| n.up != usize::MAX) {
                 continue;
             }
             caps.clear();
@@ -359,9 +384,7 @@ impl Nester<'_> {
     /// Room for one more child in block `b`, slack included: an upper bound on the size of
     /// a child [`Self::find`] can place there.
     fn cap(&self, b: usize) -> u64 {
-        self.lite.get(b).map_or(0, |x| {
-            x.size.saturating_add(self.slack).saturating_sub(x.cursor)
-        })
+        self.node.get(b).map_or(0, |x| x.cap(self.slack))
     }
 
     fn add_subtree_caps(&self, b: usize, caps: &mut Caps) {
@@ -380,7 +403,7 @@ impl Nester<'_> {
         if depth > MAX_DEPTH {
             return None;
         }
-        let n = self.lite.get(q)?;
+        let n = self.node.get(q)?;
         let part: Option<Vec<UnitId>> = match self.fit(q, n, k)? {
             Fit::Whole => None,
             Fit::Part(v) => Some(v),
@@ -393,9 +416,18 @@ impl Nester<'_> {
                 &narrowed
             }
         };
-        let kids = self.kids.get(q)?;
-        for &r in kids {
-            if self.room.get(r).is_some_and(|&room| room >= k.min)
+        // The children: the first from the node, the others (rare) from `kids`.
+        let more: &[usize] = if n.many {
+            self.kids.get(q).and_then(|v| v.get(1..)).unwrap_or(&[])
+        } else {
+            &[]
+        };
+        let kids = (n.first != usize::MAX)
+            .then_some(n.first)
+            .into_iter()
+            .chain(more.iter().copied());
+        for r in kids.clone() {
+            if self.node.get(r).is_some_and(|rn| rn.room >= k.min)
                 && !self.refused_by(&self.sum(r), k)
             {
                 if let Some((t, sub)) = self.find(r, k, depth + 1) {
@@ -404,8 +436,8 @@ impl Nester<'_> {
             }
         }
         // The whole subtree was searched or skipped: its bound, from the children's.
-        let mut bound = Summary::one(self.cap(q), q);
-        for &r in kids {
+        let mut bound = Summary::one(n.cap(self.slack), q);
+        for r in kids {
             bound.merge(&self.sum(r));
         }
         if let Some(x) = self.sub_cap.get(q) {
@@ -430,15 +462,15 @@ impl Nester<'_> {
         sum.best.iter().all(|&(cap, t)| {
             cap < k.min
                 || self
-                    .lite
+                    .node
                     .get(t)
-                    .is_some_and(|tl| tl.stream == k.stream && self.crossed_by_all(t, tl, k))
+                    .is_some_and(|tn| tn.stream == k.stream && self.crossed_by_all(t, tn, k))
         })
     }
 
     /// Whether [`Self::fit`] refuses `k` for block `q` on the same stream (without building
     /// the kept members): the spans overlap and every member crosses one of `q`'s.
-    fn crossed_by_all(&self, q: usize, ql: &Lite, k: &Cand<'_>) -> bool {
+    fn crossed_by_all(&self, q: usize, ql: &Node, k: &Cand<'_>) -> bool {
         if k.start > ql.end || ql.start > k.end {
             return false;
         }
@@ -454,7 +486,7 @@ impl Nester<'_> {
 
     /// Block test, then member test (same stream only), for candidate `k` and block `q`
     /// (its compact copy `n`).
-    fn fit(&self, q: usize, n: &Lite, k: &Cand<'_>) -> Option<Fit> {
+    fn fit(&self, q: usize, n: &Node, k: &Cand<'_>) -> Option<Fit> {
         if n.stream == k.stream {
             if k.start > n.end || n.start > k.end {
                 return Some(Fit::Whole);
@@ -523,13 +555,16 @@ impl Nester<'_> {
         clone.children.clear();
         clone.cursor = 0;
         let id = self.blocks.len();
-        self.room.push(clone.size.saturating_add(self.slack));
         self.sub_cap.push(Cell::new(Summary::one(
             clone.size.saturating_add(self.slack),
             id,
         )));
-        if let Some(r) = self.room.get_mut(c) {
-            *r = block_size_room(self.blocks.get(c), self.slack);
+        let node = self
+            .blocks
+            .get(c)
+            .map(|b| Node::of(b, self.units, self.slack));
+        if let (Some(n), Some(v)) = (self.node.get_mut(c), node) {
+            *n = v;
         }
         // `c` has no children (only such blocks are candidates).
         if let Some(x) = self.sub_cap.get(c) {
@@ -543,9 +578,8 @@ impl Nester<'_> {
             *l = v;
         }
         self.lite.push(Lite::of(&clone, self.units));
-        self.up.push(usize::MAX);
+        self.node.push(Node::of(&clone, self.units, self.slack));
         self.kids.push(Vec::new());
-        self.depth.push(1);
         self.blocks.push(clone);
         Some(id)
     }
@@ -556,9 +590,6 @@ impl Nester<'_> {
         if let Some(b) = self.blocks.get_mut(c) {
             b.parent = Some(target);
         }
-        if let Some(a) = self.up.get_mut(c) {
-            *a = target;
-        }
         if let Some(t) = self.blocks.get_mut(target) {
             t.children.push(c);
             t.cursor = t.cursor.saturating_add(size);
@@ -566,36 +597,41 @@ impl Nester<'_> {
         if let Some(k) = self.kids.get_mut(target) {
             k.push(c);
         }
-        if let Some(l) = self.lite.get_mut(target) {
-            l.cursor = l.cursor.saturating_add(size);
-        }
-        let room = size.saturating_add(self.slack);
         // `c`'s depth: a top-level block is searched at depth 1. Below `MAX_DEPTH`, `find`
         // never searches `c`, so it is no place for a child and stays out of the summaries.
-        let depth = self.depth.get(target).map_or(1, |&d| d + 1);
-        if let Some(d) = self.depth.get_mut(c) {
-            *d = depth;
+        let mut depth = 1;
+        if let Some(t) = self.node.get_mut(target) {
+            t.cursor = t.cursor.saturating_add(size);
+            if t.first == usize::MAX {
+                t.first = c;
+            } else {
+                t.many = true;
+            }
+            depth = t.depth.saturating_add(1);
         }
-        let reachable = depth <= MAX_DEPTH;
+        if let Some(n) = self.node.get_mut(c) {
+            n.up = target;
+            n.depth = depth;
+        }
+        let reachable = usize::from(depth) <= MAX_DEPTH;
         if !reachable {
             if let Some(s) = self.sub_cap.get(c) {
                 s.set(Summary::EMPTY);
             }
         }
+        let room = size.saturating_add(self.slack);
         let cap = self.cap(c);
         let target_cap = self.cap(target);
         let mut x = target;
-        while let Some(s) = self.sub_cap.get(x) {
-            if let Some(r) = self.room.get_mut(x) {
-                *r = (*r).max(room);
-            }
+        while let (Some(n), Some(s)) = (self.node.get_mut(x), self.sub_cap.get(x)) {
+            n.room = n.room.max(room);
             let mut sum = s.get();
             sum.lower(target, target_cap);
             if reachable {
                 sum.insert(cap, c);
             }
             s.set(sum);
-            x = self.up.get(x).copied().unwrap_or(usize::MAX);
+            x = n.up;
         }
     }
 }
