@@ -57,6 +57,32 @@ struct Nester<'a> {
     lite: Vec<Lite>,
     /// Each block's children, as in the blocks.
     kids: Vec<Vec<usize>>,
+    /// The chains ([`Link`]): each block is in one; a block without children ends its chain.
+    chains: Vec<Vec<Link>>,
+    /// Each block's chain and position in it.
+    at: Vec<(usize, usize)>,
+}
+
+/// A block in a chain: a block, its first child, that one's first child, and so on, which
+/// is the path GE's depth-first search takes first. [`Nester::find`] walks a chain through
+/// these copies of the spans.
+#[derive(Debug, Clone, Copy)]
+struct Link {
+    start: u64,
+    end: u64,
+    stream: u32,
+    id: usize,
+}
+
+impl Link {
+    fn of(n: &Node, id: usize) -> Self {
+        Link {
+            start: n.start,
+            end: n.end,
+            stream: n.stream,
+            id,
+        }
+    }
 }
 
 /// A block's first start, last end, smallest member, stream, and whether it has one member.
@@ -214,6 +240,29 @@ pub(crate) fn reuse_by_lifetime(
         .collect();
     let lite = blocks.iter().map(|b| Lite::of(b, units)).collect();
     let kids = blocks.iter().map(|b| b.children.clone()).collect();
+    // Level 1 nests nothing, so each block is a chain; built in general anyway.
+    let mut chains: Vec<Vec<Link>> = Vec::new();
+    let mut at = alloc::vec![(usize::MAX, 0); blocks.len()];
+    for (b, blk) in blocks.iter().enumerate() {
+        let first_child = blk
+            .parent
+            .and_then(|p| blocks.get(p))
+            .and_then(|pb| pb.children.first())
+            == Some(&b);
+        if first_child {
+            continue;
+        }
+        let mut chain = Vec::new();
+        let mut x = Some(b);
+        while let (Some(y), Some(nd)) = (x, x.and_then(|y| node.get(y))) {
+            if let Some(a) = at.get_mut(y) {
+                *a = (chains.len(), chain.len());
+            }
+            chain.push(Link::of(nd, y));
+            x = blocks.get(y).and_then(|yb| yb.children.first().copied());
+        }
+        chains.push(chain);
+    }
     let mut n = Nester {
         blocks,
         units,
@@ -224,6 +273,8 @@ pub(crate) fn reuse_by_lifetime(
         sub_cap,
         lite,
         kids,
+        chains,
+        at,
     };
     let mut splits = 0;
     for set in groups.values_mut() {
@@ -397,57 +448,98 @@ impl Nester<'_> {
         }
     }
 
-    /// Where candidate `k` can go in the subtree of block `q` at nesting `depth`: the new
+    /// Where candidate `k0` can go in the subtree of block `q` at nesting `depth0`: the new
     /// parent and the members that go (all, or those not crossing).
-    fn find(&self, q: usize, k: &Cand<'_>, depth: usize) -> Option<(usize, Option<Vec<UnitId>>)> {
-        if depth > MAX_DEPTH {
-            return None;
-        }
-        let n = self.node.get(q)?;
-        let part: Option<Vec<UnitId>> = match self.fit(q, n, k)? {
-            Fit::Whole => None,
-            Fit::Part(v) => Some(v),
-        };
-        let narrowed;
-        let k = match &part {
-            None => k,
-            Some(v) => {
-                narrowed = Cand::new(v, k.stream, self.units)?;
-                &narrowed
-            }
-        };
-        // The children: the first from the node, the others (rare) from `kids`.
-        let more: &[usize] = if n.many {
-            self.kids.get(q).and_then(|v| v.get(1..)).unwrap_or(&[])
-        } else {
-            &[]
-        };
-        let kids = (n.first != usize::MAX)
-            .then_some(n.first)
-            .into_iter()
-            .chain(more.iter().copied());
-        for r in kids.clone() {
-            if self.node.get(r).is_some_and(|rn| rn.room >= k.min)
-                && !self.refused_by(&self.sum(r), k)
-            {
-                if let Some((t, sub)) = self.find(r, k, depth + 1) {
-                    return Some((t, sub.or(part)));
+    ///
+    /// GE's depth-first search (children in order, then the block itself) goes down the
+    /// first children first, so this walks `q`'s chain ([`Link`]) down, as long as the blocks
+    /// pass [`Self::fit`] (on the same stream with disjoint spans, read from the chain, they
+    /// do without a narrowing), then back up, searching each block's other children and
+    /// then the block itself. The first children are not tested against the summaries on
+    /// the way down (the result is the same, the summaries only skip searches that fail), so
+    /// only the summaries of blocks that start a chain are read and kept up to date.
+    fn find(&self, q: usize, k0: &Cand<'_>, depth0: usize) -> Option<(usize, Option<Vec<UnitId>>)> {
+        let &(ci, pos) = self.at.get(q)?;
+        let chain = self.chains.get(ci)?.get(pos..)?;
+        // Blocks of the chain within the depth limit.
+        let reach = (MAX_DEPTH + 1).checked_sub(depth0)?.min(chain.len());
+        // Where the candidate was narrowed on the way down: position, kept members.
+        let mut narrowed: Vec<(usize, Vec<UnitId>)> = Vec::new();
+        let (mut start, mut end) = (k0.start, k0.end);
+        let mut m = 0;
+        while let Some(l) = chain.get(m).filter(|_| m < reach) {
+            if l.stream != k0.stream || (start <= l.end && l.start <= end) {
+                let n = self.node.get(l.id)?;
+                let k = self.current(k0, &narrowed)?;
+                match self.fit(l.id, n, &k) {
+                    None => break,
+                    Some(Fit::Whole) => {}
+                    Some(Fit::Part(v)) => {
+                        narrowed.push((m, v));
+                        let k = self.current(k0, &narrowed)?;
+                        (start, end) = (k.start, k.end);
+                    }
                 }
             }
+            m += 1;
         }
-        // The whole subtree was searched or skipped: its bound, from the children's.
-        let mut bound = Summary::one(n.cap(self.slack), q);
-        for r in kids {
-            bound.merge(&self.sum(r));
+        // Blocks `..m` of the chain take the candidate's lifetime; back up from the deepest.
+        // If the walk reached the end of the chain and `q` starts it, the search covers
+        // `q`'s whole subtree, so its summary is rebuilt.
+        let whole = pos == 0 && m == chain.len();
+        let mut bound = Summary::EMPTY;
+        while m > 0 {
+            m -= 1;
+            while narrowed.last().is_some_and(|n| n.0 > m) {
+                narrowed.pop();
+            }
+            let x = chain.get(m)?.id;
+            let n = self.node.get(x)?;
+            let k = self.current(k0, &narrowed)?;
+            let others: &[usize] = if n.many {
+                self.kids.get(x).and_then(|v| v.get(1..)).unwrap_or(&[])
+            } else {
+                &[]
+            };
+            for &r in others {
+                if self.node.get(r).is_some_and(|rn| rn.room >= k.min)
+                    && !self.refused_by(&self.sum(r), &k)
+                {
+                    if let Some((t, sub)) = self.find(r, &k, depth0 + m + 1) {
+                        return Some((t, sub.or_else(|| narrowed.pop().map(|n| n.1))));
+                    }
+                }
+                if whole {
+                    bound.merge(&self.sum(r));
+                }
+            }
+            if whole {
+                bound.insert(n.cap(self.slack), x);
+            }
+            // No slack for a child of one alignment unit (GE: "no slack for a 512 B child").
+            let slack = if k.max > self.align { self.slack } else { 0 };
+            let fits = match (n.size.checked_add(slack), n.cursor.checked_add(k.max)) {
+                (Some(limit), Some(end)) => end <= limit,
+                _ => false,
+            };
+            if fits {
+                return Some((x, narrowed.pop().map(|n| n.1)));
+            }
         }
-        if let Some(x) = self.sub_cap.get(q) {
-            x.set(bound);
+        if whole {
+            if let Some(s) = self.sub_cap.get(q) {
+                s.set(bound);
+            }
         }
-        // No slack for a child of one alignment unit (GE: "no slack for a 512 B child").
-        let slack = if k.max > self.align { self.slack } else { 0 };
-        let limit = n.size.checked_add(slack)?;
-        let end = n.cursor.checked_add(k.max)?;
-        (end <= limit).then_some((q, part))
+        None
+    }
+
+    /// The candidate as narrowed last on the way down.
+    fn current<'m>(&self, k0: &Cand<'m>, narrowed: &'m [(usize, Vec<UnitId>)]) -> Option<Cand<'m>> {
+        match narrowed.last() {
+            None => Some(*k0),
+            Some((_, v)) => Cand::new(v, k0.stream, self.units),
+        }
     }
 
     /// Whether no block of a subtree with summary `sum` can take candidate `k`: every cap
@@ -577,8 +669,20 @@ impl Nester<'_> {
         if let (Some(l), Some(v)) = (self.lite.get_mut(c), lite) {
             *l = v;
         }
+        // `c` is alone in its chain (no parent, no children).
+        if let Some(&(ci, pos)) = self.at.get(c) {
+            let link = self.node.get(c).map(|n| Link::of(n, c));
+            if let (Some(l), Some(v)) =
+                (self.chains.get_mut(ci).and_then(|ch| ch.get_mut(pos)), link)
+            {
+                *l = v;
+            }
+        }
         self.lite.push(Lite::of(&clone, self.units));
-        self.node.push(Node::of(&clone, self.units, self.slack));
+        let node = Node::of(&clone, self.units, self.slack);
+        self.at.push((self.chains.len(), 0));
+        self.chains.push(alloc::vec![Link::of(&node, id)]);
+        self.node.push(node);
         self.kids.push(Vec::new());
         self.blocks.push(clone);
         Some(id)
@@ -600,10 +704,12 @@ impl Nester<'_> {
         // `c`'s depth: a top-level block is searched at depth 1. Below `MAX_DEPTH`, `find`
         // never searches `c`, so it is no place for a child and stays out of the summaries.
         let mut depth = 1;
+        let mut first = false;
         if let Some(t) = self.node.get_mut(target) {
             t.cursor = t.cursor.saturating_add(size);
             if t.first == usize::MAX {
                 t.first = c;
+                first = true;
             } else {
                 t.many = true;
             }
@@ -612,6 +718,19 @@ impl Nester<'_> {
         if let Some(n) = self.node.get_mut(c) {
             n.up = target;
             n.depth = depth;
+        }
+        // A first child joins the chain of its parent, which it now ends (its own chain,
+        // where it was alone, is left unused).
+        if first {
+            if let (Some(&(ci, _)), Some(n)) = (self.at.get(target), self.node.get(c)) {
+                let link = Link::of(n, c);
+                if let Some(ch) = self.chains.get_mut(ci) {
+                    if let Some(a) = self.at.get_mut(c) {
+                        *a = (ci, ch.len());
+                    }
+                    ch.push(link);
+                }
+            }
         }
         let reachable = usize::from(depth) <= MAX_DEPTH;
         if !reachable {
@@ -622,8 +741,19 @@ impl Nester<'_> {
         let room = size.saturating_add(self.slack);
         let cap = self.cap(c);
         let target_cap = self.cap(target);
+        // Only the blocks that start a chain are tested against their room and summary
+        // ([`Self::find`]): those above `c`.
         let mut x = target;
-        while let (Some(n), Some(s)) = (self.node.get_mut(x), self.sub_cap.get(x)) {
+        while let Some(h) = self
+            .at
+            .get(x)
+            .and_then(|&(ci, _)| self.chains.get(ci))
+            .and_then(|ch| ch.first())
+            .map(|l| l.id)
+        {
+            let (Some(n), Some(s)) = (self.node.get_mut(h), self.sub_cap.get(h)) else {
+                break;
+            };
             n.room = n.room.max(room);
             let mut sum = s.get();
             sum.lower(target, target_cap);
