@@ -55,11 +55,11 @@ struct Nester<'a> {
     /// What the candidate loop reads of each block, kept apart from the blocks so that a
     /// pass over thousands of candidates stays in cache.
     lite: Vec<Lite>,
-    /// Each block's children, as in the blocks.
-    kids: Vec<Vec<usize>>,
-    /// The chains ([`Link`]): each block is in one; a block without children ends its chain.
+    /// The chains ([`Link`]) of more than one block; a block without children ends its
+    /// chain.
     chains: Vec<Vec<Link>>,
-    /// Each block's chain and position in it.
+    /// Each block's chain and position in it; `(usize::MAX, 0)` for a block alone in its
+    /// chain (no parent whose first child it is, no children).
     at: Vec<(usize, usize)>,
 }
 
@@ -108,7 +108,7 @@ struct Node {
     room: u64,
     /// Parent, `usize::MAX` for none.
     up: usize,
-    /// First child, `usize::MAX` for none; all children are in [`Nester::kids`].
+    /// First child, `usize::MAX` for none; all children are in the block.
     first: usize,
     stream: u32,
     /// Nesting depth, 1 for a block without a parent (saturating).
@@ -239,7 +239,6 @@ pub(crate) fn reuse_by_lifetime(
         })
         .collect();
     let lite = blocks.iter().map(|b| Lite::of(b, units)).collect();
-    let kids = blocks.iter().map(|b| b.children.clone()).collect();
     // Level 1 nests nothing, so each block is a chain; built in general anyway.
     let mut chains: Vec<Vec<Link>> = Vec::new();
     let mut at = alloc::vec![(usize::MAX, 0); blocks.len()];
@@ -249,7 +248,7 @@ pub(crate) fn reuse_by_lifetime(
             .and_then(|p| blocks.get(p))
             .and_then(|pb| pb.children.first())
             == Some(&b);
-        if first_child {
+        if first_child || blk.children.is_empty() {
             continue;
         }
         let mut chain = Vec::new();
@@ -272,7 +271,6 @@ pub(crate) fn reuse_by_lifetime(
         node,
         sub_cap,
         lite,
-        kids,
         chains,
         at,
     };
@@ -442,7 +440,7 @@ impl Nester<'_> {
         let mut stack = alloc::vec![b];
         while let Some(x) = stack.pop() {
             caps.insert(self.cap(x));
-            if let Some(k) = self.kids.get(x) {
+            if let Some(k) = self.blocks.get(x).map(|b| &b.children) {
                 stack.extend_from_slice(k);
             }
         }
@@ -460,7 +458,13 @@ impl Nester<'_> {
     /// only the summaries of blocks that start a chain are read and kept up to date.
     fn find(&self, q: usize, k0: &Cand<'_>, depth0: usize) -> Option<(usize, Option<Vec<UnitId>>)> {
         let &(ci, pos) = self.at.get(q)?;
-        let chain = self.chains.get(ci)?.get(pos..)?;
+        let alone;
+        let chain = if ci == usize::MAX {
+            alone = [Link::of(self.node.get(q)?, q)];
+            &alone[..]
+        } else {
+            self.chains.get(ci)?.get(pos..)?
+        };
         // Blocks of the chain within the depth limit.
         let reach = (MAX_DEPTH + 1).checked_sub(depth0)?.min(chain.len());
         // Where the candidate was narrowed on the way down: position, kept members.
@@ -497,7 +501,10 @@ impl Nester<'_> {
             let n = self.node.get(x)?;
             let k = self.current(k0, &narrowed)?;
             let others: &[usize] = if n.many {
-                self.kids.get(x).and_then(|v| v.get(1..)).unwrap_or(&[])
+                self.blocks
+                    .get(x)
+                    .and_then(|b| b.children.get(1..))
+                    .unwrap_or(&[])
             } else {
                 &[]
             };
@@ -669,21 +676,10 @@ impl Nester<'_> {
         if let (Some(l), Some(v)) = (self.lite.get_mut(c), lite) {
             *l = v;
         }
-        // `c` is alone in its chain (no parent, no children).
-        if let Some(&(ci, pos)) = self.at.get(c) {
-            let link = self.node.get(c).map(|n| Link::of(n, c));
-            if let (Some(l), Some(v)) =
-                (self.chains.get_mut(ci).and_then(|ch| ch.get_mut(pos)), link)
-            {
-                *l = v;
-            }
-        }
         self.lite.push(Lite::of(&clone, self.units));
         let node = Node::of(&clone, self.units, self.slack);
-        self.at.push((self.chains.len(), 0));
-        self.chains.push(alloc::vec![Link::of(&node, id)]);
+        self.at.push((usize::MAX, 0));
         self.node.push(node);
-        self.kids.push(Vec::new());
         self.blocks.push(clone);
         Some(id)
     }
@@ -697,9 +693,6 @@ impl Nester<'_> {
         if let Some(t) = self.blocks.get_mut(target) {
             t.children.push(c);
             t.cursor = t.cursor.saturating_add(size);
-        }
-        if let Some(k) = self.kids.get_mut(target) {
-            k.push(c);
         }
         // `c`'s depth: a top-level block is searched at depth 1. Below `MAX_DEPTH`, `find`
         // never searches `c`, so it is no place for a child and stays out of the summaries.
@@ -719,17 +712,31 @@ impl Nester<'_> {
             n.up = target;
             n.depth = depth;
         }
-        // A first child joins the chain of its parent, which it now ends (its own chain,
-        // where it was alone, is left unused).
+        // A first child joins the chain of its parent, which it now ends (a chain of two
+        // if the parent was alone).
         if first {
-            if let (Some(&(ci, _)), Some(n)) = (self.at.get(target), self.node.get(c)) {
-                let link = Link::of(n, c);
-                if let Some(ch) = self.chains.get_mut(ci) {
-                    if let Some(a) = self.at.get_mut(c) {
-                        *a = (ci, ch.len());
+            let link = self.node.get(c).map(|n| Link::of(n, c));
+            let (ci, pos) = match self.at.get(target) {
+                Some(&(ci, _)) if ci != usize::MAX => {
+                    let ch = self.chains.get_mut(ci);
+                    let pos = ch.as_ref().map_or(0, |ch| ch.len());
+                    if let (Some(ch), Some(l)) = (ch, link) {
+                        ch.push(l);
                     }
-                    ch.push(link);
+                    (ci, pos)
                 }
+                _ => {
+                    let ci = self.chains.len();
+                    let head = self.node.get(target).map(|n| Link::of(n, target));
+                    self.chains.push(head.into_iter().chain(link).collect());
+                    if let Some(a) = self.at.get_mut(target) {
+                        *a = (ci, 0);
+                    }
+                    (ci, 1)
+                }
+            };
+            if let Some(a) = self.at.get_mut(c) {
+                *a = (ci, pos);
             }
         }
         let reachable = usize::from(depth) <= MAX_DEPTH;
@@ -744,13 +751,12 @@ impl Nester<'_> {
         // Only the blocks that start a chain are tested against their room and summary
         // ([`Self::find`]): those above `c`.
         let mut x = target;
-        while let Some(h) = self
-            .at
-            .get(x)
-            .and_then(|&(ci, _)| self.chains.get(ci))
-            .and_then(|ch| ch.first())
-            .map(|l| l.id)
-        {
+        while let Some(h) = self.at.get(x).map(|&(ci, _)| {
+            self.chains
+                .get(ci)
+                .and_then(|ch| ch.first())
+                .map_or(x, |l| l.id)
+        }) {
             let (Some(n), Some(s)) = (self.node.get_mut(h), self.sub_cap.get(h)) else {
                 break;
             };
