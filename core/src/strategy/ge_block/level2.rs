@@ -63,6 +63,10 @@ struct Nester<'a> {
     at: Vec<(usize, usize)>,
 }
 
+/// Where [`Nester::find`] narrowed a candidate on the way down: the position in the chain,
+/// the kept members, and the [`Cand`] of them (without the members).
+type Narrowed = (usize, Vec<UnitId>, Cand<'static>);
+
 /// A block in a chain: a block, its first child, that one's first child, and so on, which
 /// is the path GE's depth-first search takes first. [`Nester::find`] walks a chain through
 /// these copies of the spans.
@@ -467,21 +471,22 @@ impl Nester<'_> {
         };
         // Blocks of the chain within the depth limit.
         let reach = (MAX_DEPTH + 1).checked_sub(depth0)?.min(chain.len());
-        // Where the candidate was narrowed on the way down: position, kept members.
-        let mut narrowed: Vec<(usize, Vec<UnitId>)> = Vec::new();
+        // Where the candidate was narrowed on the way down.
+        let mut narrowed: Vec<Narrowed> = Vec::new();
         let (mut start, mut end) = (k0.start, k0.end);
         let mut m = 0;
         while let Some(l) = chain.get(m).filter(|_| m < reach) {
             if l.stream != k0.stream || (start <= l.end && l.start <= end) {
                 let n = self.node.get(l.id)?;
-                let k = self.current(k0, &narrowed)?;
+                let k = Self::current(k0, &narrowed);
                 match self.fit(l.id, n, &k) {
                     None => break,
                     Some(Fit::Whole) => {}
                     Some(Fit::Part(v)) => {
-                        narrowed.push((m, v));
-                        let k = self.current(k0, &narrowed)?;
+                        let k = Cand::new(&v, k0.stream, self.units)?;
                         (start, end) = (k.start, k.end);
+                        let k = Cand { units: &[], ..k };
+                        narrowed.push((m, v, k));
                     }
                 }
             }
@@ -499,7 +504,7 @@ impl Nester<'_> {
             }
             let x = chain.get(m)?.id;
             let n = self.node.get(x)?;
-            let k = self.current(k0, &narrowed)?;
+            let k = Self::current(k0, &narrowed);
             let others: &[usize] = if n.many {
                 self.blocks
                     .get(x)
@@ -542,10 +547,10 @@ impl Nester<'_> {
     }
 
     /// The candidate as narrowed last on the way down.
-    fn current<'m>(&self, k0: &Cand<'m>, narrowed: &'m [(usize, Vec<UnitId>)]) -> Option<Cand<'m>> {
+    fn current<'m>(k0: &Cand<'m>, narrowed: &'m [Narrowed]) -> Cand<'m> {
         match narrowed.last() {
-            None => Some(*k0),
-            Some((_, v)) => Cand::new(v, k0.stream, self.units),
+            None => *k0,
+            Some((_, v, k)) => Cand { units: v, ..*k },
         }
     }
 
@@ -591,26 +596,12 @@ impl Nester<'_> {
                 return Some(Fit::Whole);
             }
             let qb = self.blocks.get(q)?;
-            let list = &self.units.list;
             // Member test: keep the candidate's members that cross none of q's members.
-            let crossing = |u: UnitId| {
-                list.get(u)
-                    .is_none_or(|m| crosses(qb, m.start, m.end, self.units))
-            };
-            if !k.units.iter().any(|&u| crossing(u)) {
+            let Some(kept) = uncrossed(qb, k, self.units) else {
                 // All kept: the same as `Whole` to `find` and `split` (nothing to split off),
                 // without building the list.
                 return Some(Fit::Whole);
-            }
-            let kept: Vec<UnitId> = k
-                .units
-                .iter()
-                .copied()
-                .filter(|&u| {
-                    list.get(u)
-                        .is_some_and(|m| !crosses(qb, m.start, m.end, self.units))
-                })
-                .collect();
+            };
             return (!kept.is_empty()).then_some(Fit::Part(kept));
         }
         let after = |first: u64, other_stream: u32, other_end: u64| {
@@ -879,6 +870,47 @@ impl Summary {
 
 fn block_size_room(b: Option<&BlockData>, slack: u64) -> u64 {
     b.map_or(0, |b| b.size.saturating_add(slack))
+}
+
+/// The members of `k` that cross no member of `b` (touching counts, GE `CrossLifeTime`), or
+/// `None` if none crosses. Both member lists are sorted and disjoint, so the members of `k`
+/// crossing one member of `b` are a run, found by binary search; only `b`'s members within
+/// `k`'s span are visited.
+fn uncrossed(b: &BlockData, k: &Cand<'_>, units: &Units) -> Option<Vec<UnitId>> {
+    let list = &units.list;
+    let first = b
+        .units
+        .partition_point(|&u| list.get(u).is_some_and(|m| m.end < k.start));
+    let mut kept: Option<Vec<UnitId>> = None;
+    // Members of `k` before `from` are decided (kept ones copied once a crossing is seen).
+    let mut from = 0;
+    for m in b
+        .units
+        .get(first..)
+        .unwrap_or(&[])
+        .iter()
+        .filter_map(|&u| list.get(u))
+    {
+        if m.start > k.end {
+            break;
+        }
+        let rest = k.units.get(from..).unwrap_or(&[]);
+        let i = rest.partition_point(|&u| list.get(u).is_some_and(|c| c.end < m.start));
+        let j = i + rest
+            .get(i..)
+            .unwrap_or(&[])
+            .iter()
+            .take_while(|&&u| list.get(u).is_none_or(|c| c.start <= m.end))
+            .count();
+        if j > i {
+            kept.get_or_insert_with(Vec::new)
+                .extend_from_slice(rest.get(..i).unwrap_or(&[]));
+            from += j;
+        }
+    }
+    let mut kept = kept?;
+    kept.extend_from_slice(k.units.get(from..).unwrap_or(&[]));
+    Some(kept)
 }
 
 /// Whether `[start, end]` crosses a member of `b` (touching counts, GE `CrossLifeTime`).
