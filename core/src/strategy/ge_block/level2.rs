@@ -903,7 +903,7 @@ fn uncrossed(b: &BlockData, k: &Cand<'_>, units: &Units) -> Option<Vec<UnitId>> 
             .take_while(|&&u| list.get(u).is_none_or(|c| c.start <= m.end))
             .count();
         if j > i {
-            kept.get_or_insert_with(Vec::new)
+            kept.get_or_insert_with(|| Vec::with_capacity(k.units.len()))
                 .extend_from_slice(rest.get(..i).unwrap_or(&[]));
             from += j;
         }
