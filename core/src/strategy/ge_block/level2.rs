@@ -305,14 +305,14 @@ impl Nester<'_> {
     /// Candidates that cannot fit anywhere in the parent's subtree are skipped without a
     /// test, which changes nothing: a candidate needs `cursor + max(kept) <= size + slack` at
     /// its target, and `max(kept)` is at least its smallest member, so a candidate whose
-    /// smallest member exceeds the largest `size + slack - cursor` of the subtree ([`Caps`])
-    /// is refused by [`Self::find`] whatever its lifetime. When every block's members have one
+    /// smallest member exceeds the largest `size + slack - cursor` of the subtree (its
+    /// [`Summary`] bounds it; blocks below the depth limit, never a target, left out) is
+    /// refused by [`Self::find`] whatever its lifetime. When every block's members have one
     /// size (level 1 with exact size classes, and clones of such blocks), the smallest member
     /// is the block's size, the set's order, so the skipped candidates are a run of the set
     /// and one range query jumps over them.
     fn run(&mut self, set: &mut BTreeSet<Key>) -> usize {
         let uniform = set.iter().all(|k| self.uniform(k.3));
-        let mut caps = Caps::default();
         let mut splits = 0;
         let mut pos: Option<Key> = None;
         loop {
@@ -326,11 +326,9 @@ impl Nester<'_> {
             if self.node.get(p).is_none_or(|n| n.up != usize::MAX) {
                 continue;
             }
-            caps.clear();
-            self.add_subtree_caps(p, &mut caps);
             let mut ck = pk;
             loop {
-                let fits = caps.max();
+                let fits = self.sum(p).max();
                 // Keys of blocks larger than `fits` sort before `(Reverse(fits), 0, 0, 0)`.
                 let floor = (Reverse(fits), 0, 0, 0);
                 let from = if uniform && floor > ck {
@@ -357,10 +355,7 @@ impl Nester<'_> {
                     set.insert(k);
                     splits += 1;
                 }
-                caps.remove(self.cap(target));
                 self.attach(c, target);
-                caps.insert(self.cap(target));
-                caps.insert(self.cap(c));
                 set.remove(&ck);
             }
         }
@@ -438,16 +433,6 @@ impl Nester<'_> {
     /// a child [`Self::find`] can place there.
     fn cap(&self, b: usize) -> u64 {
         self.node.get(b).map_or(0, |x| x.cap(self.slack))
-    }
-
-    fn add_subtree_caps(&self, b: usize, caps: &mut Caps) {
-        let mut stack = alloc::vec![b];
-        while let Some(x) = stack.pop() {
-            caps.insert(self.cap(x));
-            if let Some(k) = self.blocks.get(x).map(|b| &b.children) {
-                stack.extend_from_slice(k);
-            }
-        }
     }
 
     /// Where candidate `k0` can go in the subtree of block `q` at nesting `depth0`: the new
@@ -763,34 +748,6 @@ impl Nester<'_> {
     }
 }
 
-/// The multiset of [`Nester::cap`] over the current parent's subtree.
-#[derive(Default)]
-struct Caps(BTreeMap<u64, usize>);
-
-impl Caps {
-    fn clear(&mut self) {
-        self.0.clear();
-    }
-
-    fn insert(&mut self, cap: u64) {
-        *self.0.entry(cap).or_insert(0) += 1;
-    }
-
-    fn remove(&mut self, cap: u64) {
-        if let Some(n) = self.0.get_mut(&cap) {
-            *n -= 1;
-            if *n == 0 {
-                self.0.remove(&cap);
-            }
-        }
-    }
-
-    /// The largest cap, 0 for none.
-    fn max(&self) -> u64 {
-        self.0.last_key_value().map_or(0, |(&k, _)| k)
-    }
-}
-
 /// How many blocks a [`Summary`] lists by name.
 const LISTED: usize = 4;
 
@@ -815,6 +772,11 @@ impl Summary {
         best: [(0, usize::MAX); LISTED],
         rest: 0,
     };
+
+    /// An upper bound of every cap in the subtree (0 for none).
+    fn max(&self) -> u64 {
+        self.best[0].0.max(self.rest)
+    }
 
     fn one(cap: u64, b: usize) -> Self {
         let mut s = Summary::EMPTY;
