@@ -16,12 +16,21 @@
 //! # Speed
 //! The pairs are GE's, but most are refused without a test, by bounds that only skip
 //! candidates `find` would refuse (so the plan is the same; the tests compare it with the old
-//! one-scan-per-parent version kept in `reference.rs`): each subtree keeps a [`Summary`] of
-//! the room left in its blocks (the largest few by name, a bound for the rest, blocks below
-//! the depth limit left out), so a candidate larger than all room, or crossing the lifetimes
-//! of the only blocks with room, skips the subtree; the candidate loop reads a compact copy of
-//! each block ([`Lite`]) and, when all members of every block have one size, jumps over the
-//! candidates larger than any room. 100k generated buffers: 6.2 s before, 0.25 s after.
+//! one-scan-per-parent version kept in `reference.rs`): each subtree that starts a chain (see
+//! below) keeps a [`Summary`] of the room left in its blocks (the largest few by name, a
+//! bound for the rest, blocks below the depth limit left out), so a candidate larger than all
+//! room, or crossing the lifetimes of the only blocks with room, skips the subtree; the
+//! candidate loop reads a compact copy of each block ([`Lite`]) and, when all members of
+//! every block have one size, jumps over the candidates larger than the parent's room.
+//!
+//! Nestings are deep (often 40 levels, up to GE's 100) and mostly one child per block, and a
+//! taken candidate used to cost a recursive call per level on the way down and a summary
+//! update per level on the way up. The search now walks a block's chain of first children
+//! (the path GE's depth-first order takes first) from a contiguous copy of their spans, and
+//! stops only at blocks whose lifetimes overlap the candidate's (member test) or that are on
+//! another stream; only chain heads keep a summary, so attaching a block updates one per
+//! chain above it. `ge-binary-block` on 100k generated buffers: 6.2 s at first, 0.23 s with
+//! the summaries, 0.13 s with the chains (1k: 2.07 → 0.83 ms).
 
 use alloc::collections::{BTreeMap, BTreeSet};
 use alloc::vec::Vec;
