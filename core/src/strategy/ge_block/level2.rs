@@ -57,9 +57,10 @@ struct Nester<'a> {
     align: u64,
     /// What the search reads and writes of each block, one cache line each.
     node: Vec<Node>,
-    /// Bounds of [`Nester::cap`] over each block's subtree ([`Summary`]): extended when a
-    /// child is attached, rebuilt from the children's when [`Nester::find`] searched the
-    /// whole subtree (a cell, so the search stays a read of the nesting).
+    /// Bounds of [`Nester::cap`] over each block's subtree ([`Summary`]), kept for the
+    /// blocks that start a chain (the only ones read): extended when a block is attached
+    /// below, rebuilt when [`Nester::find`] searched the whole subtree (a cell, so the search
+    /// stays a read of the nesting).
     sub_cap: Vec<Cell<Summary>>,
     /// What the candidate loop reads of each block, kept apart from the blocks so that a
     /// pass over thousands of candidates stays in cache.
@@ -117,7 +118,7 @@ struct Node {
     end: u64,
     size: u64,
     cursor: u64,
-    /// Upper bound of `size + slack` anywhere in the subtree.
+    /// Upper bound of `size + slack` anywhere in the subtree (kept for chain heads only).
     room: u64,
     /// Parent, `usize::MAX` for none.
     up: usize,
