@@ -9,7 +9,6 @@
 //! block of the same size class, gear and memory type whose end precedes the request's start.
 //! There is no best fit and no splitting: a request that finds nothing makes a new block.
 
-use alloc::collections::BTreeMap;
 use alloc::vec::Vec;
 
 use super::block::BlockData;
@@ -51,7 +50,8 @@ pub(crate) fn assign(units: &Units, class: SizeClass) -> Vec<BlockData> {
 
     let mut blocks: Vec<BlockData> = Vec::new();
     let mut block_of: Vec<usize> = alloc::vec![usize::MAX; units.list.len()];
-    let mut free: BTreeMap<Key, Vec<usize>> = BTreeMap::new();
+    // Each reusable unit's free list, numbered once (sorted keys) rather than looked up at
+    // every event.
     let key_of = |u: &super::units::Unit| -> Key {
         let c = match class {
             SizeClass::Aligned => u.size,
@@ -59,21 +59,44 @@ pub(crate) fn assign(units: &Units, class: SizeClass) -> Vec<BlockData> {
         };
         (u.mem, u.stream, u.gear, c)
     };
+    let mut keyed: Vec<(Key, UnitId)> = units
+        .list
+        .iter()
+        .enumerate()
+        .filter(|(_, u)| u.role == Role::Reusable)
+        .map(|(i, u)| (key_of(u), i))
+        .collect();
+    keyed.sort_unstable();
+    let mut list_of: Vec<usize> = alloc::vec![usize::MAX; units.list.len()];
+    let mut lists = 0;
+    let mut last: Option<Key> = None;
+    for &(k, u) in &keyed {
+        if last.is_some_and(|l| l != k) {
+            lists += 1;
+        }
+        last = Some(k);
+        if let Some(slot) = list_of.get_mut(u) {
+            *slot = lists;
+        }
+    }
+    let mut free: Vec<Vec<usize>> = alloc::vec![Vec::new(); lists + 1];
     for (_, phase, u) in events {
         let Some(unit) = units.list.get(u) else {
             continue;
         };
         if phase >= 2 {
             // Release: the block becomes reusable by later requests of its class.
-            if let Some(&b) = block_of.get(u) {
+            if let (Some(&b), Some(list)) = (
+                block_of.get(u),
+                list_of.get(u).and_then(|&l| free.get_mut(l)),
+            ) {
                 if b != usize::MAX {
-                    free.entry(key_of(unit)).or_default().push(b);
+                    list.push(b);
                 }
             }
             continue;
         }
-        if unit.role == Role::Reusable {
-            let list = free.entry(key_of(unit)).or_default();
+        if let Some(list) = list_of.get(u).and_then(|&l| free.get_mut(l)) {
             // Most recently freed first; the block's last member must end before the start.
             let found = list.iter().rposition(|&b| {
                 blocks

@@ -77,32 +77,34 @@ type Level2 =
     fn(&mut alloc::vec::Vec<block::BlockData>, &units::Units, &streams::Deps, u64, u64) -> usize;
 
 fn run(problem: &Problem, options: &PlanOptions, variant: Variant) -> Result<Plan> {
-    run_with(problem, options, variant, level2::reuse_by_lifetime)
+    let units = units::Units::new(problem, options)?;
+    run_with(problem, options, variant, &units, level2::reuse_by_lifetime)
 }
 
+/// One variant on `units` (those of `problem` under `options`).
 fn run_with(
     problem: &Problem,
     options: &PlanOptions,
     variant: Variant,
+    units: &units::Units,
     level2: Level2,
 ) -> Result<Plan> {
-    let units = units::Units::new(problem, options)?;
     let class = match variant {
         Variant::Binary => SizeClass::Aligned,
         Variant::Max => SizeClass::Single,
     };
-    let mut blocks = level1::assign(&units, class);
+    let mut blocks = level1::assign(units, class);
     let mut extra = layout::Extra::default();
     if variant == Variant::Binary && options.reuse {
         let deps = streams::Deps::new(problem);
         let align = options.alignment.max(1);
-        extra.splits = level2(&mut blocks, &units, &deps, align, align);
+        extra.splits = level2(&mut blocks, units, &deps, align, align);
     }
     let name = match variant {
         Variant::Binary => "ge-binary-block",
         Variant::Max => "ge-max-block",
     };
-    layout::build(problem, options, &units, &blocks, name, &extra)
+    layout::build(problem, options, units, &blocks, name, &extra)
 }
 
 /// `ge-binary-block`: GE's default `BlockMemAssigner` (binary_block_mem_assigner.cc with
@@ -132,9 +134,12 @@ pub fn max_block(problem: &Problem, options: &PlanOptions) -> Result<Plan> {
 /// # Errors
 /// As [`binary_block`].
 pub fn hybrid(problem: &Problem, options: &PlanOptions) -> Result<Plan> {
+    // Both variants start from the same units.
+    let units = units::Units::new(problem, options)?;
+    let level2 = level2::reuse_by_lifetime;
     Ok(keep_smaller(
-        binary_block(problem, options)?,
-        max_block(problem, options)?,
+        run_with(problem, options, Variant::Binary, &units, level2)?,
+        run_with(problem, options, Variant::Max, &units, level2)?,
     ))
 }
 

@@ -288,6 +288,7 @@ pub(crate) fn binary_block_reference(
         problem,
         options,
         super::Variant::Binary,
+        &super::units::Units::new(problem, options)?,
         reuse_by_lifetime_reference,
     )
 }

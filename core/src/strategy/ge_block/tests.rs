@@ -723,7 +723,13 @@ mod random {
     #[test]
     fn level2_plans_like_the_reference_on_large_problems() {
         let exact = PlanOptions::exact();
-        for (n, seed, streams) in [(3000, 1, 1), (3000, 2, 3), (6000, 3, 1)] {
+        for (n, seed, streams) in [
+            (3000, 1, 1),
+            (3000, 2, 3),
+            (6000, 3, 1),
+            (2000, 4, 2),
+            (4000, 5, 1),
+        ] {
             let p = generated(n, seed, streams);
             for o in [&exact, &PlanOptions::default(), &opts()] {
                 assert_eq!(
@@ -740,5 +746,45 @@ mod random {
         let p = Problem::from_buffers("chain", v);
         let plan = binary_block(&p, &opts());
         assert_eq!(plan, super::reference::binary_block_reference(&p, &opts()));
+        // Deep chains with branches and member splits past the limit: sizes falling with
+        // repeats (level-1 blocks of several members), some lifetimes overlapping the next
+        // buffers', on one stream or two.
+        for streams in [1u32, 2] {
+            let v = (0..900u64)
+                .map(|i| {
+                    let len = match i % 11 {
+                        0 => 3,
+                        5 => 1,
+                        _ => 0,
+                    };
+                    let mut b = buf(
+                        &alloc::format!("d{i}"),
+                        (320 - (i % 300)) * 512 + (i % 3) * 64,
+                        i,
+                        i + len,
+                    );
+                    b.stream = u32::try_from(i % u64::from(streams)).unwrap();
+                    b
+                })
+                .collect();
+            let mut p = Problem::from_buffers("deep", v);
+            if streams > 1 {
+                p.steps = 904;
+                p.ops = (0..904u64)
+                    .map(|k| OpInfo {
+                        stream: u32::try_from(k % u64::from(streams)).unwrap(),
+                        preds: k.checked_sub(1).into_iter().collect(),
+                        ..OpInfo::default()
+                    })
+                    .collect();
+            }
+            for o in [&PlanOptions::exact(), &opts()] {
+                assert_eq!(
+                    binary_block(&p, o),
+                    super::reference::binary_block_reference(&p, o),
+                    "deep, {streams} stream(s)"
+                );
+            }
+        }
     }
 }
