@@ -166,6 +166,34 @@ pub fn lower_onnx(
     Ok(lowered)
 }
 
+/// Lowers a graph with the dims `shapes` leaves unbound set to 1, with a warning for each.
+/// An ONNX model (`onnx`: its bytes) with such dims is imported again with them bound, as
+/// the playground does: shape arithmetic over a symbolic dim may not resolve (magika's
+/// tensors would be planned as 0 bytes), and the symbolic import's warnings (`warnings`) are
+/// then replaced by the bound import's.
+///
+/// # Errors
+/// Import and lowering errors.
+pub fn lower_unbound_as_one(
+    graph: &Graph,
+    mut warnings: Vec<String>,
+    onnx: Option<&[u8]>,
+    shapes: &Shapes,
+) -> Result<memplan_core::graph::Lowered, Error> {
+    let (dims, mut bind) = graph.bind_unbound_to_one(&shapes.dims);
+    let mut lowered = match onnx {
+        Some(bytes) if !bind.is_empty() => {
+            warnings.clear();
+            lower_onnx(bytes, shapes, &dims)?
+        }
+        _ => graph.lower(&dims)?,
+    };
+    warnings.append(&mut bind);
+    warnings.append(&mut lowered.warnings);
+    lowered.warnings = warnings;
+    Ok(lowered)
+}
+
 /// Reads an ONNX file for `memplan inspect`.
 pub fn read_onnx(path: &Path, shapes: &Shapes) -> Result<onnx::OnnxModel, Error> {
     let shown = path.display().to_string();

@@ -330,8 +330,9 @@ fn lower(args: &PlanArgs, input: Input, shapes: &Shapes) -> Result<Lowered, Erro
                 }
                 (None, false) => graph.symbols(),
             };
+            let mut typos = Vec::new();
             for name in shapes.dims.keys().filter(|n| !known.contains(n)) {
-                warnings.push(format!(
+                typos.push(format!(
                     "--dim {name}: the graph has no symbolic dim '{name}' (it has: {})",
                     if known.is_empty() {
                         "none".to_string()
@@ -341,9 +342,12 @@ fn lower(args: &PlanArgs, input: Input, shapes: &Shapes) -> Result<Lowered, Erro
                 ));
             }
             let mut l = if args.batch.is_empty() {
-                let (dims, mut w) = graph.bind_unbound_to_one(&shapes.dims);
-                warnings.append(&mut w);
-                graph.lower(&dims)?
+                load::lower_unbound_as_one(
+                    &graph,
+                    std::mem::take(&mut warnings),
+                    onnx.as_deref(),
+                    shapes,
+                )?
             } else {
                 let dim = gears::batch_dim(&graph, args.batch_dim.as_deref())?;
                 let mut given = shapes.dims.clone();
@@ -366,8 +370,9 @@ fn lower(args: &PlanArgs, input: Input, shapes: &Shapes) -> Result<Lowered, Erro
                     None => gears::expand(&graph, &dims, &dim, &args.batch)?,
                 }
             };
-            warnings.append(&mut l.warnings);
-            l.warnings = warnings;
+            typos.append(&mut warnings);
+            typos.append(&mut l.warnings);
+            l.warnings = typos;
             Ok(l)
         }
     }

@@ -14,13 +14,16 @@ pub fn run(args: &SimArgs) -> Result<(), Error> {
     let problem = match load::read(&args.input, &shapes)? {
         Input::Buffers(p) => p,
         Input::Graph {
-            graph, warnings, ..
+            graph,
+            warnings,
+            onnx,
         } => {
-            let (dims, w) = graph.bind_unbound_to_one(&shapes.dims);
-            for w in warnings.iter().chain(&w) {
+            let l = load::lower_unbound_as_one(&graph, warnings, onnx.as_deref(), &shapes)
+                .map_err(|e| e.at(&shown))?;
+            for w in &l.warnings {
                 eprintln!("warning: {shown}: {w}");
             }
-            graph.lower(&dims).map_err(|e| e.at(&shown))?.problem
+            l.problem
         }
     };
     let bounds = memplan_core::lower_bound(&problem).map_err(|e| e.at(&shown))?;

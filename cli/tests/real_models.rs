@@ -81,3 +81,26 @@ fn gears_of_a_model_whose_shapes_need_the_batch_bound() {
     let lb8 = gears[1]["lower_bound_bytes"].as_u64().expect("bound");
     assert!(lb8 <= 8 * 3_121_168 && lb8 > 8 * 3_121_168 - 1024, "{lb8}");
 }
+
+#[test]
+fn dims_left_unbound_plan_as_if_bound_to_one() {
+    // magika's batch dims are unnamed (unk__214, unk__215); left unbound they are bound to 1,
+    // and the figures must be the batch-1 reference (lower bound 3,121,168 B, no reuse
+    // 26,700,204 B), as with `--dim unk__214=1`, in `plan` and in `simulate`.
+    let Some(m) = model("magika_standard_v3_3.stripped.onnx") else {
+        return;
+    };
+    let m = m.to_string_lossy();
+    let v = plan_json(&["plan", &m, "-s", "no-reuse", "--format", "json"]);
+    assert_eq!(v["problem"]["lower_bound_bytes"], 3_121_168);
+    assert_eq!(v["problem"]["no_reuse_bytes"], 26_700_204);
+    let out = Command::new(env!("CARGO_BIN_EXE_memplan"))
+        .args(["simulate", &m, "--format", "json"])
+        .output()
+        .expect("run memplan");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(!stderr.contains("planned as 0"), "{stderr}");
+    let s: serde_json::Value = serde_json::from_slice(&out.stdout).expect("simulate JSON");
+    assert_eq!(s["lower_bound_bytes"], 3_121_168, "{s}");
+}
