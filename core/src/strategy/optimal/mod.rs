@@ -20,8 +20,9 @@
 //!   incumbent, a probe that exhausts its tree raises the proven lower bound, a probe that
 //!   runs out of its share of the budget moves the bisection up without proving anything.
 //! * **Large inputs.** Above [`SolverParams::max_exact_buffers`] free buffers, a second seed
-//!   places the long-lived buffers first, for the fullest steps, and packs the rest around
-//!   them ([`layered`]); the better seed starts the search on time windows of the
+//!   lays out the long-lived buffers first (a local search on their order, scored by how the
+//!   short buffers of the fullest steps fit around them) and packs the rest around them
+//!   ([`layered`]); the better seed starts the search on time windows of the
 //!   incumbent ([`window`]): buffers that stick out above a target
 //!   capacity are re-placed together with their temporal neighbours, everything else pinned;
 //!   long-lived ones are moved to a low-collision spot and what they displace is re-placed.
