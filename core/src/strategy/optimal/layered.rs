@@ -338,7 +338,8 @@ impl Layers {
         let (mut best, mut best_order) = (cur, order.clone());
         let mut stall = 0u32;
         let mut dirty = alloc::vec![false; tops.len()];
-        let cost = u64::try_from(n.saturating_mul(n) / 1024).unwrap_or(u64::MAX);
+        // a move refits about `n` buffers against `n` and rescans about `2n` sections
+        let cost = u64::try_from(n.saturating_mul(n) / 512).unwrap_or(u64::MAX);
         let mut rng = Rng(0x6C61_7965_7265_6400);
         let mut live: Vec<usize> = Vec::new();
         for _ in 0..budget {
