@@ -14,7 +14,8 @@
 //!   local search moves one long buffer at a time in the order (often one live at the worst
 //!   section, towards the bottom), keeps moves that do not score worse and restarts from the
 //!   best order with a few random moves when stuck ([`STALL`]); at most [`REFINE_MOVES`]
-//!   moves and half the time left;
+//!   moves and half the time left ([`Long::refine`]; the caller refines again when the window
+//!   search gives up with time left);
 //! * the best layout pins the long buffers and the greedy heuristics of [`HEURISTICS`] pack
 //!   the rest around them; the smallest peak wins (the window search then packs the short
 //!   buffers, which it does well once the long ones are right).
@@ -312,19 +313,18 @@ impl Layers {
     /// Local search on the order of the long buffers against [`Layers::score`]: moves one long
     /// buffer (often one live at the worst section, towards the bottom) to another place in
     /// the order and keeps the move unless the score gets worse. At most `budget` moves, each
-    /// charged to `limits`; stops at `goal`.
+    /// charged to `limits`; stops at `goal`. Leaves the best order found in `order` and
+    /// returns its score.
     fn refine(
         &self,
         items: &[Item],
         order: &mut Vec<usize>,
         goal: u64,
         budget: u32,
+        rng: &mut Rng,
         limits: &mut Limits<'_>,
-    ) {
+    ) -> (u64, u64) {
         let n = order.len();
-        if n < 2 {
-            return;
-        }
         let (mut off, mut off2) = (alloc::vec![0u64; n], alloc::vec![0u64; n]);
         let (mut tops, mut tops2) = (
             alloc::vec![0u64; self.short.len()],
@@ -340,22 +340,23 @@ impl Layers {
         let mut dirty = alloc::vec![false; tops.len()];
         // a move refits about `n` buffers against `n` and rescans about `2n` sections
         let cost = u64::try_from(n.saturating_mul(n) / 512).unwrap_or(u64::MAX);
-        let mut rng = Rng(0x6C61_7965_7265_6400);
         let mut live: Vec<usize> = Vec::new();
-        for _ in 0..budget {
-            if best.0 <= goal {
+        for m in 0..budget {
+            if best.0 <= goal || n < 2 {
                 break;
             }
             limits.nodes = limits.nodes.saturating_add(cost);
-            if !limits.tick() {
+            // `tick` reads the clock at multiples of 128 nodes, which a move of `cost + 1`
+            // nodes may never land on: read it every few moves here
+            if !limits.tick() || (m % 8 == 0 && !limits.poll()) {
                 break;
             }
             if stall >= STALL {
                 // stuck: restart from the best order shaken by a few random moves
                 order.clone_from(&best_order);
                 for _ in 0..KICK {
-                    let k = order.remove(below(&mut rng, n));
-                    order.insert(below(&mut rng, n), k);
+                    let k = order.remove(below(rng, n));
+                    order.insert(below(rng, n), k);
                 }
                 self.fit(items, order, &mut off, &mut busy, 0);
                 self.needs(items, &off, &mut tops, None, &mut holes);
@@ -374,12 +375,12 @@ impl Layers {
                     let k = order[p];
                     self.span[k].0 <= s && s <= self.span[k].1
                 }));
-                let Some(&from) = live.get(below(&mut rng, live.len())) else {
+                let Some(&from) = live.get(below(rng, live.len())) else {
                     continue;
                 };
-                (from, below(&mut rng, from.max(1)))
+                (from, below(rng, from.max(1)))
             } else {
-                (below(&mut rng, n), below(&mut rng, n))
+                (below(rng, n), below(rng, n))
             };
             if from == to {
                 continue;
@@ -414,6 +415,7 @@ impl Layers {
             }
         }
         order.clone_from(&best_order);
+        best
     }
 }
 
@@ -422,9 +424,113 @@ fn below(rng: &mut Rng, m: usize) -> usize {
     usize::try_from(rng.next() % m.max(1) as u64).unwrap_or(0)
 }
 
-/// The best plan with a peak below `worse_than` found by placing the long buffers first, or
-/// `None` (no long buffers, pinned buffers, none better). The local search stops at `lb`
-/// or half the limits left; the greedy runs stop when `limits` run out or one reaches `lb`.
+/// The layout of the long buffers being searched: start with [`Long::new`], improve with
+/// [`Long::refine`] (again when time is left), turn into a plan with [`Long::plan`].
+pub(crate) struct Long {
+    layers: Layers,
+    /// The best order found.
+    order: Vec<usize>,
+    /// Its score ([`Layers::score`] against the lower bound).
+    score: (u64, u64),
+    rng: Rng,
+}
+
+impl Long {
+    /// The best of the [`VARIANTS`] orders, or `None` (no long buffers, or pinned buffers: the
+    /// layout would need to clear them, not handled).
+    pub(crate) fn new(items: &[Item], lb: u64) -> Option<Long> {
+        if items.iter().any(|it| it.fixed.is_some()) {
+            return None;
+        }
+        let layers = Layers::new(items)?;
+        let n = layers.long.len();
+        let (mut off, mut busy) = (alloc::vec![0u64; n], Vec::new());
+        let mut need = alloc::vec![0u64; layers.short.len()];
+        let mut best: Option<(Vec<usize>, (u64, u64))> = None;
+        for v in 0..VARIANTS {
+            let order = layers.order(items, v);
+            layers.fit(items, &order, &mut off, &mut busy, 0);
+            layers.needs(items, &off, &mut need, None, &mut busy);
+            let sc = Layers::score(&need, lb);
+            if best.as_ref().is_none_or(|b| sc < b.1) {
+                best = Some((order, sc));
+            }
+        }
+        let (order, score) = best?;
+        Some(Long {
+            layers,
+            order,
+            score,
+            rng: Rng(0x6C61_7965_7265_6400),
+        })
+    }
+
+    /// At most [`REFINE_MOVES`] more moves of the local search, in at most half the limits
+    /// left (the window search needs the rest); `true` if the layout scores better.
+    pub(crate) fn refine(&mut self, items: &[Item], lb: u64, limits: &mut Limits<'_>) -> bool {
+        let Long {
+            layers,
+            order,
+            score,
+            rng,
+        } = self;
+        let got = super::with_share(limits, 1, 2, |l| {
+            layers.refine(items, order, lb, REFINE_MOVES, rng, l)
+        });
+        let better = got < *score;
+        *score = (*score).min(got);
+        better
+    }
+
+    /// The best plan with a peak below `worse_than` that the greedy heuristics pack around
+    /// the long buffers pinned at the current layout, or `None`. Stops when `limits` run out
+    /// between greedy runs or one reaches `lb`.
+    pub(crate) fn plan(
+        &self,
+        problem: &Problem,
+        options: &PlanOptions,
+        items: &[Item],
+        lb: u64,
+        worse_than: u64,
+        limits: &mut Limits<'_>,
+    ) -> Option<Plan> {
+        let layers = &self.layers;
+        let mut off = alloc::vec![0u64; layers.long.len()];
+        layers.fit(items, &self.order, &mut off, &mut Vec::new(), 0);
+        if off.contains(&u64::MAX) {
+            return None;
+        }
+        let mut pinned = problem.clone();
+        for (k, &i) in layers.long.iter().enumerate() {
+            if let Some(b) = pinned.buffers.get_mut(i) {
+                b.fixed_offset = off.get(k).copied();
+            }
+        }
+        let mut best: Option<Plan> = None;
+        for run in HEURISTICS {
+            if !limits.poll() {
+                break;
+            }
+            let Ok(mut plan) = run(&pinned, options) else {
+                continue;
+            };
+            if plan.peak < best.as_ref().map_or(worse_than, |b| b.peak) {
+                plan.notes.clear();
+                let done = plan.peak <= lb;
+                best = Some(plan);
+                if done {
+                    break;
+                }
+            }
+        }
+        best
+    }
+}
+
+/// The best plan with a peak below `worse_than` found by laying out the long buffers first
+/// ([`Long`]: the best variant, refined), or `None` (no long buffers, pinned buffers, none
+/// better).
+#[cfg(test)]
 pub(crate) fn seed(
     problem: &Problem,
     options: &PlanOptions,
@@ -433,59 +539,12 @@ pub(crate) fn seed(
     worse_than: u64,
     limits: &mut Limits<'_>,
 ) -> Option<Plan> {
-    // pinned buffers would need the layout to clear them: not handled, keep the seed
-    if items.iter().any(|it| it.fixed.is_some()) || worse_than <= lb {
+    if worse_than <= lb {
         return None;
     }
-    let layers = Layers::new(items)?;
-    let mut best: Option<Plan> = None;
-    let mut pinned = problem.clone();
-    let n = layers.long.len();
-    let (mut off, mut busy) = (alloc::vec![0u64; n], Vec::new());
-    let mut tops = alloc::vec![0u64; layers.short.len()];
-    // the variant orders, and the best of them refined by the local search
-    let orders: Vec<Vec<usize>> = (0..VARIANTS).map(|v| layers.order(items, v)).collect();
-    let mut first = 0usize;
-    let mut first_score = (u64::MAX, u64::MAX);
-    for (v, order) in orders.iter().enumerate() {
-        layers.fit(items, order, &mut off, &mut busy, 0);
-        layers.needs(items, &off, &mut tops, None, &mut busy);
-        let sc = Layers::score(&tops, lb);
-        if sc < first_score {
-            (first, first_score) = (v, sc);
-        }
-    }
-    let mut refined = orders.get(first).cloned().unwrap_or_default();
-    // at most half the time left: the window search needs the rest
-    super::with_share(limits, 1, 2, |l| {
-        layers.refine(items, &mut refined, lb, REFINE_MOVES, l);
-    });
-    layers.fit(items, &refined, &mut off, &mut busy, 0);
-    if off.contains(&u64::MAX) {
-        return None;
-    }
-    for (k, &i) in layers.long.iter().enumerate() {
-        if let Some(b) = pinned.buffers.get_mut(i) {
-            b.fixed_offset = off.get(k).copied();
-        }
-    }
-    for run in HEURISTICS {
-        if !limits.poll() {
-            break;
-        }
-        let Ok(mut plan) = run(&pinned, options) else {
-            continue;
-        };
-        if plan.peak < best.as_ref().map_or(worse_than, |b| b.peak) {
-            plan.notes.clear();
-            let done = plan.peak <= lb;
-            best = Some(plan);
-            if done {
-                break;
-            }
-        }
-    }
-    best
+    let mut long = Long::new(items, lb)?;
+    long.refine(items, lb, limits);
+    long.plan(problem, options, items, lb, worse_than, limits)
 }
 
 #[cfg(test)]
@@ -495,6 +554,7 @@ mod tests {
     use super::super::instance::Item;
     use super::super::search::Limits;
     use super::super::tests::{items_of, trace_like};
+    use super::super::window::Rng;
     use super::super::NoClock;
     use super::Layers;
 
@@ -579,13 +639,41 @@ mod tests {
             let start = layers.order(&items, 0);
             let before = score(&start);
             let (mut a, mut b) = (start.clone(), start);
-            layers.refine(&items, &mut a, lb, 3_000, &mut limits());
-            layers.refine(&items, &mut b, lb, 3_000, &mut limits());
+            let sa = layers.refine(&items, &mut a, lb, 3_000, &mut Rng(1), &mut limits());
+            let sb = layers.refine(&items, &mut b, lb, 3_000, &mut Rng(1), &mut limits());
+            assert_eq!(sa, sb);
             assert_eq!(a, b, "seed {seed}: not deterministic");
             let after = score(&a);
+            assert_eq!(after, sa, "seed {seed}: the returned score is the order's");
             assert!(after <= before, "seed {seed}: {after:?} > {before:?}");
             improved += usize::from(after < before);
         }
         assert!(improved > 0);
+    }
+
+    #[test]
+    fn the_local_search_reads_the_clock_every_few_moves() {
+        let p = trace_like(600, 3);
+        let items = items_of(&p);
+        let layers = Layers::new(&items).expect("long buffers");
+        // a clock one millisecond later at every reading, deadline at 50
+        let now = core::cell::Cell::new(0u64);
+        let clock = || {
+            now.set(now.get() + 1);
+            now.get()
+        };
+        let mut limits = Limits {
+            clock: &clock,
+            deadline: Some(50),
+            node_cap: u64::MAX,
+            nodes: 0,
+            stopped: false,
+        };
+        let mut order = layers.order(&items, 0);
+        layers.refine(&items, &mut order, 0, u32::MAX, &mut Rng(1), &mut limits);
+        assert!(limits.stopped);
+        // 50 readings, one every 8 moves at least: a few hundred moves, whatever a move costs
+        let per_move = (layers.long.len() * layers.long.len() / 512 + 1) as u64;
+        assert!(limits.nodes <= 8 * 50 * per_move, "{}", limits.nodes);
     }
 }

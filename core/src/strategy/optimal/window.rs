@@ -125,7 +125,8 @@ fn top(items: &[Item], off: &[u64], i: usize) -> u64 {
     off[i].saturating_add(items[i].size)
 }
 
-fn peak(items: &[Item], off: &[u64]) -> u64 {
+/// The highest top of a non-empty buffer.
+pub(crate) fn peak(items: &[Item], off: &[u64]) -> u64 {
     (0..items.len())
         .filter(|&i| items[i].size > 0)
         .map(|i| top(items, off, i))
