@@ -20,11 +20,14 @@
 //!   incumbent, a probe that exhausts its tree raises the proven lower bound, a probe that
 //!   runs out of its share of the budget moves the bisection up without proving anything.
 //! * **Large inputs.** Above [`SolverParams::max_exact_buffers`] free buffers, a second seed
-//!   places the long-lived buffers first, for the fullest steps, and packs the rest around
-//!   them ([`layered`]); the better seed starts the search on time windows of the
+//!   lays out the long-lived buffers first (a local search on their order, scored by how the
+//!   short buffers of the fullest steps fit around them) and packs the rest around them
+//!   ([`layered`]); the better seed starts the search on time windows of the
 //!   incumbent ([`window`]): buffers that stick out above a target
 //!   capacity are re-placed together with their temporal neighbours, everything else pinned;
 //!   long-lived ones are moved to a low-collision spot and what they displace is re-placed.
+//!   When the window search gives up with time left, the long layout is searched further and
+//!   the window search runs again from the better layout.
 //!   Memory stays linear in the input; each window is a small exact search.
 //!
 //! Times come from the caller's [`Clock`] (the core has no timer, so it runs on wasm); the
@@ -497,12 +500,40 @@ fn solve_one(
     }
     let Some(inst) = inst else {
         // Large input: window search from the better seed.
-        let layered = layered::seed(problem, options, &items, lb, seed.peak, limits)
-            .filter(|p| crate::validate::validate(problem, p).is_ok());
+        let mut long = if seed.peak > lb {
+            layered::Long::new(&items, lb)
+        } else {
+            None
+        };
+        let valid = |p: &Plan| crate::validate::validate(problem, p).is_ok();
+        let layered = long.as_mut().and_then(|l| {
+            l.refine(&items, lb, limits);
+            l.plan(problem, options, &items, lb, seed.peak, limits)
+                .filter(valid)
+        });
         let start = layered
             .as_ref()
             .map_or_else(|| seed.offsets.clone(), |p| p.offsets.clone());
-        let (offsets, proven_lb) = window::improve(&items, start, lb, capacity, params, limits);
+        let (mut offsets, proven_lb) = window::improve(&items, start, lb, capacity, params, limits);
+        // the window search gave up with time left: search the long layout further and run
+        // the window search again from a better one
+        let goal = capacity.map_or(lb, |c| c.max(lb));
+        while let Some(l) = long.as_mut() {
+            let best = window::peak(&items, &offsets);
+            if best <= goal || limits.stopped || !l.refine(&items, lb, limits) {
+                break;
+            }
+            let Some(p) = l
+                .plan(problem, options, &items, lb, u64::MAX, limits)
+                .filter(valid)
+            else {
+                break;
+            };
+            let (again, _) = window::improve(&items, p.offsets, lb, capacity, params, limits);
+            if window::peak(&items, &again) < best {
+                offsets = again;
+            }
+        }
         let mut one = finish(offsets, proven_lb)?;
         if let Some(p) = layered {
             one.plan.notes.push(format!(

@@ -445,7 +445,7 @@ fn time_limit_and_cancellation_stop_the_search() {
 }
 
 /// Network-like buffers (mostly short, a few long-lived), deterministic.
-fn trace_like(n: usize, seed: u64) -> Problem {
+pub(super) fn trace_like(n: usize, seed: u64) -> Problem {
     let mut x = seed;
     let mut next = |m: u64| {
         x = x
@@ -603,7 +603,7 @@ fn window_search_reaches_a_hand_checked_optimum() {
     assert!(sol.proven_optimal);
 }
 
-fn items_of(p: &Problem) -> Vec<Item> {
+pub(super) fn items_of(p: &Problem) -> Vec<Item> {
     p.buffers
         .iter()
         .map(|b| Item {

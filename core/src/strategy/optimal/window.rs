@@ -38,10 +38,10 @@ const MAX_MISSES: u32 = 24;
 const RELOCATE_SPOTS: usize = 6;
 
 /// A deterministic generator (SplitMix64) to vary neighbourhoods between rounds.
-struct Rng(u64);
+pub(crate) struct Rng(pub(crate) u64);
 
 impl Rng {
-    fn next(&mut self) -> u64 {
+    pub(crate) fn next(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
@@ -125,7 +125,8 @@ fn top(items: &[Item], off: &[u64], i: usize) -> u64 {
     off[i].saturating_add(items[i].size)
 }
 
-fn peak(items: &[Item], off: &[u64]) -> u64 {
+/// The highest top of a non-empty buffer.
+pub(crate) fn peak(items: &[Item], off: &[u64]) -> u64 {
     (0..items.len())
         .filter(|&i| items[i].size > 0)
         .map(|i| top(items, off, i))
