@@ -10,7 +10,7 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use clap::{Parser, Subcommand, ValueEnum};
-use memplan_core::{gears, units, Error, Lowered, Padding, Plan, PlanOptions, Problem};
+use memplan_core::{gears, units, Error, ErrorKind, Lowered, Padding, Plan, PlanOptions, Problem};
 
 use load::{Input, Shapes};
 use report::{BlockEntry, BufferEntry, PlanEntry, PlanFile, ProblemSummary};
@@ -214,7 +214,11 @@ fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {e}");
-            ExitCode::FAILURE
+            // 2: a bad command line (as clap's own errors), 1: bad input or a failure
+            match e.kind() {
+                ErrorKind::BadOption | ErrorKind::UnknownStrategy => ExitCode::from(2),
+                _ => ExitCode::FAILURE,
+            }
         }
     }
 }
@@ -331,6 +335,25 @@ fn lower(args: &PlanArgs, input: Input, shapes: &Shapes) -> Result<Lowered, Erro
                 (None, false) => graph.symbols(),
             };
             let mut typos = Vec::new();
+            let input_names: Vec<&str> = graph
+                .inputs
+                .iter()
+                .filter_map(|&t| graph.tensors.get(t).map(|x| x.name.as_str()))
+                .collect();
+            for name in shapes
+                .inputs
+                .keys()
+                .filter(|n| !input_names.contains(&n.as_str()))
+            {
+                typos.push(format!(
+                    "--input {name}: the graph has no input '{name}' (it has: {})",
+                    if input_names.is_empty() {
+                        "none".to_string()
+                    } else {
+                        input_names.join(", ")
+                    }
+                ));
+            }
             for name in shapes.dims.keys().filter(|n| !known.contains(n)) {
                 typos.push(format!(
                     "--dim {name}: the graph has no symbolic dim '{name}' (it has: {})",

@@ -94,7 +94,8 @@ fn unknown_strategy_lists_the_known_ones() {
         "--strategy",
         "nope",
     ]);
-    assert_eq!(code, 1);
+    // a bad command line exits 2, as clap's own errors do
+    assert_eq!(code, 2);
     assert!(
         stderr.starts_with("error: unknown strategy 'nope' (known: "),
         "{stderr}"
@@ -111,12 +112,24 @@ fn bad_options_are_named() {
     ]);
     assert_eq!(
         (code, stderr.trim_end()),
-        (1, "error: --dim 'batch': expected NAME=VALUE")
+        (2, "error: --dim 'batch': expected NAME=VALUE")
     );
     let (code, _, stderr) = run(&["plan", "../../../static/samples/tiny.json", "--align", "0"]);
     assert_eq!(
         (code, stderr.trim_end()),
-        (1, "error: --align must be at least 1")
+        (2, "error: --align must be at least 1")
+    );
+    // a name the graph does not have is most likely a typo: warned, not ignored
+    let (code, _, stderr) = run(&[
+        "plan",
+        "../../../static/samples/tiny.json",
+        "--input",
+        "imput=1x3x8x8",
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stderr.contains("--input imput: the graph has no input 'imput' (it has: "),
+        "{stderr}"
     );
 }
 
@@ -136,7 +149,7 @@ fn sizes_given_by_hand_replace_the_tensors_and_unknown_names_are_refused() {
     // of 512 after ceil32 + 32: 2097152 + 512 vs 1048576 + 512)
     assert_eq!(peak(&[]) - peak(&["--size", "c=1048576"]), 1 << 20);
     let (code, _, stderr) = run(&["plan", &sample, "--size", "nope=3"]);
-    assert_eq!(code, 1);
+    assert_eq!(code, 2);
     assert!(
         stderr.ends_with("--size nope: the graph has no tensor 'nope'\n"),
         "{stderr}"

@@ -30,7 +30,7 @@ pub fn with_exact(bytes: u64) -> String {
 
 /// A byte count as a user types it: `1048576`, `512 B`, `200MiB`, `1.5 GiB`, `8 GB`. Units:
 /// B, KiB/MiB/GiB/TiB (also K/M/G/T, powers of 1024) and KB/MB/GB/TB (powers of 1000), any
-/// case; a fraction is allowed with a unit and rounds down to whole bytes.
+/// case; a fraction is allowed with a unit other than B and rounds down to whole bytes.
 ///
 /// # Errors
 /// A sentence naming the text when it is not a number with a known unit, or when the count
@@ -58,10 +58,18 @@ pub fn parse_bytes(text: &str) -> Result<u64, String> {
         }
     };
     let (whole, frac) = num.split_once('.').unwrap_or((num, ""));
-    let bad = || format!("'{t}' is not a byte count that fits in 64 bits");
-    if whole.is_empty() && frac.is_empty() || frac.contains('.') || frac.len() > 9 {
-        return Err(bad());
+    if t.starts_with('-') {
+        return Err(format!("'{t}': a byte count cannot be negative"));
     }
+    if whole.is_empty() && frac.is_empty() || frac.contains('.') || frac.len() > 9 {
+        return Err(format!("'{t}' is not a byte count"));
+    }
+    if !frac.is_empty() && scale == 1 {
+        return Err(format!(
+            "'{t}': whole bytes only (a fraction needs a unit: 1.5KiB)"
+        ));
+    }
+    let bad = || format!("'{t}' is not a byte count that fits in 64 bits");
     let w: u64 = if whole.is_empty() {
         0
     } else {

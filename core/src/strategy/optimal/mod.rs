@@ -409,12 +409,12 @@ fn describe(best: u64, lower: u64, seed: u64, nodes: u64, stop: Stop, cap: Optio
         Stop::Cancelled => "cancelled",
     };
     let head = if best == lower {
-        format!("proven optimal: peak {best} B equals the lower bound")
+        format!("proven optimal: peak {best} B equals the lower bound of the planned sizes")
     } else {
         let gap = best - lower;
         let ppm = u128::from(gap) * 1_000_000 / u128::from(lower.max(1));
         format!(
-            "not proven optimal: peak {best} B, lower bound {lower} B, gap {gap} B ({}.{:04}%)",
+            "not proven optimal: peak {best} B, lower bound {lower} B (planned sizes), gap {gap} B ({}.{:04}%)",
             ppm / 10_000,
             ppm % 10_000
         )
