@@ -368,7 +368,7 @@ fn node_budget_cut_reports_the_gap() {
     if seed == 8 {
         // gap 1 B over a bound of 7 B: 1/7 = 14.2857 %
         assert!(
-            note.contains("lower bound 7 B, gap 1 B (14.2857%)"),
+            note.contains("lower bound 7 B (planned sizes), gap 1 B (14.2857%)"),
             "{note}"
         );
     }
