@@ -70,8 +70,3 @@ ensure_web_tools() {
   ensure_trunk
   ensure_wasm_bindgen
 }
-
-build_web() {
-  say "building the playground (trunk build --release)"
-  trunk build --release
-}
