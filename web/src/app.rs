@@ -156,6 +156,9 @@ pub struct App {
     pub(crate) notice: Option<String>,
     pub(crate) bindings: Bindings,
     pub(crate) built: Option<Rc<Built>>,
+    /// Whether the last model that built was a graph (`None` before any): a failed load
+    /// leaves `built` empty, and the panes keep the settings of this kind.
+    last_kind: Option<bool>,
     pub(crate) panes: Vec<PaneSettings>,
     pub(crate) results: Vec<Rc<Result<PaneResult, String>>>,
     cache: HashMap<PaneSettings, Rc<Result<PaneResult, String>>>,
@@ -443,6 +446,7 @@ impl App {
         match built {
             Ok(b) => {
                 self.inline = inline_ref(src, &b);
+                self.last_kind = Some(b.is_graph);
                 self.built = Some(Rc::new(b));
             }
             Err(e) => self.error = Some(e),
@@ -593,6 +597,7 @@ impl Component for App {
             notice: None,
             bindings: Bindings::new(),
             built: None,
+            last_kind: None,
             panes: (0..2)
                 .map(|i| {
                     let used: Vec<&str> = Vec::new();
@@ -663,14 +668,13 @@ impl Component for App {
                             self.link_error = None;
                             self.notice = None;
                         }
-                        let was_graph = self.built.as_ref().map(|b| b.is_graph);
+                        let was_graph = self.last_kind;
                         self.source = Some(src);
                         self.vp = None;
                         self.hover = None;
                         self.rebuild();
                         if let Some(b) = &self.built {
-                            let kind_changed = was_graph.map_or(!b.is_graph, |g| g != b.is_graph);
-                            if after == After::Fresh && kind_changed {
+                            if after == After::Fresh && kind_changed(was_graph, b.is_graph) {
                                 let g = b.is_graph;
                                 self.panes.iter_mut().for_each(|p| p.retarget(g));
                                 self.replan();
@@ -742,7 +746,7 @@ impl Component for App {
             Msg::AddPane => {
                 if self.panes.len() < MAX_PANES {
                     let used: Vec<&str> = self.panes.iter().map(|p| p.strategy.as_str()).collect();
-                    let graph = self.built.as_ref().is_none_or(|b| b.is_graph);
+                    let graph = self.last_kind.unwrap_or(true);
                     let mut s = PaneSettings::default_for(self.panes.len(), graph, &used);
                     if let Some(last) = self.panes.last() {
                         s.alignment = last.alignment;
@@ -975,6 +979,13 @@ impl Component for App {
     }
 }
 
+/// Whether a newly built model is of another kind (graph or buffer list) than the last one
+/// that built (`None`: none yet, the panes start with graph defaults), so that the panes'
+/// alignment and padding should follow it.
+fn kind_changed(last: Option<bool>, is_graph: bool) -> bool {
+    last.map_or(!is_graph, |g| g != is_graph)
+}
+
 /// What a pane shows while its plan is computed in the worker.
 pub(crate) const PLANNING: &str = "Planning in a background worker…";
 
@@ -982,4 +993,21 @@ pub(crate) const PLANNING: &str = "Planning in a background worker…";
 /// solver, and large problems.
 fn heavy(problem: &memplan_core::Problem, s: &PaneSettings) -> bool {
     s.strategy == "optimal" || problem.buffers.len() >= 1500
+}
+
+#[cfg(test)]
+mod tests {
+    use super::kind_changed;
+
+    #[test]
+    fn panes_follow_the_kind_of_the_last_model_that_built() {
+        // the page starts with graph defaults
+        assert!(!kind_changed(None, true));
+        assert!(kind_changed(None, false));
+        // CSV, then (a failed load, which leaves the last kind as is) an ONNX model
+        assert!(kind_changed(Some(false), true));
+        assert!(kind_changed(Some(true), false));
+        assert!(!kind_changed(Some(true), true));
+        assert!(!kind_changed(Some(false), false));
+    }
 }
