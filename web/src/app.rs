@@ -178,6 +178,12 @@ pub struct App {
     pub(crate) dialog: Option<String>,
     pub(crate) drag_over: bool,
     pub(crate) inline: Option<ModelRef>,
+    /// Opened from a link that left its model out (too large to carry): the model's name
+    /// (empty if the link does not say). The default sample is shown instead, and links made
+    /// from this view leave the model out too.
+    pub(crate) missing_model: Option<String>,
+    /// What the embed dialog warns about (the snippet cannot carry the model).
+    pub(crate) embed_warning: Option<String>,
     last_hash: String,
 }
 
@@ -262,6 +268,9 @@ impl App {
     }
 
     fn model_ref(&self) -> Option<ModelRef> {
+        if self.missing_model.is_some() {
+            return None;
+        }
         match &self.source.as_ref()?.origin {
             Origin::Sample(id) => Some(ModelRef::Sample(id.clone())),
             Origin::Url(u) => Some(ModelRef::Url(u.clone())),
@@ -271,8 +280,17 @@ impl App {
 
     /// The state a link carries.
     pub(crate) fn shared(&self) -> Shared {
+        let model = self.model_ref();
+        let missing = match (&model, &self.missing_model, &self.source) {
+            (Some(_), _, _) => None,
+            (None, Some(name), _) => Some(name.clone()),
+            (None, None, Some(src)) => Some(share::short_name(&src.name)),
+            (None, None, None) => None,
+        }
+        .filter(|n| !n.is_empty());
         Shared {
-            model: self.model_ref(),
+            model,
+            missing,
             bindings: self.bindings.clone(),
             gears: self.gears.clone(),
             shown_gear: self.shown_gear,
@@ -310,6 +328,20 @@ impl App {
             String::new()
         };
         (format!("{base}{q}#{h}"), whole)
+    }
+
+    /// Why a link or embed of this view will not show its model, if it will not.
+    fn link_warning(&self, embed: bool) -> Option<String> {
+        let (what, opener) = if embed {
+            ("The embed", "the frame")
+        } else {
+            ("The link", "whoever opens it")
+        };
+        if self.missing_model.is_some() {
+            return Some(format!("{what} keeps every setting, but not the model: the link this view came from did not include it either, so {opener} will show the default sample, with a notice saying so."));
+        }
+        let (_, whole) = self.link(embed);
+        (!whole).then(|| format!("{what} keeps every setting, but this model is too large to carry inline (over 8 KB compressed): {opener} will show the default sample instead, with a notice saying so. To share the model itself, serve the file and open it with ?model=<its URL>, or pick a built-in sample."))
     }
 
     fn start_fetch(
@@ -357,6 +389,7 @@ impl App {
                     self.focus = s.focus;
                     self.step = s.step;
                     self.link_error = None;
+                    self.missing_model = None;
                     match s.model {
                         Some(ModelRef::Sample(id)) => self.load_sample(ctx, &id, After::Keep),
                         Some(ModelRef::Url(u)) => {
@@ -380,7 +413,9 @@ impl App {
                             ctx.link().send_message(Msg::Loaded(r, After::Keep));
                         }
                         None => {
-                            self.notice = Some("This link carries settings only (its model was too large to inline); showing the default sample. Load your file to apply them.".into());
+                            // Said in a banner of its own (also in an embed) for as long as
+                            // the default sample stands in for the model.
+                            self.missing_model = Some(s.missing.unwrap_or_default());
                             self.load_sample(ctx, samples::DEFAULT_SAMPLE, After::Keep);
                         }
                     }
@@ -619,6 +654,8 @@ impl Component for App {
             dialog: None,
             drag_over: false,
             inline: None,
+            missing_model: None,
+            embed_warning: None,
             last_hash: String::new(),
         };
         platform::set_theme(if app.dark() { "dark" } else { "light" });
@@ -667,6 +704,7 @@ impl Component for App {
                             self.step = None;
                             self.link_error = None;
                             self.notice = None;
+                            self.missing_model = None;
                         }
                         let was_graph = self.last_kind;
                         self.source = Some(src);
@@ -875,12 +913,11 @@ impl Component for App {
                 };
             }
             Msg::CopyLink => {
-                let (url, whole) = self.link(false);
+                let (url, _) = self.link(false);
                 platform::replace_hash(url.split_once('#').map_or("", |x| x.1));
-                let note = if whole {
-                    "Link copied: it reproduces this view.".to_string()
-                } else {
-                    "Link copied with every setting, but this model is too large to carry inline (over 8 KB compressed): whoever opens it must load the same file.".to_string()
+                let note = match self.link_warning(false) {
+                    None => "Link copied: it reproduces this view.".to_string(),
+                    Some(w) => format!("Link copied. {w}"),
                 };
                 ctx.link().send_future(async move {
                     match platform::copy_text(&url).await {
@@ -893,11 +930,19 @@ impl Component for App {
             }
             Msg::ShowEmbed => {
                 let (url, _) = self.link(true);
-                let title = self.source.as_ref().map_or("plan", |s| s.name.as_str());
+                let name = self.source.as_ref().map_or("plan", |s| s.name.as_str());
+                self.embed_warning = self.link_warning(true);
+                let title = match (&self.embed_warning, &self.missing_model) {
+                    (None, _) => name.to_string(),
+                    (Some(_), Some(m)) if m.is_empty() => "model not included".to_string(),
+                    (Some(_), Some(m)) => format!("{m} (model not included)"),
+                    (Some(_), None) => format!("{name} (model not included)"),
+                };
+                self.notice = self.embed_warning.clone();
                 self.dialog = Some(format!(
                     "<iframe src=\"{}\" title=\"memplan: {}\" style=\"width:100%;height:560px;border:0\" loading=\"lazy\"></iframe>\n<script>addEventListener('message',e=>{{if(e.data&&e.data.type==='memplan:height')for(const f of document.querySelectorAll('iframe'))if(f.contentWindow===e.source)f.style.height=e.data.height+'px'}})</script>",
                     crate::format::xml_escape(&url),
-                    crate::format::xml_escape(title)
+                    crate::format::xml_escape(&title)
                 ));
             }
             Msg::CloseDialog => self.dialog = None,
