@@ -180,3 +180,104 @@ test('a memory budget says which plans fit, draws its line and travels with the 
   await expect(page.getByTestId('notice')).toContainText('unknown unit');
   await expect(page.getByTestId('pane0-peak')).toBeVisible();
 });
+
+// A MiniMalloc CSV of `n` pseudo-random buffers: far over the 8 KB a link carries inline.
+function bigCsv(n) {
+  let x = 12345;
+  const rnd = () => { x = (x * 1103515245 + 12345) % 2147483648; return x; };
+  const rows = ['id,lower,upper,size'];
+  for (let i = 0; i < n; i++) {
+    const lower = rnd() % 200;
+    rows.push(`t${i}_${rnd().toString(16)},${lower},${lower + 1 + (rnd() % 50)},${1 + (rnd() % 100000)}`);
+  }
+  return `${rows.join('\n')}\n`;
+}
+
+test('an embed or link of a model too large to inline says it shows the default sample instead', async ({ page }) => {
+  await page.goto('/');
+  await ready(page);
+  await page.getByTestId('file').setInputFiles({ name: 'big-model.csv', mimeType: 'text/csv', buffer: Buffer.from(bigCsv(1000)) });
+  await expect(page.locator('section.summary')).toContainText('big-model.csv');
+  await peak(page, 0);
+  // the Embed button warns, as Copy link does
+  await page.getByTestId('embed').click();
+  await expect(page.getByTestId('embed-warning')).toContainText('too large to carry inline');
+  await expect(page.getByTestId('embed-warning')).toContainText('default sample');
+  const snippet = await page.getByTestId('embed-snippet').inputValue();
+  expect(snippet).toContain('title="memplan: big-model.csv (model not included)"');
+  const src = snippet.match(/src="([^"]+)"/)[1].replaceAll('&amp;', '&');
+  await page.getByRole('button', { name: 'Close', exact: true }).click();
+  await expect(page.getByTestId('notice')).toContainText('too large to carry inline');
+  const full = page.url();
+  expect(full).toMatch(/#v=1&z=/);
+
+  // the embed says, in the frame, that the model was left out and what is shown instead
+  await page.goto(src);
+  await ready(page);
+  await expect(page.locator('.app.embed')).toBeVisible();
+  const missing = page.getByTestId('model-missing');
+  await expect(missing).toContainText('does not include its model, big-model.csv');
+  await expect(missing).toContainText('default sample, MobileNetV2');
+  await expect(page.getByTestId('pane0-peak')).toBeVisible();
+  // and so does the full page it opens, and the page's own link
+  const open = await page.getByTestId('open-in-playground').getAttribute('href');
+  for (const url of [open, full]) {
+    await page.goto('about:blank');
+    await page.goto(url);
+    await ready(page);
+    await expect(page.getByTestId('model-missing')).toContainText('big-model.csv');
+    await expect(page.getByTestId('model-missing')).toContainText('default sample');
+    await expect(page.getByTestId('sample')).toHaveValue('mobilenet_v2');
+  }
+  // an embed made from this stand-in still warns, and still leaves the model out
+  await page.getByTestId('embed').click();
+  await expect(page.getByTestId('embed-warning')).toContainText('did not include it');
+  await page.getByRole('button', { name: 'Close', exact: true }).click();
+  // loading a model clears the banner
+  await page.getByTestId('sample').selectOption('resnet50');
+  await expect(page.locator('section.summary')).toContainText('122 steps');
+  await expect(page.getByTestId('model-missing')).toHaveCount(0);
+});
+
+for (const bad of ['cycle.json', 'garbage.csv']) {
+  test(`after a CSV and a failed load (${bad}), an ONNX model gets GE defaults again`, async ({ page }) => {
+    await page.goto('/');
+    await ready(page);
+    await page.getByTestId('file').setInputFiles(`${samples}/tetris.csv`);
+    await expect(page.locator('section.summary')).toContainText('MiniMalloc CSV');
+    await expect(page.getByTestId('pane0-align')).toHaveValue('custom');
+    const body = bad.endsWith('.json')
+      ? '{"format":"memplan.graph/1","name":"cyc","tensors":[{"name":"a","bytes":100},{"name":"b","bytes":200}],"ops":[{"name":"o1","type":"X","inputs":["b"],"outputs":["a"]},{"name":"o2","type":"X","inputs":["a"],"outputs":["b"]}],"inputs":[],"outputs":["b"]}'
+      : 'garbage\n';
+    await page.getByTestId('file').setInputFiles({ name: bad, mimeType: 'text/plain', buffer: Buffer.from(body) });
+    await expect(page.getByTestId('load-error')).toContainText(bad);
+    await page.getByTestId('file').setInputFiles(`${samples}/resnet50_randinit.stripped.onnx`);
+    await expect(page.locator('section.summary')).toContainText('122 steps');
+    // as a fresh page gives: 512 B alignment and GE padding
+    await expect(page.getByTestId('pane0-align')).toHaveValue('512');
+    await expect(page.getByTestId('pane1-align')).toHaveValue('512');
+    await expect(page.getByTestId('pane0-peak')).toHaveAttribute('data-bytes', '10242048');
+    await expect(page.getByTestId('pane1-peak')).toHaveAttribute('data-bytes', '9635328');
+  });
+}
+
+test('a known extension decides the parser; content is sniffed only without one', async ({ page }) => {
+  await page.goto('/');
+  await ready(page);
+  const open = (name, text) => page.getByTestId('file').setInputFiles({ name, mimeType: 'application/octet-stream', buffer: Buffer.from(text) });
+  await open('garbage.csv', 'garbage\n');
+  const err = page.getByTestId('load-error');
+  // the CLI's message for the same file
+  await expect(err).toContainText("garbage.csv: line 1: header 'garbage' must name the columns id, lower, upper, size");
+  await expect(err).not.toContainText('ONNX');
+  await open('deep.json', `${'['.repeat(3000)}${']'.repeat(3000)}`);
+  await expect(err).toContainText('deep.json: ');
+  await expect(err).not.toContainText('protobuf');
+  await open('plan.json', '{"format":"memplan.plan/1","plans":[]}');
+  await expect(err).toContainText('this is a plan');
+  // no extension: the content says it is a CSV
+  await open('buffers', readFileSync(`${samples}/tetris.csv`, 'utf8'));
+  await expect(err).toHaveCount(0);
+  await expect(page.locator('section.summary')).toContainText('MiniMalloc CSV');
+  await peak(page, 0);
+});

@@ -156,6 +156,9 @@ pub struct App {
     pub(crate) notice: Option<String>,
     pub(crate) bindings: Bindings,
     pub(crate) built: Option<Rc<Built>>,
+    /// Whether the last model that built was a graph (`None` before any): a failed load
+    /// leaves `built` empty, and the panes keep the settings of this kind.
+    last_kind: Option<bool>,
     pub(crate) panes: Vec<PaneSettings>,
     pub(crate) results: Vec<Rc<Result<PaneResult, String>>>,
     cache: HashMap<PaneSettings, Rc<Result<PaneResult, String>>>,
@@ -175,6 +178,12 @@ pub struct App {
     pub(crate) dialog: Option<String>,
     pub(crate) drag_over: bool,
     pub(crate) inline: Option<ModelRef>,
+    /// Opened from a link that left its model out (too large to carry): the model's name
+    /// (empty if the link does not say). The default sample is shown instead, and links made
+    /// from this view leave the model out too.
+    pub(crate) missing_model: Option<String>,
+    /// What the embed dialog warns about (the snippet cannot carry the model).
+    pub(crate) embed_warning: Option<String>,
     last_hash: String,
 }
 
@@ -259,6 +268,9 @@ impl App {
     }
 
     fn model_ref(&self) -> Option<ModelRef> {
+        if self.missing_model.is_some() {
+            return None;
+        }
         match &self.source.as_ref()?.origin {
             Origin::Sample(id) => Some(ModelRef::Sample(id.clone())),
             Origin::Url(u) => Some(ModelRef::Url(u.clone())),
@@ -268,8 +280,17 @@ impl App {
 
     /// The state a link carries.
     pub(crate) fn shared(&self) -> Shared {
+        let model = self.model_ref();
+        let missing = match (&model, &self.missing_model, &self.source) {
+            (Some(_), _, _) => None,
+            (None, Some(name), _) => Some(name.clone()),
+            (None, None, Some(src)) => Some(share::short_name(&src.name)),
+            (None, None, None) => None,
+        }
+        .filter(|n| !n.is_empty());
         Shared {
-            model: self.model_ref(),
+            model,
+            missing,
             bindings: self.bindings.clone(),
             gears: self.gears.clone(),
             shown_gear: self.shown_gear,
@@ -307,6 +328,20 @@ impl App {
             String::new()
         };
         (format!("{base}{q}#{h}"), whole)
+    }
+
+    /// Why a link or embed of this view will not show its model, if it will not.
+    fn link_warning(&self, embed: bool) -> Option<String> {
+        let (what, opener) = if embed {
+            ("The embed", "the frame")
+        } else {
+            ("The link", "whoever opens it")
+        };
+        if self.missing_model.is_some() {
+            return Some(format!("{what} keeps every setting, but not the model: the link this view came from did not include it either, so {opener} will show the default sample, with a notice saying so."));
+        }
+        let (_, whole) = self.link(embed);
+        (!whole).then(|| format!("{what} keeps every setting, but this model is too large to carry inline (over 8 KB compressed): {opener} will show the default sample instead, with a notice saying so. To share the model itself, serve the file and open it with ?model=<its URL>, or pick a built-in sample."))
     }
 
     fn start_fetch(
@@ -354,6 +389,7 @@ impl App {
                     self.focus = s.focus;
                     self.step = s.step;
                     self.link_error = None;
+                    self.missing_model = None;
                     match s.model {
                         Some(ModelRef::Sample(id)) => self.load_sample(ctx, &id, After::Keep),
                         Some(ModelRef::Url(u)) => {
@@ -377,7 +413,9 @@ impl App {
                             ctx.link().send_message(Msg::Loaded(r, After::Keep));
                         }
                         None => {
-                            self.notice = Some("This link carries settings only (its model was too large to inline); showing the default sample. Load your file to apply them.".into());
+                            // Said in a banner of its own (also in an embed) for as long as
+                            // the default sample stands in for the model.
+                            self.missing_model = Some(s.missing.unwrap_or_default());
                             self.load_sample(ctx, samples::DEFAULT_SAMPLE, After::Keep);
                         }
                     }
@@ -443,6 +481,7 @@ impl App {
         match built {
             Ok(b) => {
                 self.inline = inline_ref(src, &b);
+                self.last_kind = Some(b.is_graph);
                 self.built = Some(Rc::new(b));
             }
             Err(e) => self.error = Some(e),
@@ -593,6 +632,7 @@ impl Component for App {
             notice: None,
             bindings: Bindings::new(),
             built: None,
+            last_kind: None,
             panes: (0..2)
                 .map(|i| {
                     let used: Vec<&str> = Vec::new();
@@ -614,6 +654,8 @@ impl Component for App {
             dialog: None,
             drag_over: false,
             inline: None,
+            missing_model: None,
+            embed_warning: None,
             last_hash: String::new(),
         };
         platform::set_theme(if app.dark() { "dark" } else { "light" });
@@ -662,15 +704,15 @@ impl Component for App {
                             self.step = None;
                             self.link_error = None;
                             self.notice = None;
+                            self.missing_model = None;
                         }
-                        let was_graph = self.built.as_ref().map(|b| b.is_graph);
+                        let was_graph = self.last_kind;
                         self.source = Some(src);
                         self.vp = None;
                         self.hover = None;
                         self.rebuild();
                         if let Some(b) = &self.built {
-                            let kind_changed = was_graph.map_or(!b.is_graph, |g| g != b.is_graph);
-                            if after == After::Fresh && kind_changed {
+                            if after == After::Fresh && kind_changed(was_graph, b.is_graph) {
                                 let g = b.is_graph;
                                 self.panes.iter_mut().for_each(|p| p.retarget(g));
                                 self.replan();
@@ -742,7 +784,7 @@ impl Component for App {
             Msg::AddPane => {
                 if self.panes.len() < MAX_PANES {
                     let used: Vec<&str> = self.panes.iter().map(|p| p.strategy.as_str()).collect();
-                    let graph = self.built.as_ref().is_none_or(|b| b.is_graph);
+                    let graph = self.last_kind.unwrap_or(true);
                     let mut s = PaneSettings::default_for(self.panes.len(), graph, &used);
                     if let Some(last) = self.panes.last() {
                         s.alignment = last.alignment;
@@ -871,12 +913,11 @@ impl Component for App {
                 };
             }
             Msg::CopyLink => {
-                let (url, whole) = self.link(false);
+                let (url, _) = self.link(false);
                 platform::replace_hash(url.split_once('#').map_or("", |x| x.1));
-                let note = if whole {
-                    "Link copied: it reproduces this view.".to_string()
-                } else {
-                    "Link copied with every setting, but this model is too large to carry inline (over 8 KB compressed): whoever opens it must load the same file.".to_string()
+                let note = match self.link_warning(false) {
+                    None => "Link copied: it reproduces this view.".to_string(),
+                    Some(w) => format!("Link copied. {w}"),
                 };
                 ctx.link().send_future(async move {
                     match platform::copy_text(&url).await {
@@ -889,11 +930,19 @@ impl Component for App {
             }
             Msg::ShowEmbed => {
                 let (url, _) = self.link(true);
-                let title = self.source.as_ref().map_or("plan", |s| s.name.as_str());
+                let name = self.source.as_ref().map_or("plan", |s| s.name.as_str());
+                self.embed_warning = self.link_warning(true);
+                let title = match (&self.embed_warning, &self.missing_model) {
+                    (None, _) => name.to_string(),
+                    (Some(_), Some(m)) if m.is_empty() => "model not included".to_string(),
+                    (Some(_), Some(m)) => format!("{m} (model not included)"),
+                    (Some(_), None) => format!("{name} (model not included)"),
+                };
+                self.notice = self.embed_warning.clone();
                 self.dialog = Some(format!(
                     "<iframe src=\"{}\" title=\"memplan: {}\" style=\"width:100%;height:560px;border:0\" loading=\"lazy\"></iframe>\n<script>addEventListener('message',e=>{{if(e.data&&e.data.type==='memplan:height')for(const f of document.querySelectorAll('iframe'))if(f.contentWindow===e.source)f.style.height=e.data.height+'px'}})</script>",
                     crate::format::xml_escape(&url),
-                    crate::format::xml_escape(title)
+                    crate::format::xml_escape(&title)
                 ));
             }
             Msg::CloseDialog => self.dialog = None,
@@ -975,6 +1024,13 @@ impl Component for App {
     }
 }
 
+/// Whether a newly built model is of another kind (graph or buffer list) than the last one
+/// that built (`None`: none yet, the panes start with graph defaults), so that the panes'
+/// alignment and padding should follow it.
+fn kind_changed(last: Option<bool>, is_graph: bool) -> bool {
+    last.map_or(!is_graph, |g| g != is_graph)
+}
+
 /// What a pane shows while its plan is computed in the worker.
 pub(crate) const PLANNING: &str = "Planning in a background worker…";
 
@@ -982,4 +1038,21 @@ pub(crate) const PLANNING: &str = "Planning in a background worker…";
 /// solver, and large problems.
 fn heavy(problem: &memplan_core::Problem, s: &PaneSettings) -> bool {
     s.strategy == "optimal" || problem.buffers.len() >= 1500
+}
+
+#[cfg(test)]
+mod tests {
+    use super::kind_changed;
+
+    #[test]
+    fn panes_follow_the_kind_of_the_last_model_that_built() {
+        // the page starts with graph defaults
+        assert!(!kind_changed(None, true));
+        assert!(kind_changed(None, false));
+        // CSV, then (a failed load, which leaves the last kind as is) an ONNX model
+        assert!(kind_changed(Some(false), true));
+        assert!(kind_changed(Some(true), false));
+        assert!(!kind_changed(Some(true), true));
+        assert!(!kind_changed(Some(false), false));
+    }
 }

@@ -1,4 +1,5 @@
-//! Loading: bytes in (sample, file, URL, link), format sniffed, a planning problem out.
+//! Loading: bytes in (sample, file, URL, link), format from the extension (sniffed from the
+//! content when the name has none we know), a planning problem out.
 //!
 //! Parsing happens again whenever the symbolic-dim bindings change (ONNX shape inference needs
 //! them at parse time), so a [`Source`] keeps the bytes.
@@ -43,8 +44,25 @@ impl Format {
     }
 }
 
-/// Guesses the format from the first bytes: JSON starts with `{`, CSV with a header naming
-/// `id`, anything else is taken as ONNX protobuf.
+/// The format a file name's extension names (`.onnx`, `.json`, `.csv`, any case), if any.
+pub fn by_extension(name: &str) -> Option<Format> {
+    let (_, ext) = name.rsplit_once('.')?;
+    match ext.to_ascii_lowercase().as_str() {
+        "onnx" => Some(Format::Onnx),
+        "json" => Some(Format::GraphJson),
+        "csv" => Some(Format::Csv),
+        _ => None,
+    }
+}
+
+/// The format of a file: its extension decides when known (so that errors come from the
+/// parser the user expects); only a name without one is sniffed.
+pub fn detect(name: &str, bytes: &[u8]) -> Format {
+    by_extension(name).unwrap_or_else(|| sniff(bytes))
+}
+
+/// Guesses the format from the first bytes: JSON starts with `{` or `[`, CSV with a header
+/// naming `id`, anything else is taken as ONNX protobuf.
 pub fn sniff(bytes: &[u8]) -> Format {
     let body = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
     let start = body
@@ -52,7 +70,7 @@ pub fn sniff(bytes: &[u8]) -> Format {
         .position(|b| !b.is_ascii_whitespace())
         .unwrap_or(body.len());
     let head = &body[start..];
-    if head.first() == Some(&b'{') {
+    if matches!(head.first(), Some(b'{' | b'[')) {
         return Format::GraphJson;
     }
     let line_end = head
@@ -93,13 +111,14 @@ pub enum Origin {
 }
 
 impl Source {
-    /// A source from bytes, refusing files over [`MAX_FILE_BYTES`].
+    /// A source from bytes, refusing files over [`MAX_FILE_BYTES`]; the format comes from
+    /// the name's extension, else from the content ([`detect`]).
     ///
     /// # Errors
     /// A message naming the limit.
     pub fn new(name: &str, origin: Origin, bytes: Vec<u8>) -> Result<Self, String> {
         check_size(name, bytes.len() as u64)?;
-        let format = sniff(&bytes);
+        let format = detect(name, &bytes);
         Ok(Source {
             name: name.to_string(),
             origin,
@@ -196,7 +215,14 @@ pub fn build(source: &Source, bindings: &Bindings, gears: &[u64]) -> Result<Buil
     };
     let built = match source.format {
         Format::GraphJson => {
-            let graph = memplan_core::import::json::parse(text()?)
+            let text = text()?;
+            if text.contains("\"memplan.plan/1\"") {
+                return Err(format!(
+                    "{}: this is a plan (memplan.plan/1), not a graph: the playground opens models (ONNX, memplan.graph/1 JSON, MiniMalloc CSV)",
+                    source.name
+                ));
+            }
+            let graph = memplan_core::import::json::parse(text)
                 .map_err(|e| format!("{}: {e}", source.name))?;
             from_graph(&graph, bindings, gears, Vec::new())
                 .map_err(|e| format!("{}: {e}", source.name))?
@@ -443,6 +469,40 @@ mod tests {
         assert_eq!(sniff(b"lower,upper,size,id\n"), Format::Csv);
         assert_eq!(sniff(b"\x08\x07\x12\x07pytorch"), Format::Onnx);
         assert_eq!(sniff(b""), Format::Onnx);
+        assert_eq!(sniff(b"[[[1]]]"), Format::GraphJson);
+    }
+
+    #[test]
+    fn a_known_extension_decides_the_format() {
+        assert_eq!(detect("garbage.csv", b"garbage\n"), Format::Csv);
+        assert_eq!(detect("deep.json", b"[[[[]]]]"), Format::GraphJson);
+        assert_eq!(detect("M.ONNX", b"{\"format\":1}"), Format::Onnx);
+        assert_eq!(detect("x.Csv", b"{}"), Format::Csv);
+        // no extension, or one we do not know (URL loads): the content decides
+        assert_eq!(detect("model", b"id,lower,upper,size\n"), Format::Csv);
+        assert_eq!(detect("model?raw=1", b"{}"), Format::GraphJson);
+        assert_eq!(detect("a.txt", b"\x08\x07"), Format::Onnx);
+    }
+
+    #[test]
+    fn errors_come_from_the_parser_the_extension_names() {
+        let err = |name: &str, bytes: &[u8]| {
+            let s = Source::new(name, Origin::File, bytes.to_vec()).unwrap();
+            build(&s, &Bindings::new(), &[]).unwrap_err()
+        };
+        // as the CLI says for the same file
+        let e = err("garbage.csv", b"garbage\n");
+        assert!(e.starts_with("garbage.csv: "), "{e}");
+        assert!(e.contains("header 'garbage'"), "{e}");
+        assert!(!e.contains("ONNX") && !e.contains("wire type"), "{e}");
+        let deep = format!("{}{}", "[".repeat(5000), "]".repeat(5000));
+        let e = err("deep.json", deep.as_bytes());
+        assert!(e.starts_with("deep.json: "), "{e}");
+        assert!(!e.contains("ONNX") && !e.contains("wire type"), "{e}");
+        let e = err("p.plan.json", br#"{"format":"memplan.plan/1","plans":[]}"#);
+        assert!(e.contains("this is a plan"), "{e}");
+        let e = err("m.onnx", b"id,lower,upper,size\na,0,1,4\n");
+        assert!(e.starts_with("m.onnx: "), "{e}");
     }
 
     #[test]

@@ -68,6 +68,31 @@ pub struct Shared {
     /// Memory budget in bytes.
     #[serde(rename = "c", default, skip_serializing_if = "Option::is_none")]
     pub budget: Option<u64>,
+    /// Without a model: the name of the one the link leaves out (too large to carry), so that
+    /// whoever opens it is told which model the settings are for.
+    #[serde(rename = "n", default, skip_serializing_if = "Option::is_none")]
+    pub missing: Option<String>,
+}
+
+/// Longest name of a left-out model a link may carry, bytes.
+pub const MAX_NAME: usize = 256;
+
+/// The name of an inline model, for a link that has to leave it out.
+fn model_name(m: &ModelRef) -> Option<String> {
+    match m {
+        ModelRef::Text { name, .. } => Some(name.clone()),
+        ModelRef::Problem(p) => Some(p.name.clone()),
+        ModelRef::Sample(_) | ModelRef::Url(_) => None,
+    }
+}
+
+/// `name` cut to at most [`MAX_NAME`] bytes, on a character boundary.
+pub fn short_name(name: &str) -> String {
+    let mut end = name.len().min(MAX_NAME);
+    while !name.is_char_boundary(end) {
+        end -= 1;
+    }
+    name[..end].to_string()
 }
 
 fn deflate(bytes: &[u8]) -> Vec<u8> {
@@ -75,7 +100,7 @@ fn deflate(bytes: &[u8]) -> Vec<u8> {
 }
 
 /// Encodes `state`; if its model does not deflate to [`MAX_INLINE`] bytes the model is left
-/// out, and the second value is `false`.
+/// out (its name kept in [`Shared::missing`]), and the second value is `false`.
 pub fn encode(state: &Shared) -> (String, bool) {
     let json = serde_json::to_vec(state).unwrap_or_default();
     let z = deflate(&json);
@@ -85,6 +110,11 @@ pub fn encode(state: &Shared) -> (String, bool) {
     );
     if inline_model && z.len() > MAX_INLINE {
         let mut lean = state.clone();
+        lean.missing = lean
+            .missing
+            .take()
+            .or_else(|| lean.model.as_ref().and_then(model_name))
+            .map(|n| short_name(&n));
         lean.model = None;
         let json = serde_json::to_vec(&lean).unwrap_or_default();
         return (pack(&deflate(&json)), false);
@@ -181,6 +211,11 @@ fn check(s: &Shared) -> Result<(), String> {
             return Err(format!("dim '{k}' = {v} is out of range (1 to {MAX_DIM})"));
         }
     }
+    if s.missing.as_ref().is_some_and(|n| n.len() > MAX_NAME) {
+        return Err(format!(
+            "the link's model name is longer than {MAX_NAME} bytes"
+        ));
+    }
     match &s.model {
         Some(ModelRef::Sample(id)) if crate::samples::find(id).is_none() => Err(format!(
             "the link names sample '{}', which this version does not have",
@@ -223,6 +258,7 @@ mod tests {
             gears: vec![1, 2, 4, 8],
             shown_gear: Some(4),
             budget: Some(200 << 20),
+            missing: None,
         }
     }
 
@@ -271,7 +307,29 @@ mod tests {
         ))));
         let (f, whole) = encode(&s);
         assert!(!whole);
-        assert_eq!(decode(&f).unwrap().model, None);
+        let back = decode(&f).unwrap();
+        assert_eq!(back.model, None);
+        // the link says which model it leaves out
+        assert_eq!(back.missing.as_deref(), Some("big"));
+        assert_eq!(back.panes, s.panes);
+    }
+
+    #[test]
+    fn a_link_without_its_model_names_it() {
+        let mut s = state();
+        s.model = None;
+        s.missing = Some("bert_base_randinit.stripped.onnx".into());
+        let (f, whole) = encode(&s);
+        assert!(whole);
+        assert_eq!(decode(&f).unwrap(), s);
+        // links from before the name was carried still open
+        s.missing = None;
+        let (f, _) = encode(&s);
+        assert_eq!(decode(&f).unwrap().missing, None);
+        s.missing = Some("x".repeat(MAX_NAME + 1));
+        let (f, _) = encode(&s);
+        assert!(decode(&f).unwrap_err().contains("name"));
+        assert_eq!(short_name(&format!("a{}", "é".repeat(200))).len(), 255);
     }
 
     #[test]

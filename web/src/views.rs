@@ -48,6 +48,9 @@ impl App {
                         <div class="dialog" role="dialog" aria-label="Embed snippet" onclick={Callback::from(|e: MouseEvent| e.stop_propagation())}>
                             <h2>{ "Embed this view" }</h2>
                             <p>{ "Paste into any page. The frame is read-only, follows the theme given in its URL, and reports its height so the snippet's script can size it." }</p>
+                            if let Some(w) = &self.embed_warning {
+                                <p class="banner error" role="alert" data-testid="embed-warning">{ w }</p>
+                            }
                             <textarea readonly=true rows="6" data-testid="embed-snippet" value={snippet.clone()} />
                             <p><button type="button" onclick={link.callback(|_| Msg::CloseDialog)}>{ "Close" }</button></p>
                         </div>
@@ -79,10 +82,36 @@ impl App {
         }
     }
 
+    /// While the default sample stands in for a model the link left out: says so, in the
+    /// full page and in an embed.
+    fn view_missing_model(&self) -> Html {
+        let Some(name) = &self.missing_model else {
+            return html! {};
+        };
+        let which = if name.is_empty() {
+            "its model".to_string()
+        } else {
+            format!("its model, {name}")
+        };
+        let shown = crate::samples::find(crate::samples::DEFAULT_SAMPLE).map_or("", |s| s.title);
+        let tail = if self.embed {
+            "The settings are the link's; the plans below are not of its model."
+        } else {
+            "The settings are the link's: open the same file to apply them to it."
+        };
+        html! {
+            <div class="banner error" role="alert" data-testid="model-missing">
+                <strong>{ format!("This {} does not include {which}", if self.embed { "embed" } else { "link" }) }</strong>
+                { format!(" (too large to carry inline). Shown instead: the default sample, {shown}. {tail}") }
+            </div>
+        }
+    }
+
     fn view_messages(&self, ctx: &Context<Self>) -> Html {
         let close = ctx.link().callback(|_| Msg::Notice(String::new()));
         html! {
             <>
+                { self.view_missing_model() }
                 if let Some(e) = &self.link_error {
                     <div class="banner error" role="alert" data-testid="link-error">
                         <strong>{ "This link could not be opened: " }</strong>{ e }
@@ -521,6 +550,7 @@ impl App {
                 if let Some(e) = self.error.as_ref().or(self.link_error.as_ref()) {
                     <div class="banner error" role="alert" data-testid="load-error">{ e }</div>
                 }
+                { self.view_missing_model() }
                 { self.view_panes(ctx) }
                 { self.view_plots(ctx) }
             </div>
