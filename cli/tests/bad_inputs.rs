@@ -1,19 +1,11 @@
 //! Every malformed input exits non-zero with one line naming the file, the place and the problem.
 
+mod common;
+
 use std::path::Path;
-use std::process::Command;
 
 fn run(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_memplan"))
-        .args(args)
-        .current_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/bad"))
-        .output()
-        .expect("run memplan");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    common::run_in("tests/bad", args)
 }
 
 #[test]

@@ -3,20 +3,10 @@
 //! (e + f, f + g), so the lower bound is 64; a at 0, b and c at 32, d at 0, e at 48, f at 0,
 //! g at 48, h at 0 packs everything in 64 B; no reuse needs the sum of sizes, 208 B.
 
-use std::path::Path;
-use std::process::Command;
+mod common;
 
 fn run(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_memplan"))
-        .args(args)
-        .current_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("../static/samples"))
-        .output()
-        .expect("run memplan");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    common::run_in("../static/samples", args)
 }
 
 #[test]

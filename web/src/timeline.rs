@@ -413,18 +413,7 @@ pub fn timeline_svg(
         );
     }
     if let Some(budget) = o.budget.filter(|&b| (vp.y0..=vp.y1).contains(&(b as f64))) {
-        let yy = to_y(budget as f64);
-        let _ = write!(
-            out,
-            r#"<line x1="{px}" x2="{}" y1="{yy:.1}" y2="{yy:.1}" stroke="{}" stroke-dasharray="2 3" stroke-width="1.5"/><text x="{}" y="{:.1}" fill="{}" font-weight="600" stroke="{}" stroke-width="3" paint-order="stroke">budget {}</text>"#,
-            px + pw,
-            p.budget,
-            px + 6.0,
-            yy - 4.0,
-            p.budget,
-            p.bg,
-            binary(budget)
-        );
+        budget_line(&mut out, p, (px, pw), to_y(budget as f64), budget);
     }
     if let Some(step) = o.step {
         let (a, b) = (step as f64, step as f64 + 1.0);
@@ -489,6 +478,22 @@ pub fn step_at(vp: &Viewport, ux: f64) -> Option<u64> {
         return None;
     }
     Some((vp.x0 + (ux - px) / pw * (vp.x1 - vp.x0)).floor().max(0.0) as u64)
+}
+
+/// The memory budget's dotted line across the plot at height `yy`, labelled on the left
+/// (the peak's label is on the right).
+fn budget_line(out: &mut String, p: &Palette, (px, pw): (f64, f64), yy: f64, bytes: u64) {
+    let _ = write!(
+        out,
+        r#"<line x1="{px}" x2="{}" y1="{yy:.1}" y2="{yy:.1}" stroke="{}" stroke-dasharray="2 3" stroke-width="1.5"/><text x="{}" y="{:.1}" fill="{}" font-weight="600" stroke="{}" stroke-width="3" paint-order="stroke">budget {}</text>"#,
+        px + pw,
+        p.budget,
+        px + 6.0,
+        yy - 4.0,
+        p.budget,
+        p.bg,
+        binary(bytes)
+    );
 }
 
 /// The live-bytes curve (planned sizes) over the same steps, with the lower bound and the
@@ -564,18 +569,7 @@ pub fn curve_svg(
         );
     }
     if let Some(b) = budget {
-        let yy = to_y(b as f64);
-        let _ = write!(
-            out,
-            r#"<line x1="{px}" x2="{}" y1="{yy:.1}" y2="{yy:.1}" stroke="{}" stroke-dasharray="2 3" stroke-width="1.5"/><text x="{}" y="{:.1}" fill="{}" stroke="{}" stroke-width="3" paint-order="stroke">budget {}</text>"#,
-            px + pw,
-            p.budget,
-            px + 6.0,
-            yy - 4.0,
-            p.budget,
-            p.bg,
-            binary(b)
-        );
+        budget_line(&mut out, p, (px, pw), to_y(b as f64), b);
     }
     let ps = r.peak_step as f64 + 0.5;
     if ps >= vp.x0 && ps <= vp.x1 {

@@ -586,13 +586,7 @@ fn window_search_reaches_a_hand_checked_optimum() {
         window_buffers: 8,
         ..SolverParams::default()
     };
-    let mut limits = Limits {
-        clock: &NoClock,
-        deadline: None,
-        node_cap: 1_000_000,
-        nodes: 0,
-        stopped: false,
-    };
+    let mut limits = nodes_only(1_000_000);
     let (out, proven) = window::improve(&items, offsets, lb, None, &params, &mut limits);
     let plan = Plan::new("windows", 1, out, sizes).unwrap();
     assert_eq!(validate(&p, &plan), Ok(()));
@@ -628,13 +622,7 @@ fn layered_seed_validates_beats_the_seed_and_is_deterministic() {
         let items = items_of(&p);
         let lb = crate::bound::lower_bound(&p).unwrap().lower_bound;
         let port = seed_plan(&p, &o).unwrap();
-        let mut limits = Limits {
-            clock: &NoClock,
-            deadline: None,
-            node_cap: u64::MAX,
-            nodes: 0,
-            stopped: false,
-        };
+        let mut limits = nodes_only(u64::MAX);
         let got = layered::seed(&p, &o, &items, lb, port.peak, &mut limits);
         let again = layered::seed(&p, &o, &items, lb, port.peak, &mut limits);
         assert_eq!(got, again, "seed {seed}: not deterministic");
@@ -652,13 +640,7 @@ fn layered_seed_validates_beats_the_seed_and_is_deterministic() {
 #[test]
 fn layered_seed_skips_pinned_and_short_only_inputs() {
     let o = PlanOptions::exact();
-    let mut limits = Limits {
-        clock: &NoClock,
-        deadline: None,
-        node_cap: u64::MAX,
-        nodes: 0,
-        stopped: false,
-    };
+    let mut limits = nodes_only(u64::MAX);
     // nothing long-lived: every buffer lives one step
     let short = problem(&[(4, 0, 0, 1), (4, 1, 1, 1), (8, 2, 2, 1)]);
     assert!(layered::seed(&short, &o, &items_of(&short), 8, 9, &mut limits).is_none());
@@ -686,5 +668,16 @@ fn window_search_is_deterministic_and_says_when_it_gives_up() {
             !note.contains("search finished") || a.proven_optimal,
             "{note}"
         );
+    }
+}
+
+/// Limits of `cap` search nodes and no clock.
+fn nodes_only(cap: u64) -> Limits<'static> {
+    Limits {
+        clock: &NoClock,
+        deadline: None,
+        node_cap: cap,
+        nodes: 0,
+        stopped: false,
     }
 }
