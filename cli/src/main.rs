@@ -434,7 +434,7 @@ fn run_plan(args: &PlanArgs) -> Result<bool, Error> {
     let mut plans = Vec::new();
     for s in infos {
         let t0 = Instant::now();
-        let plan = run_strategy(s, problem, &opts, args.capacity, bounds.lower_bound)
+        let plan = run_strategy(s, problem, &opts, args.capacity)
             .map_err(|e| e.at(format!("strategy {}", s.name)).at(&shown))?;
         let us = u64::try_from(t0.elapsed().as_micros()).unwrap_or(u64::MAX);
         if let Err(v) = memplan_core::validate(problem, &plan) {
@@ -510,14 +510,13 @@ fn run_plan(args: &PlanArgs) -> Result<bool, Error> {
 }
 
 /// Runs a strategy; `optimal` gets the wall clock for its time limit (the registry entry,
-/// which has no clock in `no_std`, counts search nodes instead), and with a `capacity` at or
-/// above the lower bound `lb` looks for a plan under it instead of the smallest peak.
+/// which has no clock in `no_std`, counts search nodes instead), and with a `capacity` looks
+/// for a plan under it instead of the smallest peak.
 fn run_strategy(
     s: &memplan_core::StrategyInfo,
     problem: &Problem,
     opts: &PlanOptions,
     capacity: Option<u64>,
-    lb: u64,
 ) -> Result<Plan, Error> {
     use memplan_core::strategy::optimal;
     if s.name != "optimal" {
@@ -525,13 +524,13 @@ fn run_strategy(
     }
     let t0 = Instant::now();
     let clock = move || u64::try_from(t0.elapsed().as_millis()).unwrap_or(u64::MAX);
-    if let Some(cap) = capacity.filter(|&c| c >= lb) {
+    if let Some(cap) = capacity {
         let params = optimal::SolverParams::default();
         match optimal::solve_with_capacity(problem, opts, &params, &clock, cap) {
             Ok(s) => return Ok(s.plan),
-            // Proven not to fit (e.g. below the bound of the padded sizes): the smallest
-            // peak then says by how much.
-            Err(e) if e.kind() == memplan_core::ErrorKind::Infeasible => {}
+            // Proven not to fit (below the lower bound, answered at once, or by the search):
+            // the smallest peak then says by how much.
+            Err(e) if e.kind() == ErrorKind::Infeasible => {}
             Err(e) => return Err(e),
         }
     }

@@ -580,6 +580,33 @@ mod random {
         p
     }
 
+    /// Block alignment 1/32/512, either padding, and every reuse switch.
+    fn options() -> impl Strategy<Value = PlanOptions> {
+        (
+            prop_oneof![Just(1u64), Just(32), Just(512)],
+            any::<bool>(),
+            any::<bool>(),
+            any::<bool>(),
+            any::<bool>(),
+            any::<bool>(),
+        )
+            .prop_map(
+                |(alignment, ge_pad, reuse, zc, atomic, expandable)| PlanOptions {
+                    alignment,
+                    padding: if ge_pad {
+                        crate::plan::Padding::Ge
+                    } else {
+                        crate::plan::Padding::None
+                    },
+                    reuse,
+                    zero_copy_io: zc,
+                    atomic_centralised: atomic,
+                    expandable_memory: expandable,
+                    ..PlanOptions::default()
+                },
+            )
+    }
+
     fn ops() -> impl Strategy<Value = Vec<(u32, Vec<u64>)>> {
         proptest::collection::vec((0u32..3, proptest::collection::vec(0u64..60, 0..3)), 1..60)
     }
@@ -590,24 +617,10 @@ mod random {
         fn plans_validate_and_respect_the_bound(
             raws in proptest::collection::vec(raw(), 0..300),
             ops in ops(),
-            align in prop_oneof![Just(1u64), Just(32), Just(512)],
-            ge_pad in any::<bool>(),
-            reuse in any::<bool>(),
-            zc in any::<bool>(),
-            atomic in any::<bool>(),
-            expandable in any::<bool>(),
+            o in options(),
             pin in any::<bool>(),
         ) {
             let p = build(&raws, &ops, pin);
-            let o = PlanOptions {
-                alignment: align,
-                padding: if ge_pad { crate::plan::Padding::Ge } else { crate::plan::Padding::None },
-                reuse,
-                zero_copy_io: zc,
-                atomic_centralised: atomic,
-                expandable_memory: expandable,
-                ..PlanOptions::default()
-            };
             let lb = crate::bound::lower_bound(&p).unwrap().lower_bound;
             for s in ["ge-block", "ge-binary-block", "ge-max-block"] {
                 let plan = crate::strategy::plan(&p, s, &o).unwrap();
@@ -623,12 +636,7 @@ mod random {
             raws in proptest::collection::vec(raw(), 0..300),
             ops in ops(),
             palette in 0u8..3,
-            align in prop_oneof![Just(1u64), Just(32), Just(512)],
-            ge_pad in any::<bool>(),
-            reuse in any::<bool>(),
-            zc in any::<bool>(),
-            atomic in any::<bool>(),
-            expandable in any::<bool>(),
+            o in options(),
             pin in any::<bool>(),
         ) {
             // Palettes of few sizes make equal sizes (ties in the sort, level-1 blocks of
@@ -645,15 +653,6 @@ mod random {
                 })
                 .collect();
             let p = build(&raws, &ops, pin);
-            let o = PlanOptions {
-                alignment: align,
-                padding: if ge_pad { crate::plan::Padding::Ge } else { crate::plan::Padding::None },
-                reuse,
-                zero_copy_io: zc,
-                atomic_centralised: atomic,
-                expandable_memory: expandable,
-                ..PlanOptions::default()
-            };
             prop_assert_eq!(
                 binary_block(&p, &o),
                 super::super::reference::binary_block_reference(&p, &o)
