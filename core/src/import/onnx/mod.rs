@@ -20,7 +20,7 @@
 //! file order when that is topological. This reproduces the reference figures of
 //! `shared/models` exactly (e.g. `ppocr_mobile_v2_cls`: 566 steps = 308 `Constant` + 258).
 
-mod infer;
+mod ops;
 pub mod proto;
 mod sym;
 
@@ -280,7 +280,7 @@ impl Importer<'_> {
         Ok(Info {
             name: name.to_string(),
             dtype: Some(dtype),
-            val: infer::tensor_value(t, dtype),
+            val: ops::tensor_value(t, dtype),
             shape: Some(shape),
             constant: true,
             non_tensor: None,
@@ -500,25 +500,21 @@ impl Importer<'_> {
         }
         let is_default = n.domain.is_empty() || n.domain == "ai.onnx";
         let op = n.op_type.as_str();
-        let outs: core::result::Result<Vec<infer::O>, infer::Fail> = if !is_default {
-            Err(infer::Fail::Why(format!(
-                "domain '{}' is not supported",
-                n.domain
-            )))
-        } else if matches!(op, "If" | "Loop" | "Scan") {
-            self.control_flow(n, &ins, scopes, level, run, &mut all_ins)
-        } else {
-            let refs: Vec<Option<&Info>> = ins
-                .iter()
-                .map(|i| i.and_then(|i| self.infos.get(i)))
-                .collect();
-            infer::infer(n, self.opset, &refs)
-        };
+        let outs: core::result::Result<Vec<ops::O>, ops::Fail> =
+            if is_default && matches!(op, "If" | "Loop" | "Scan") {
+                self.control_flow(n, &ins, scopes, level, run, &mut all_ins)
+            } else {
+                let refs: Vec<Option<&Info>> = ins
+                    .iter()
+                    .map(|i| i.and_then(|i| self.infos.get(i)))
+                    .collect();
+                ops::infer(n, self.opset, &refs)
+            };
         // Outer values read by subgraphs are inputs of the op itself (implicit inputs).
         let outs = match outs {
             Ok(o) => o,
-            Err(infer::Fail::Hard(e)) => return Err(e.at(loc())),
-            Err(infer::Fail::Why(why)) => {
+            Err(ops::Fail::Hard(e)) => return Err(e.at(loc())),
+            Err(ops::Fail::Why(why)) => {
                 for o in n.output.iter().filter(|o| !o.is_empty()) {
                     let fallback = if vinfo.contains_key(o.as_str()) {
                         " (the file's value_info is used)"
@@ -649,8 +645,8 @@ impl Importer<'_> {
         level: usize,
         run: &mut Run,
         all_ins: &mut Vec<usize>,
-    ) -> core::result::Result<Vec<infer::O>, infer::Fail> {
-        let mut runs: BTreeMap<String, (Run, Vec<infer::O>)> = BTreeMap::new();
+    ) -> core::result::Result<Vec<ops::O>, ops::Fail> {
+        let mut runs: BTreeMap<String, (Run, Vec<ops::O>)> = BTreeMap::new();
         let body_formals = self.formals(n, ins);
         for a in &n.attribute {
             let graphs: Vec<&GraphProto> =
@@ -668,7 +664,7 @@ impl Importer<'_> {
                         ));
                         continue;
                     }
-                    Err(e) => return Err(infer::Fail::Hard(e)),
+                    Err(e) => return Err(ops::Fail::Hard(e)),
                 };
                 for &(id, lvl) in &r.outer {
                     if lvl == level {
@@ -677,12 +673,12 @@ impl Importer<'_> {
                         run.outer.insert((id, lvl));
                     }
                 }
-                let outs: Vec<infer::O> = r
+                let outs: Vec<ops::O> = r
                     .outputs
                     .iter()
                     .map(|&id| {
                         let i = &self.infos[id];
-                        infer::O {
+                        ops::O {
                             dtype: i.dtype,
                             shape: i.shape.clone(),
                             val: None,
@@ -698,7 +694,7 @@ impl Importer<'_> {
             .map(|i| i.and_then(|i| self.infos.get(i)))
             .collect();
         let sub = |name: &str| runs.get(name).map(|(_, o)| o.clone());
-        let mut outs = infer::control_flow(n, &refs, &sub)?;
+        let mut outs = ops::control_flow(n, &refs, &sub)?;
         // Dims the branches disagree on become fresh symbols.
         for (j, o) in outs.iter_mut().enumerate() {
             if let Some(s) = &mut o.shape {
@@ -745,9 +741,9 @@ impl Importer<'_> {
                 f
             }
             "Scan" => {
-                let m = infer::to_usize(infer::attr_i(n, "num_scan_inputs").unwrap_or(0));
+                let m = ops::to_usize(ops::attr_i(n, "num_scan_inputs").unwrap_or(0));
                 let states = ins.len().saturating_sub(m);
-                let axes = infer::attr_ints(n, "scan_input_axes");
+                let axes = ops::attr_ints(n, "scan_input_axes");
                 let mut f = Vec::new();
                 for k in 0..ins.len() {
                     let Some(i) = get(k) else {
@@ -769,7 +765,7 @@ impl Importer<'_> {
                             let r = s.len() as i64;
                             let ax = if ax < 0 { ax + r } else { ax };
                             if (0..r).contains(&ax) {
-                                s.remove(infer::to_usize(ax));
+                                s.remove(ops::to_usize(ax));
                             } else {
                                 i.shape = None;
                             }
