@@ -429,6 +429,9 @@ fn run_plan(args: &PlanArgs) -> Result<bool, Error> {
     for w in &lowered.warnings {
         eprintln!("warning: {shown}: {w}");
     }
+    for u in &lowered.unknown {
+        eprintln!("warning: {shown}: {}", u.describe());
+    }
     let bounds = memplan_core::lower_bound(problem).map_err(|e| e.at(&shown))?;
     let mut entries = Vec::new();
     let mut plans = Vec::new();
@@ -461,6 +464,16 @@ fn run_plan(args: &PlanArgs) -> Result<bool, Error> {
             lower_bound_bytes: bounds.lower_bound,
             no_reuse_bytes: bounds.no_reuse,
             weight_bytes: problem.weight_bytes,
+            unknown_size_tensors: lowered.unknown.len(),
+            unknown_size: lowered
+                .unknown
+                .iter()
+                .map(|u| report::UnknownEntry {
+                    name: u.name.clone(),
+                    op: u.op.clone(),
+                    why: u.why.clone(),
+                })
+                .collect(),
         },
         plans: entries,
     };
@@ -592,13 +605,25 @@ fn table(f: &PlanFile, o: &PlanOptions) -> String {
     use std::fmt::Write as _;
     let mut s = String::new();
     let p = &f.problem;
+    // Every figure leaves out the tensors of unknown size: say so next to each.
+    let unk = match p.unknown_size_tensors {
+        0 => String::new(),
+        1 => " (+1 tensor of unknown size)".to_string(),
+        n => format!(" (+{n} tensors of unknown size)"),
+    };
     let _ = writeln!(s, "{}: {} buffers, {} steps", f.input, p.buffers, p.steps);
     let _ = writeln!(
         s,
-        "lower bound {}   no reuse {}",
+        "lower bound {}{unk}   no reuse {}{unk}",
         units::with_exact(p.lower_bound_bytes),
         units::with_exact(p.no_reuse_bytes)
     );
+    for u in &p.unknown_size {
+        let by =
+            u.op.as_ref()
+                .map_or(String::new(), |o| format!(" from op {o}"));
+        let _ = writeln!(s, "  unknown size: '{}'{by}: {}", u.name, u.why);
+    }
     if p.weight_bytes > 0 {
         let _ = writeln!(
             s,
@@ -629,7 +654,7 @@ fn table(f: &PlanFile, o: &PlanOptions) -> String {
         };
         let _ = writeln!(
             s,
-            "{:<34} {:>12} {:>16} {:>9.4} {:>8.2}ms",
+            "{:<34} {:>12} {:>16} {:>9.4} {:>8.2}ms{unk}",
             e.strategy,
             units::binary(e.peak_bytes),
             e.peak_bytes,

@@ -144,6 +144,7 @@ pub fn expand_with(
         schedule: first.schedule.clone(),
         tensor_of,
         warnings,
+        unknown: first.unknown.clone(),
     })
 }
 

@@ -187,7 +187,7 @@ pub(crate) fn broadcast(shapes: &[&Vec<V>]) -> R<Vec<V>> {
                 (V::K(1), x) | (x, V::K(1)) => x.clone(),
                 (a, b) if a == b => a.clone(),
                 (V::K(a), V::K(b)) => {
-                    return why(format!("dims {a} and {b} do not broadcast"));
+                    return hard(format!("dims {a} and {b} do not broadcast"));
                 }
                 (V::K(a), _) | (_, V::K(a)) => V::K(*a),
                 (a, b) => a.max(b).or_why(|| "overflow".into())?,
@@ -356,4 +356,16 @@ pub(crate) fn tensor_value(t: &TensorProto, dtype: DType) -> Option<Val> {
         return None;
     }
     ints(v)
+}
+
+/// `[2, batch, 8]` for messages.
+pub(crate) fn show_dims(s: &[V]) -> String {
+    let v: Vec<String> = s
+        .iter()
+        .map(|d| match d {
+            V::K(k) => format!("{k}"),
+            V::N(n) | V::E(n) => n.clone(),
+        })
+        .collect();
+    format!("[{}]", v.join(", "))
 }

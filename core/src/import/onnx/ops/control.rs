@@ -33,8 +33,8 @@ pub(crate) fn control_flow(
                                     _ if p == q => p,
                                     // An anonymous dim (the file does not know it) yields
                                     // to a known one.
-                                    (V::K(_), V::N(a)) if a.starts_with('?') => p,
-                                    (V::N(a), V::K(_)) if a.starts_with('?') => q,
+                                    (V::K(_), V::N(a)) if crate::graph::is_unknown_dim(a) => p,
+                                    (V::N(a), V::K(_)) if crate::graph::is_unknown_dim(a) => q,
                                     _ => V::E("?".into()),
                                 })
                                 .collect(),

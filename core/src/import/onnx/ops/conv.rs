@@ -37,6 +37,11 @@ pub(super) fn conv_like(n: &NodeProto, x: &[V], kernel: &[V], transpose: bool) -
         let (s, d) = (V::K(s), V::K(d));
         let inp = &x[i + 2];
         let k = &kernel[i];
+        if let Some(kv) = k.k() {
+            if kv < 1 {
+                return hard(format!("kernel dim {kv} (axis {i}) must be at least 1"));
+            }
+        }
         // effective kernel = (k-1)*d + 1
         let ek = k
             .sub(&V::K(1))
@@ -76,7 +81,8 @@ pub(super) fn conv_like(n: &NodeProto, x: &[V], kernel: &[V], transpose: bool) -
             if ceil {
                 // The last window must start inside the input or the left padding.
                 if let (Some(ov_), Some(iv)) = (o.k(), inp.k()) {
-                    if (ov_ - 1) * s.k().unwrap_or(1) >= iv + pads[i] {
+                    let last = i128::from(ov_ - 1) * i128::from(s.k().unwrap_or(1));
+                    if last >= i128::from(iv) + i128::from(pads[i]) {
                         o = V::K(ov_ - 1);
                     }
                 }
@@ -109,6 +115,17 @@ pub(super) fn conv(n: &NodeProto, _opset: i64, ins: &[Option<&Info>]) -> R<Vec<O
             w.len()
         ));
     }
+    let group = attr_i(n, "group").unwrap_or(1);
+    if group < 1 {
+        return hard(format!("group {group} must be at least 1"));
+    }
+    if let (Some(c), Some(wc)) = (x[1].k(), w[1].k()) {
+        if wc.checked_mul(group) != Some(c) {
+            return hard(format!(
+                "input channels {c} are not W's {wc} x group {group}"
+            ));
+        }
+    }
     let kernel: Vec<V> = attr_ints(n, "kernel_shape")
         .map_or_else(|| w[2..].to_vec(), |k| k.into_iter().map(V::K).collect());
     let mut s = alloc::vec![x[0].clone(), w[0].clone()];
@@ -134,6 +151,9 @@ pub(super) fn conv_transpose(n: &NodeProto, _opset: i64, ins: &[Option<&Info>]) 
         ));
     }
     let g = attr_i(n, "group").unwrap_or(1);
+    if g < 1 {
+        return hard(format!("group {g} must be at least 1"));
+    }
     let kernel: Vec<V> = attr_ints(n, "kernel_shape")
         .map_or_else(|| w[2..].to_vec(), |k| k.into_iter().map(V::K).collect());
     let c = w[1].mul(&V::K(g)).or_why(|| "overflow".into())?;

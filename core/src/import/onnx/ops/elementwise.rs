@@ -86,13 +86,15 @@ pub(super) const OPS: &[(&str, Infer)] = &[
 ];
 
 /// Element-wise unary ops (and shape-preserving ones such as Softmax, Clip, Dropout): output = input shape.
-pub(super) fn unary(n: &NodeProto, _opset: i64, ins: &[Option<&Info>]) -> R<Vec<O>> {
+pub(super) fn unary(n: &NodeProto, opset: i64, ins: &[Option<&Info>]) -> R<Vec<O>> {
     let op = n.op_type.as_str();
     let dt0 = dtype(ins, 0);
     let s = shape(ins, 0)?;
     let mut o = alloc::vec![out(dt0, s.clone())];
     if op == "Dropout" {
-        o.push(out(Some(DType::Bool), s.clone()));
+        // The mask is T before opset 10 (Dropout-7), bool from Dropout-10 on.
+        let mask = if opset < 10 { dt0 } else { Some(DType::Bool) };
+        o.push(out(mask, s.clone()));
     }
     if op == "Neg" || op == "Abs" {
         if let Some(Val::I(v)) = &input(ins, 0)?.val {

@@ -113,9 +113,15 @@ pub(super) fn range(_n: &NodeProto, _opset: i64, ins: &[Option<&Info>]) -> R<Vec
     let len = match (s.k(), l.k(), d.k()) {
         (Some(s), Some(l), Some(d)) if d != 0 => {
             let num = l.checked_sub(s).or_why(|| "overflow".into())?;
-            V::K(num.div_euclid(d) + i64::from(num.rem_euclid(d) != 0))
-                .max(&V::K(0))
-                .or_why(String::new)?
+            // ceil(num / d) for either sign of d: truncate, then step away from zero when
+            // the remainder has the sign of d.
+            let (q, r) = (num / d, num % d);
+            let ceil = if r != 0 && (r > 0) == (d > 0) {
+                q + 1
+            } else {
+                q
+            };
+            V::K(ceil.max(0))
         }
         (_, _, Some(1)) => l
             .sub(s)

@@ -36,11 +36,41 @@ pub(super) fn resize(n: &NodeProto, opset: i64, ins: &[Option<&Info>]) -> R<Vec<
             return hard("sizes length differs from the rank");
         }
         let policy = attr_s(n, "keep_aspect_ratio_policy").unwrap_or_default();
-        if !policy.is_empty() && policy != "stretch" {
-            return why("keep_aspect_ratio_policy other than stretch");
-        }
-        for (k, v) in idx.iter().zip(sz) {
-            s[*k] = v;
+        match policy.as_str() {
+            "" | "stretch" => {
+                for (k, v) in idx.iter().zip(sz) {
+                    s[*k] = v;
+                }
+            }
+            "not_larger" | "not_smaller" => {
+                // Resize-18: one scale for the given axes, the smallest (not_larger) or the
+                // largest (not_smaller) of sizes[i] / x[i]; out = round(scale * x[i]).
+                let mut scale: Option<f64> = None;
+                for (k, v) in idx.iter().zip(&sz) {
+                    let (Some(d), Some(t)) = (x[*k].k(), v.k()) else {
+                        return why("keep_aspect_ratio_policy with symbolic dims");
+                    };
+                    if d == 0 {
+                        return hard("Resize of an empty axis with keep_aspect_ratio_policy");
+                    }
+                    let r = t as f64 / d as f64;
+                    scale = Some(match scale {
+                        None => r,
+                        Some(c) if policy == "not_larger" => c.min(r),
+                        Some(c) => c.max(r),
+                    });
+                }
+                let scale = scale.unwrap_or(1.0);
+                for k in &idx {
+                    let d = x[*k].k().unwrap_or(0);
+                    s[*k] = V::K(f2i((scale * d as f64 + 0.5).floor()));
+                }
+            }
+            other => {
+                return hard(format!(
+                "keep_aspect_ratio_policy '{other}' is not one of stretch, not_larger, not_smaller"
+            ))
+            }
         }
     } else {
         let sc: Vec<f64> = match scales_in {
@@ -54,6 +84,11 @@ pub(super) fn resize(n: &NodeProto, opset: i64, ins: &[Option<&Info>]) -> R<Vec<
             return hard("scales length differs from the rank");
         }
         for (k, f) in idx.iter().zip(sc) {
+            if !f.is_finite() || f <= 0.0 {
+                return hard(format!(
+                    "scale {f} for axis {k} (scales must be positive and finite)"
+                ));
+            }
             let d = &x[*k];
             s[*k] = match d.k() {
                 Some(v) => V::K(f2i((v as f64 * f).floor())),

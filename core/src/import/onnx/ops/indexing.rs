@@ -75,9 +75,20 @@ pub(super) fn scatter(_n: &NodeProto, _opset: i64, ins: &[Option<&Info>]) -> R<V
 /// NonZero: `[rank, number of non-zeros]`.
 pub(super) fn non_zero(_n: &NodeProto, _opset: i64, ins: &[Option<&Info>]) -> R<Vec<O>> {
     let x = shape(ins, 0)?;
+    // The count is known when the input's value is (a constant); else it is data-dependent
+    // and stays unknown (named `NODE output axis 1` by the importer), never 1.
+    let count = match &input(ins, 0)?.val {
+        Some(Val::I(v)) => v
+            .iter()
+            .map(|e| e.k().map(|k| k != 0))
+            .collect::<Option<Vec<bool>>>()
+            .map(|nz| V::K(nz.iter().filter(|&&b| b).count() as i64)),
+        Some(Val::F(v)) => Some(V::K(v.iter().filter(|&&f| f != 0.0).count() as i64)),
+        None => None,
+    };
     Ok(alloc::vec![out(
         Some(DType::Int64),
-        alloc::vec![V::K(x.len() as i64), V::E("?".into())]
+        alloc::vec![V::K(x.len() as i64), count.unwrap_or(V::E("?".into()))]
     )])
 }
 

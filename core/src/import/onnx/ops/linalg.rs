@@ -26,6 +26,15 @@ pub(super) fn matmul(n: &NodeProto, _opset: i64, ins: &[Option<&Info>]) -> R<Vec
     if b2.len() == 1 {
         b2.push(V::K(1));
     }
+    if let (Some(ka), Some(kb)) = (a2[a2.len() - 1].k(), b2[b2.len() - 2].k()) {
+        if ka != kb {
+            return hard(format!(
+                "shapes {} and {} do not multiply: inner dims {ka} and {kb} differ",
+                show_dims(a),
+                show_dims(b)
+            ));
+        }
+    }
     let (ab, bb) = (a2[..a2.len() - 2].to_vec(), b2[..b2.len() - 2].to_vec());
     let mut s = broadcast(&[&ab, &bb])?;
     s.push(a2[a2.len() - 2].clone());

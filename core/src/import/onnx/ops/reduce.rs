@@ -98,6 +98,16 @@ pub(super) fn top_k(n: &NodeProto, opset: i64, ins: &[Option<&Info>]) -> R<Vec<O
     } else {
         V::K(attr_i(n, "k").unwrap_or(0))
     };
+    if let Some(kv) = k.k() {
+        if kv < 0 {
+            return hard(format!("k = {kv} is negative"));
+        }
+        if let Some(d) = x[ax].k() {
+            if kv > d {
+                return hard(format!("k = {kv} exceeds the dim {d} of axis {ax}"));
+            }
+        }
+    }
     let mut s = x.clone();
     s[ax] = k;
     Ok(alloc::vec![out(dt0, s.clone()), out(Some(DType::Int64), s)])

@@ -129,14 +129,13 @@ pub(super) fn slice(n: &NodeProto, opset: i64, ins: &[Option<&Info>]) -> R<Vec<O
                     v.clamp(lo, hi)
                 };
                 let (b, e) = (cl(st), cl(en));
-                let len = if step > 0 {
-                    if e > b {
-                        (e - b + step - 1) / step
-                    } else {
-                        0
-                    }
-                } else if b > e {
-                    (b - e + (-step) - 1) / (-step)
+                // ceil(|e - b| / |step|) in i128: a step near ±2^63 must not wrap.
+                let (span, by) = (i128::from(e) - i128::from(b), i128::from(step));
+                let len = if (by > 0 && span > 0) || (by < 0 && span < 0) {
+                    let (span, by) = (span.abs(), by.abs());
+                    i64::try_from((span + by - 1) / by)
+                        .ok()
+                        .or_why(|| "overflow".into())?
                 } else {
                     0
                 };
@@ -177,7 +176,8 @@ pub(super) fn slice(n: &NodeProto, opset: i64, ins: &[Option<&Info>]) -> R<Vec<O
             .collect::<Option<_>>()?;
         gather_nd(v, &dims, &out_dims, |axis_k, i| {
             let (b, st, _) = per[axis_k];
-            usize::try_from(b + i as i64 * st).ok()
+            let i = i64::try_from(i).ok()?;
+            usize::try_from(b.checked_add(i.checked_mul(st)?)?).ok()
         })
         .map(Val::I)
     })();
@@ -339,6 +339,18 @@ pub(super) fn reshape(n: &NodeProto, _opset: i64, ins: &[Option<&Info>]) -> R<Ve
     if let Some(m) = minus {
         s[m] = infer_minus_one(x, &s, m)?;
     }
+    // With every dim known, the element counts must agree.
+    if let (Some(a), Some(b)) = (
+        product(x).and_then(|p| p.k()),
+        product(&s).and_then(|p| p.k()),
+    ) {
+        if a != b {
+            return hard(format!(
+                "target shape {} has {b} elements, the input {a}",
+                show_dims(&s)
+            ));
+        }
+    }
     let v = input(ins, 0)?.val.clone();
     Ok(alloc::vec![with_val(out(dt0, s), v)])
 }
@@ -472,6 +484,11 @@ pub(super) fn transpose(n: &NodeProto, _opset: i64, ins: &[Option<&Info>]) -> R<
         .iter()
         .map(|&p| axis(p, x.len(), "perm entry"))
         .collect::<R<_>>()?;
+    for (j, a) in p.iter().enumerate() {
+        if p[..j].contains(a) {
+            return hard(format!("perm {perm:?} repeats axis {a}"));
+        }
+    }
     let s: Vec<V> = p.iter().map(|&p| x[p].clone()).collect();
     let v = (|| {
         let Val::I(v) = input(ins, 0).ok()?.val.as_ref()? else {
@@ -505,14 +522,36 @@ pub(super) fn split(n: &NodeProto, opset: i64, ins: &[Option<&Info>]) -> R<Vec<O
     };
     let d = &x[ax];
     let parts: Vec<V> = match split {
-        Some(sp) => sp.into_iter().map(V::K).collect(),
+        Some(sp) => {
+            if let Some(p) = sp.iter().find(|&&p| p < 0) {
+                return hard(format!("split part {p} is negative"));
+            }
+            if sp.len() != nout {
+                return hard(format!("{} split parts for {nout} outputs", sp.len()));
+            }
+            let sum = sp
+                .iter()
+                .try_fold(0i64, |a, &p| a.checked_add(p))
+                .or_why(|| "overflow".into())?;
+            if let Some(dv) = d.k() {
+                if sum != dv {
+                    return hard(format!(
+                        "split parts {sp:?} sum to {sum}, the dim of axis {ax} is {dv}"
+                    ));
+                }
+            }
+            sp.into_iter().map(V::K).collect()
+        }
         None => {
             let k = attr_i(n, "num_outputs").unwrap_or(nout as i64).max(1);
             match d.k() {
                 Some(dv) => {
-                    let c = (dv + k - 1) / k;
+                    let c = dv.checked_add(k - 1).or_why(|| "overflow".into())? / k;
                     (0..nout as i64)
-                        .map(|i| V::K(c.min(dv - c * i).max(0)))
+                        .map(|i| {
+                            let used = c.checked_mul(i).unwrap_or(i64::MAX);
+                            V::K(c.min(dv.saturating_sub(used)).max(0))
+                        })
                         .collect()
                 }
                 None => (0..nout)
