@@ -37,8 +37,18 @@ fn made_up_dims_bound_by_name_reach_the_derived_dims() {
     };
     let m = m.to_string_lossy();
     let by_dims = plan_json(&[
-        "plan", &m, "--dim", "x axis 0=1", "--dim", "x axis 2=48", "--dim", "x axis 3=192", "-s", "no-reuse",
-        "--format", "json",
+        "plan",
+        &m,
+        "--dim",
+        "x axis 0=1",
+        "--dim",
+        "x axis 2=48",
+        "--dim",
+        "x axis 3=192",
+        "-s",
+        "no-reuse",
+        "--format",
+        "json",
     ]);
     let by_input = plan_json(&[
         "plan",

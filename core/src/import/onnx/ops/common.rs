@@ -1,7 +1,7 @@
 //! Helpers shared by the op families: reading inputs and attributes, broadcasting, small values.
 
 pub(crate) use alloc::format;
-pub(crate) use alloc::string::String;
+pub(crate) use alloc::string::{String, ToString};
 pub(crate) use alloc::vec::Vec;
 
 pub(crate) use crate::dtype::DType;

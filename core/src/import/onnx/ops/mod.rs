@@ -11,7 +11,9 @@
 //!
 //! If, Loop and Scan need the importer (subgraphs) and live in `control`.
 
+mod attention;
 pub(crate) mod common;
+mod contrib;
 mod control;
 mod conv;
 mod elementwise;
@@ -19,12 +21,19 @@ mod generator;
 mod image;
 mod indexing;
 mod linalg;
+mod loss;
+mod ml;
+mod more;
 mod norm;
 mod pool;
 mod quant;
+mod random;
 mod reduce;
 mod rnn;
+mod sequence;
 mod shape;
+mod signal;
+mod training;
 
 pub(crate) use common::{attr_i, attr_ints, tensor_value, to_usize, Fail, Infer, O};
 pub(crate) use control::control_flow;
@@ -48,10 +57,22 @@ const DEFAULT: &[Table] = &[
     image::OPS,
     rnn::OPS,
     quant::OPS,
+    attention::OPS,
+    loss::OPS,
+    signal::OPS,
+    random::OPS,
+    sequence::OPS,
+    more::OPS,
 ];
 
 /// Domains the importer knows, each with its families.
-pub(crate) const DOMAINS: &[(&str, &[Table])] = &[("", DEFAULT), ("ai.onnx", DEFAULT)];
+pub(crate) const DOMAINS: &[(&str, &[Table])] = &[
+    ("", DEFAULT),
+    ("ai.onnx", DEFAULT),
+    ("ai.onnx.ml", &[ml::OPS]),
+    ("com.microsoft", &[contrib::OPS]),
+    ("ai.onnx.preview.training", &[training::OPS]),
+];
 
 /// The inference of `op_type` in `domain`, if the importer has one.
 pub(crate) fn lookup(domain: &str, op_type: &str) -> Option<Infer> {
