@@ -7,7 +7,12 @@
 //! `tests/data/onnx_node/known_failures.txt` lists the cases the importer does not pass yet;
 //! the test fails when any other case fails and when a listed case passes (remove it then), so
 //! the figure only moves forward. Run with `--nocapture` for the figure and the reasons.
+//!
+//! `tests/data/onnx_ops/` (by `scripts/onnx-op-cases.py`, same format) holds the ops the node
+//! tests do not cover (com.microsoft contrib ops, ai.onnx.ml, opset corner cases), with
+//! expected shapes computed by hand from the op schemas.
 #![cfg(feature = "onnx")]
+#![allow(clippy::unwrap_used)]
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
@@ -16,14 +21,15 @@ use memplan_core::import::onnx::{parse, OnnxOptions};
 use memplan_core::Dim;
 use serde_json::Value;
 
-fn data_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/onnx_node")
+fn data_dir(which: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data")
+        .join(which)
 }
 
 /// `(case, model bytes)` from `models.bin`.
-fn models() -> Vec<(String, Vec<u8>)> {
-    let bytes =
-        std::fs::read(data_dir().join("models.bin")).expect("tests/data/onnx_node/models.bin");
+fn models(which: &str) -> Vec<(String, Vec<u8>)> {
+    let bytes = std::fs::read(data_dir(which).join("models.bin")).expect("models.bin");
     let mut out = Vec::new();
     let mut p = 0usize;
     let take = |n: usize, p: &mut usize| {
@@ -81,22 +87,23 @@ fn check(model: &[u8], exp: &Value) -> Option<String> {
     None
 }
 
-#[test]
-fn node_tests_infer_the_expected_shapes() {
+/// Checks every case of `which`; `min_cases` guards against a truncated file.
+fn run_cases(which: &str, min_cases: usize) {
     let expected: Value = serde_json::from_str(
-        &std::fs::read_to_string(data_dir().join("expected.json")).expect("expected.json"),
+        &std::fs::read_to_string(data_dir(which).join("expected.json")).expect("expected.json"),
     )
     .unwrap();
-    let known: BTreeSet<String> = std::fs::read_to_string(data_dir().join("known_failures.txt"))
-        .expect("known_failures.txt")
-        .lines()
-        .map(|l| l.split('#').next().unwrap_or("").trim().to_string())
-        .filter(|l| !l.is_empty())
-        .collect();
-    let cases = models();
+    let known: BTreeSet<String> =
+        std::fs::read_to_string(data_dir(which).join("known_failures.txt"))
+            .expect("known_failures.txt")
+            .lines()
+            .map(|l| l.split('#').next().unwrap_or("").trim().to_string())
+            .filter(|l| !l.is_empty())
+            .collect();
+    let cases = models(which);
     assert!(
-        cases.len() > 1500,
-        "only {} cases in models.bin",
+        cases.len() >= min_cases,
+        "only {} cases in {which}/models.bin",
         cases.len()
     );
     let (mut pass, mut total, mut sequence) = (0, 0, 0);
@@ -116,7 +123,9 @@ fn node_tests_infer_the_expected_shapes() {
             }
         }
     }
-    println!("onnx node tests: {pass} of {total} tensor cases pass ({sequence} sequence cases not checked)");
+    println!(
+        "{which}: {pass} of {total} tensor cases pass ({sequence} sequence cases not checked)"
+    );
     for (k, why) in &failed {
         println!("FAIL {k}: {why}");
     }
@@ -130,4 +139,14 @@ fn node_tests_infer_the_expected_shapes() {
         fixed.is_empty(),
         "cases in known_failures.txt that pass now (remove them): {fixed:?}"
     );
+}
+
+#[test]
+fn node_tests_infer_the_expected_shapes() {
+    run_cases("onnx_node", 1600);
+}
+
+#[test]
+fn contrib_ml_and_corner_cases_infer_the_expected_shapes() {
+    run_cases("onnx_ops", 25);
 }
