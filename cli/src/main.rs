@@ -120,6 +120,10 @@ struct ShapeArgs {
     /// not infer, or to override one).
     #[arg(long = "size", value_name = "NAME=BYTES")]
     sizes: Vec<String>,
+    /// Let Reshape, Flatten, Squeeze, Unsqueeze and Identity outputs share their input's
+    /// buffer when the input dies there, as runtimes do (ONNX models; off by default).
+    #[arg(long)]
+    alias_views: bool,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -257,7 +261,9 @@ fn run_inspect(
 }
 
 fn shapes(args: &PlanArgs) -> Result<Shapes, Error> {
-    parse_shapes(&args.shape.dims, &args.shape.inputs, &args.shape.sizes)
+    let mut s = parse_shapes(&args.shape.dims, &args.shape.inputs, &args.shape.sizes)?;
+    s.alias_views = args.shape.alias_views;
+    Ok(s)
 }
 
 fn parse_shapes(dims: &[String], inputs: &[String], sizes: &[String]) -> Result<Shapes, Error> {
@@ -465,6 +471,8 @@ fn run_plan(args: &PlanArgs) -> Result<bool, Error> {
             no_reuse_bytes: bounds.no_reuse,
             weight_bytes: problem.weight_bytes,
             unknown_size_tensors: lowered.unknown.len(),
+            aliased_views: lowered.views.as_ref().map(|v| v.tensors),
+            aliased_view_bytes: lowered.views.as_ref().map(|v| v.bytes),
             unknown_size: lowered
                 .unknown
                 .iter()
@@ -618,6 +626,13 @@ fn table(f: &PlanFile, o: &PlanOptions) -> String {
         units::with_exact(p.lower_bound_bytes),
         units::with_exact(p.no_reuse_bytes)
     );
+    if let (Some(n), Some(b)) = (p.aliased_views, p.aliased_view_bytes) {
+        let _ = writeln!(
+            s,
+            "views aliased: {n} tensors share their input's buffer ({} not allocated)",
+            units::with_exact(b)
+        );
+    }
     for u in &p.unknown_size {
         let by =
             u.op.as_ref()

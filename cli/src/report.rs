@@ -35,6 +35,12 @@ pub struct ProblemSummary {
     /// Those tensors, each with the op that produced it and why its size is unknown.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub unknown_size: Vec<UnknownEntry>,
+    /// With `--alias-views`: view outputs merged into their input's buffer.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub aliased_views: Option<usize>,
+    /// With `--alias-views`: their bytes (the no-reuse total is this much smaller).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub aliased_view_bytes: Option<u64>,
 }
 
 /// A tensor of unknown size (not planned).

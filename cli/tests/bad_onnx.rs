@@ -156,3 +156,36 @@ fn an_unnamed_dim_stays_unknown_until_bound_by_its_name() {
         "{stdout}"
     );
 }
+
+#[test]
+fn alias_views_drops_exactly_the_aliased_bytes() {
+    // ViT-B/16 has Reshape/Flatten views of dying inputs; with --alias-views each shares its
+    // input's buffer: the no-reuse total drops by exactly the reported bytes and the lower
+    // bound cannot grow. Off by default: the JSON then has no aliased_* fields.
+    let plan = |extra: &[&str]| {
+        let mut args = vec![
+            "plan",
+            "../../../../static/samples/vit_b_16_randinit.stripped.onnx",
+            "--dim",
+            "batch=1",
+            "-s",
+            "no-reuse",
+            "--format",
+            "json",
+        ];
+        args.extend_from_slice(extra);
+        let (code, stdout, stderr) = run(&args);
+        assert_eq!(code, 0, "{stderr}");
+        serde_json::from_str::<serde_json::Value>(&stdout).unwrap()["problem"].clone()
+    };
+    let off = plan(&[]);
+    let on = plan(&["--alias-views"]);
+    assert!(off.get("aliased_views").is_none(), "{off}");
+    let saved = on["aliased_view_bytes"].as_u64().unwrap();
+    assert!(on["aliased_views"].as_u64().unwrap() > 0);
+    assert_eq!(
+        off["no_reuse_bytes"].as_u64().unwrap() - on["no_reuse_bytes"].as_u64().unwrap(),
+        saved
+    );
+    assert!(on["lower_bound_bytes"].as_u64() <= off["lower_bound_bytes"].as_u64());
+}

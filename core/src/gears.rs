@@ -145,6 +145,7 @@ pub fn expand_with(
         tensor_of,
         warnings,
         unknown: first.unknown.clone(),
+        views: first.views.clone(),
     })
 }
 

@@ -381,6 +381,8 @@ pub struct Lowered {
     /// determines), each with the op that produced it: they are *not* planned, so the lower
     /// bound and every plan exclude them; report their number next to every figure.
     pub unknown: Vec<UnknownTensor>,
+    /// What aliasing views saved, when it was asked for ([`crate::views::alias_views`]).
+    pub views: Option<crate::views::AliasReport>,
 }
 
 /// A tensor the planner leaves out because its size is unknown.
@@ -740,6 +742,7 @@ impl Graph {
             tensor_of,
             warnings,
             unknown,
+            views: None,
         })
     }
 

@@ -39,6 +39,7 @@ pub mod simulate;
 pub mod strategy;
 pub mod units;
 pub mod validate;
+pub mod views;
 
 pub use bound::{lower_bound, Bounds};
 pub use dtype::DType;
