@@ -435,9 +435,6 @@ fn run_plan(args: &PlanArgs) -> Result<bool, Error> {
     for w in &lowered.warnings {
         eprintln!("warning: {shown}: {w}");
     }
-    for u in &lowered.unknown {
-        eprintln!("warning: {shown}: {}", u.describe());
-    }
     let bounds = memplan_core::lower_bound(problem).map_err(|e| e.at(&shown))?;
     let mut entries = Vec::new();
     let mut plans = Vec::new();

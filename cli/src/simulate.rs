@@ -24,9 +24,6 @@ pub fn run(args: &SimArgs) -> Result<(), Error> {
             for w in &l.warnings {
                 eprintln!("warning: {shown}: {w}");
             }
-            for u in &l.unknown {
-                eprintln!("warning: {shown}: {}", u.describe());
-            }
             l.problem
         }
     };

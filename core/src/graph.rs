@@ -375,7 +375,7 @@ pub struct Lowered {
     pub schedule: Vec<OpId>,
     /// For each buffer, the tensor it was made from (`None` for workspaces).
     pub tensor_of: Vec<Option<TensorId>>,
-    /// Warnings: odd structure (tensors of unknown size are in `unknown`, not here).
+    /// Warnings: one per tensor of unknown size ([`UnknownTensor::describe`]), odd structure.
     pub warnings: Vec<String>,
     /// Tensors whose size is unknown (dtype or shape not inferred, or a dim no binding
     /// determines), each with the op that produced it: they are *not* planned, so the lower
@@ -736,6 +736,7 @@ impl Graph {
             weight_bytes,
         };
         problem.check()?;
+        warnings.extend(unknown.iter().map(UnknownTensor::describe));
         Ok(Lowered {
             problem,
             schedule,
