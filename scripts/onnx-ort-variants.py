@@ -10,7 +10,7 @@ each stripped of weight bytes (external data that does not exist, dims kept), an
 `NAME.VARIANT.shapes.json`: the dtype and dims of every top-level tensor, from running the
 unstripped variant in onnxruntime at the inputs of `shared/models/shapes/NAME.shapes.json`.
 
-    /tmp/onnxvenv/bin/pip install onnx==1.19.1 onnxruntime
+    /tmp/onnxvenv/bin/pip install onnx==1.19.1 onnxruntime==1.32.0
     /tmp/onnxvenv/bin/python scripts/onnx-ort-variants.py
 """
 import json
