@@ -601,3 +601,33 @@ fn large_raw_data_is_skipped() {
     let back = TensorProto::decode(&small.encode_to_vec()[..]).unwrap();
     assert_eq!(back.raw_data, 7i64.to_le_bytes().to_vec());
 }
+
+#[test]
+fn symbolic_slice_clamps_to_zero() {
+    // x[n, 3] f32, Slice axis 0 [0, -10): ONNX clamps, so with n = 4 the result is empty
+    // (0 rows, 0 bytes), not a negative dim; with n = 12 it has 2 rows (2 * 3 * 4 = 24 B).
+    let bytes = model(
+        13,
+        graph(
+            vec![node(
+                "Slice",
+                "s0",
+                &["x", "st", "en", "ax"],
+                &["y"],
+                vec![],
+            )],
+            vec![vi("x", FLOAT, vec![dim_p("n"), dim_v(3)])],
+            &["y"],
+            vec![
+                i64_init("st", &[0]),
+                i64_init("en", &[-10]),
+                i64_init("ax", &[0]),
+            ],
+        ),
+    );
+    let m = parse(&bytes, &OnnxOptions::default()).unwrap();
+    let y = m.graph.tensor_id("y").unwrap();
+    let n = |v: u64| -> Bindings { [("n".to_string(), v)].into_iter().collect() };
+    assert_eq!(m.graph.tensors[y].size(&n(4)).unwrap(), Some(0));
+    assert_eq!(m.graph.tensors[y].size(&n(12)).unwrap(), Some(24));
+}

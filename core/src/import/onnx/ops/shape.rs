@@ -142,12 +142,15 @@ pub(super) fn slice(n: &NodeProto, opset: i64, ins: &[Option<&Info>]) -> R<Vec<O
                 ranges.push((a, b, step, len));
                 V::K(len)
             }
-            (None, Some(st), Some(en)) if step == 1 && st >= 0 && en >= i64::from(i32::MAX) => {
-                d.sub(&V::K(st)).or_why(|| "overflow".into())?
-            }
-            (None, Some(0), Some(en)) if step == 1 && en < 0 => {
-                d.add(&V::K(en)).or_why(|| "overflow".into())?
-            }
+            // Slice clamps: a dim shorter than the bound gives 0, never a negative length.
+            (None, Some(st), Some(en)) if step == 1 && st >= 0 && en >= i64::from(i32::MAX) => d
+                .sub(&V::K(st))
+                .and_then(|x| if st == 0 { Some(x) } else { x.max(&V::K(0)) })
+                .or_why(|| "overflow".into())?,
+            (None, Some(0), Some(en)) if step == 1 && en < 0 => d
+                .add(&V::K(en))
+                .and_then(|x| x.max(&V::K(0)))
+                .or_why(|| "overflow".into())?,
             (_, Some(0), None) if step == 1 => {
                 // end is symbolic: usually the dim itself or a shape value; clamp to dim.
                 if en == d {
