@@ -106,6 +106,25 @@ pub(super) fn unary(n: &NodeProto, opset: i64, ins: &[Option<&Info>]) -> R<Vec<O
             o[0] = with_val(o[0].clone(), v.map(Val::I));
         }
     }
+    // Small float values through rounding and Relu (lengths computed in float, e.g. the
+    // trip count of an expanded Range: Ceil(Div(Sub(limit, start), delta))).
+    if let Some(Val::F(v)) = &input(ins, 0)?.val {
+        let f: Option<fn(f64) -> f64> = match op {
+            "Ceil" => Some(f64::ceil),
+            "Floor" => Some(f64::floor),
+            "Round" => Some(f64::round_ties_even),
+            "Relu" => Some(|x: f64| x.max(0.0)),
+            "Neg" => Some(|x: f64| -x),
+            "Abs" => Some(f64::abs),
+            _ => None,
+        };
+        if let Some(f) = f {
+            o[0] = with_val(
+                o[0].clone(),
+                Some(Val::F(v.iter().map(|&x| f(x)).collect())),
+            );
+        }
+    }
     Ok(o)
 }
 
