@@ -558,7 +558,7 @@ impl Importer<'_> {
                     cause = Some(format!("{}: {why}", loc()));
                 }
                 for o in n.output.iter().filter(|o| !o.is_empty()) {
-                    let fallback = if vinfo.contains_key(o.as_str()) {
+                    let fallback = if vinfo.get(o.as_str()).is_some_and(|v| v.r#type.is_some()) {
                         " (the file's value_info is used)"
                     } else {
                         ""
