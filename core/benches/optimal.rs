@@ -1,16 +1,22 @@
 //! Benchmark of strategy `optimal` (not a timed test).
 //!
-//! `cargo bench -p memplan-core --bench optimal -- [--time-limit MS] [FILE.csv | gen:N:SEED]...`
+//! `cargo bench -p memplan-core --bench optimal -- [--time-limit MS] [FILE.csv | gen:N:SEED | SPEC]...`
 //!
-//! Without files: the MiniMalloc challenging suite and the real traces of
-//! `/work/shared/benchmarks` (or `$MEMPLAN_BENCHMARKS`), then generated instances of 20k, 40k
-//! and 60k buffers. Prints one Markdown table row per input; then, for files named like
+//! `SPEC` is a generator of `gen/mod.rs` (`train:N:SEED`, `kv:N:SEED`, `long-short:N:SEED`,
+//! `tile:FILE.csv:COPIES:SEED`). Without arguments: the MiniMalloc challenging suite and the
+//! real traces of `/work/shared/benchmarks` (or `$MEMPLAN_BENCHMARKS`), then generated
+//! instances (the older trace-like `gen:` ones, transformer training, KV-cache inference,
+//! tiled real traces, the long-short shape). Each input: `portfolio` on its own, then
+//! `optimal`, in the same run. Prints one Markdown table row per input; then, for files named like
 //! MiniMalloc's `X.CAPACITY.csv`, a second table: capacity mode at that capacity (the setting
 //! of MiniMalloc's published solve times), the time to a plan that fits.
 // Bench code: counts and timings are far below the truncation limits.
 #![allow(clippy::cast_possible_truncation)]
 
 use std::time::Instant;
+
+#[path = "gen/mod.rs"]
+mod gen;
 
 use memplan_core::strategy::optimal::{self, SolverParams};
 use memplan_core::{Buffer, PlanOptions, Problem};
@@ -82,6 +88,19 @@ fn main() {
         for n in [20_000, 40_000, 60_000] {
             args.push(format!("gen:{n}:1"));
         }
+        for spec in [
+            "train:20000:1",
+            "train:60000:2",
+            "kv:20000:1",
+            "kv:60000:2",
+            "long-short:100000:1",
+        ] {
+            args.push(spec.into());
+        }
+        args.push(format!(
+            "tile:{root}/real/mindspore_somas_resnet50.csv:10:1"
+        ));
+        args.push(format!("tile:{root}/real/iopddl_G_1.csv:30:1"));
     }
     println!("| input | buffers | lower bound | portfolio peak (s) | seed peak | best peak | best / LB | proven | nodes | time (s) |");
     println!("|---|---|---|---|---|---|---|---|---|---|");
@@ -92,6 +111,14 @@ fn main() {
             let n = it.next().unwrap_or(20_000) as usize;
             let seed = it.next().unwrap_or(1);
             generate(n, seed)
+        } else if !a.ends_with(".csv") {
+            match gen::by_spec(a) {
+                Ok(p) => p,
+                Err(e) => {
+                    eprintln!("{a}: {e}");
+                    continue;
+                }
+            }
         } else {
             let text = match std::fs::read_to_string(a) {
                 Ok(t) => t,
