@@ -230,6 +230,48 @@ pub fn seed_plan(problem: &Problem, options: &PlanOptions) -> Result<Plan> {
     super::packing::portfolio(problem, options)
 }
 
+/// [`seed_plan`] under `limits`: the heuristics of [`super::packing::PORTFOLIO`] in turn, the
+/// smallest peak kept (ties: the first), named and counted like `portfolio`. A heuristic is
+/// not started when the time left is shorter than the slowest one so far took, so the seed
+/// overruns the time limit by at most one heuristic run (the first always runs: there is no
+/// answer without it). Returns the plan and how many heuristics ran.
+///
+/// # Errors
+/// Errors of a heuristic.
+fn seed_within(
+    problem: &Problem,
+    options: &PlanOptions,
+    limits: &mut Limits<'_>,
+) -> Result<(Plan, usize)> {
+    let heuristics = super::packing::PORTFOLIO;
+    let mut best: Option<Plan> = None;
+    let mut stats = Vec::with_capacity(heuristics.len());
+    let mut slowest = 0u64;
+    for (k, &(name, run)) in heuristics.iter().enumerate() {
+        let now = limits.clock.now_ms();
+        if k > 0
+            && (limits.clock.cancelled()
+                || limits
+                    .deadline
+                    .is_some_and(|d| now.saturating_add(slowest) >= d))
+        {
+            break;
+        }
+        let plan = crate::gears::plan_overlaid(problem, |p| run(p, options))?;
+        slowest = slowest.max(limits.clock.now_ms().saturating_sub(now));
+        stats.push((String::from(name), plan.peak));
+        if best.as_ref().is_none_or(|b| plan.peak < b.peak) {
+            best = Some(plan);
+        }
+    }
+    let ran = stats.len();
+    let mut plan = best.ok_or_else(|| Error::invalid("no seed heuristic"))?;
+    let winner = core::mem::take(&mut plan.strategy);
+    plan.strategy = format!("portfolio:{winner}");
+    plan.stats = stats;
+    Ok((plan, ran))
+}
+
 /// Registry entry `optimal`: [`solve`] without a clock, under a node budget of
 /// `options.time_limit_ms * NODES_PER_MS` nodes.
 ///
@@ -324,6 +366,7 @@ fn run(
     let start = clock.now_ms();
     let shared = RefCell::new(Shared {
         limits: Limits {
+            counts: search::Counts::default(),
             clock,
             deadline: Some(start.saturating_add(options.time_limit_ms)),
             node_cap: params.node_limit.unwrap_or(u64::MAX),
@@ -341,10 +384,10 @@ fn run(
             sh.seed_peak = sh.seed_peak.max(out.seed_peak);
             Ok(out.plan)
         })?;
+        // the seed of the whole problem, for the figures (within what is left of the limits)
         let mut sh = shared.borrow_mut();
-        sh.seed_peak = sh
-            .seed_peak
-            .max(seed_plan(problem, options).map_or(0, |s| s.peak));
+        let whole = seed_within(problem, options, &mut sh.limits).map_or(0, |s| s.0.peak);
+        sh.seed_peak = sh.seed_peak.max(whole);
         p
     } else {
         let mut sh = shared.borrow_mut();
@@ -375,7 +418,32 @@ fn run(
         (String::from("nodes"), sh.limits.nodes),
         (String::from("seed_peak"), sh.seed_peak),
     ];
+    let c = sh.limits.counts;
+    if c != search::Counts::default() {
+        plan.stats.extend([
+            (String::from("seed_heuristics"), c.seed_heuristics),
+            (String::from("windows"), c.windows),
+            (String::from("windows_accepted"), c.windows_ok),
+            (String::from("relocations"), c.relocations),
+            (String::from("relocations_accepted"), c.relocations_ok),
+            (String::from("layout_moves"), c.layout_moves),
+            (String::from("layout_moves_accepted"), c.layout_moves_ok),
+        ]);
+    }
     let mut notes = core::mem::take(&mut plan.notes);
+    if c.windows + c.relocations + c.layout_moves > 0 {
+        notes.push(format!(
+            "large-input search: {} window re-solves tried, {} fitted; {} relocations tried, {} kept; {} layout moves of the long-lived buffers tried, {} kept",
+            c.windows, c.windows_ok, c.relocations, c.relocations_ok, c.layout_moves, c.layout_moves_ok
+        ));
+    }
+    let all = super::packing::PORTFOLIO.len() as u64;
+    if c.seed_heuristics > 0 && c.seed_heuristics < all {
+        notes.push(format!(
+            "seed: {} of the {all} portfolio heuristics ran within the time limit",
+            c.seed_heuristics
+        ));
+    }
     notes.push(describe(
         best,
         lower,
@@ -457,7 +525,8 @@ fn solve_one(
             fixed: b.fixed_offset,
         })
         .collect();
-    let seed = seed_plan(problem, options)?;
+    let (seed, seed_runs) = seed_within(problem, options, limits)?;
+    limits.counts.seed_heuristics += seed_runs as u64;
     let seed_ok = crate::validate::validate(problem, &seed).is_ok();
     let mut lb = crate::bound::bounds_with(problem, |i| Ok(sizes[i]))?.lower_bound;
     let exact = items

@@ -311,6 +311,7 @@ impl Windows<'_> {
             self.log.clear();
             self.log.push((c, off[c]));
             off[c] = o;
+            limits.counts.relocations += 1;
             let mut displaced: Vec<usize> = near
                 .iter()
                 .copied()
@@ -344,6 +345,7 @@ impl Windows<'_> {
                 self.must[j] = false;
             }
             if ok {
+                limits.counts.relocations_ok += 1;
                 return true;
             }
             while let Some((i, o)) = self.log.pop() {
@@ -459,11 +461,13 @@ impl Windows<'_> {
             return false;
         }
         let inst = Inst::new(&sub);
+        limits.counts.windows += 1;
         let budget = WINDOW_NODES_BASE
             .saturating_add(WINDOW_NODES_PER_BUFFER.saturating_mul(free.len() as u64));
         let d = with_budget(limits, budget, |l| decide(&inst, self.params, t, l));
         match d {
             Decision::Found(placed) => {
+                limits.counts.windows_ok += 1;
                 for (k, &s) in inst.free.iter().enumerate() {
                     let i = free[s];
                     self.log.push((i, off[i]));
