@@ -64,6 +64,20 @@ fn generate(n: usize, seed: u64) -> Problem {
     Problem::from_buffers(format!("gen-{n}-{seed}"), buffers)
 }
 
+/// Resets the process's peak resident set (`VmHWM`) so that it measures the next input only
+/// (Linux: writing 5 to `/proc/self/clear_refs`; ignored elsewhere).
+fn reset_peak_rss() {
+    let _ = std::fs::write("/proc/self/clear_refs", "5");
+}
+
+/// Peak resident set of the process since the last reset, in MiB (Linux `VmHWM`).
+fn peak_rss_mib() -> Option<u64> {
+    let s = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = s.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb / 1024)
+}
+
 fn main() {
     let mut args: Vec<String> = std::env::args()
         .skip(1)
@@ -102,8 +116,8 @@ fn main() {
         ));
         args.push(format!("tile:{root}/real/iopddl_G_1.csv:30:1"));
     }
-    println!("| input | buffers | lower bound | portfolio peak (s) | seed peak | best peak | best / LB | proven | nodes | time (s) |");
-    println!("|---|---|---|---|---|---|---|---|---|---|");
+    println!("| input | buffers | lower bound | portfolio peak (s) | portfolio / LB | seed peak | best peak | best / LB | proven | nodes | windows (fitted) | moves kept | time (s) | peak RSS (MiB) |");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     let mut capacity_rows = Vec::new();
     for a in &args {
         let problem = if let Some(spec) = a.strip_prefix("gen:") {
@@ -143,10 +157,14 @@ fn main() {
             time_limit_ms: limit,
             ..PlanOptions::exact()
         };
+        reset_peak_rss();
         let tp = Instant::now();
-        let port = memplan_core::strategy::plan(&problem, "portfolio", &options).map_or_else(
+        let port_plan = memplan_core::strategy::plan(&problem, "portfolio", &options);
+        let port_secs = tp.elapsed().as_secs_f64();
+        let port_peak = port_plan.as_ref().map_or(0, |p| p.peak);
+        let port = port_plan.map_or_else(
             |e| format!("error: {e}"),
-            |p| format!("{} ({:.2})", p.peak, tp.elapsed().as_secs_f64()),
+            |p| format!("{} ({port_secs:.2})", p.peak),
         );
         let t0 = Instant::now();
         let clock = move || t0.elapsed().as_millis() as u64;
@@ -157,18 +175,25 @@ fn main() {
                 if let Err(v) = memplan_core::validate(&problem, &s.plan) {
                     eprintln!("{}: INVALID plan: {}", problem.name, v.describe(&problem));
                 }
+                let stat = |k: &str| s.plan.stats.iter().find(|(n, _)| n == k).map_or(0, |x| x.1);
+                let lb = s.lower_bound.max(1) as f64;
                 println!(
-                    "| {} | {} | {} | {} | {} | {} | {:.5} | {} | {} | {:.2} |",
+                    "| {} | {} | {} | {} | {:.5} | {} | {} | {:.5} | {} | {} | {} ({}) | {} | {:.2} | {} |",
                     problem.name,
                     problem.buffers.len(),
                     s.lower_bound,
                     port,
+                    port_peak as f64 / lb,
                     s.seed_peak,
                     s.best_peak,
-                    s.best_peak as f64 / s.lower_bound.max(1) as f64,
+                    s.best_peak as f64 / lb,
                     if s.proven_optimal { "yes" } else { "no" },
                     s.nodes,
-                    secs
+                    stat("windows"),
+                    stat("windows_accepted"),
+                    stat("relocations_accepted") + stat("layout_moves_accepted"),
+                    secs,
+                    peak_rss_mib().map_or("?".into(), |m| m.to_string()),
                 );
             }
             Err(e) => println!("| {} | error: {e} |", problem.name),

@@ -68,32 +68,36 @@ pub fn long_short(n: usize, seed: u64) -> Problem {
     Problem::from_buffers(format!("long-short-{n}-{seed}"), out.0)
 }
 
-/// A transformer training step with gradient accumulation, about `n` buffers. Per seed: the
-/// layer count (12-48), model width (512-4096), heads, micro-batch size, and per micro-batch a
-/// sequence length (256-4096 tokens, packed documents), so activation sizes vary by micro-batch.
+/// A transformer training step of one pipeline stage with 1F1B scheduling (GPipe/PipeDream
+/// style: a few micro-batches in flight, the forward of micro-batch `m + k` between the
+/// backwards of `m` and `m + 1`), about `n` buffers. Per seed: the layer count (8-32), model
+/// width (512-4096), micro-batches in flight (2-6), micro-batch size, and per micro-batch a
+/// sequence length (256-4096 tokens, ragged: packed documents), so activation sizes differ by
+/// micro-batch and their lifetimes interleave instead of nesting.
 /// * weights (fp16) and Adam moments and the fp32 master copy live over the whole step;
 /// * forward, per layer and micro-batch, one op per step: LayerNorm, QKV, scores (`b·h·s²`),
 ///   softmax, attention output, projection, residual, LayerNorm, FC1, GELU, FC2, residual; the
 ///   tensors the backward pass reads (LN outputs, QKV, softmax, attention output, FC1, GELU)
-///   are held until the backward op of the same layer uses them, the others die at their
-///   consumer; layers picked for activation checkpointing (one in three, per seed) keep only
-///   their input and recompute the rest at the start of their backward;
-/// * backward, layers in reverse: activation gradients live one or two steps, weight gradients
-///   (fp32) are created at the first micro-batch's backward and live to the optimizer;
+///   are held until the backward op of the same layer and micro-batch uses them, the others
+///   die at their consumer; layers picked for activation checkpointing (one in three, per
+///   seed) keep only their input and recompute the rest at the start of their backward;
+/// * backward, layers in reverse: activation gradients live one or two steps, kernel
+///   workspaces one step; weight gradients (fp32) are created at the first micro-batch's
+///   backward and live to the optimizer;
 /// * the optimizer step: one short fp32 update buffer per weight.
 pub fn transformer_training(n: usize, seed: u64) -> Problem {
     let mut r = Rng(seed ^ 0x5452_4149_4E00);
-    let layers = r.range(12, 48);
+    let layers = r.range(8, 32) as usize;
     let d = 512 << r.below(4); // 512..4096
     let heads = (d / 64).max(1);
     let batch = r.range(1, 4);
+    let inflight = r.range(2, 6) as usize;
     // forward ~13 tensors, backward ~17 per layer and micro-batch
-    let per_micro = layers * 30;
-    let micros = (n as u64).div_ceil(per_micro).max(1);
+    let per_micro = layers as u64 * 30;
+    let micros = (n as u64).div_ceil(per_micro).max(1) as usize;
     let weights: [u64; 6] = [d * 3 * d, d * d, d * 4 * d, 4 * d * d, d, d];
     let mut out = Out(Vec::new());
     let mut t = 0u64;
-    // long-lived state: the ends are fixed after the schedule is known (index, kind)
     let mut whole: Vec<usize> = Vec::new();
     for _ in 0..layers {
         for &w in &weights {
@@ -103,69 +107,67 @@ pub fn transformer_training(n: usize, seed: u64) -> Problem {
             }
         }
     }
-    let mut grads: Vec<usize> = Vec::new();
     let mut ckpt: Vec<bool> = (0..layers).map(|_| r.below(3) == 0).collect();
     ckpt[0] = false;
-    for micro in 0..micros {
+    // per micro-batch: (activation bytes, score bytes, tensors each layer's backward reads,
+    // the output)
+    struct Mb {
+        act: u64,
+        score: u64,
+        saved: Vec<Vec<usize>>,
+        x: usize,
+    }
+    let forward = |out: &mut Out, t: &mut u64, r: &mut Rng| -> Mb {
         let s = 256 << r.below(5); // 256..4096
-        let s = s - r.below(s / 4); // packed documents: ragged lengths
+        let s = s - r.below(s / 4);
         let act = batch * s * d * 2;
         let score = batch * heads * s * s * 2;
-        // saved[l]: (buffer index, start) of the tensors layer l's backward reads
-        let mut saved: Vec<Vec<usize>> = Vec::with_capacity(layers as usize);
-        let input = out.0.len();
-        out.push("x", act, t, t);
-        let mut x = input;
-        for l in 0..layers as usize {
-            let mut keep = Vec::new();
-            let f = |out: &mut Out, t: &mut u64, tag: &str, size: u64| -> usize {
-                *t += 1;
-                out.push(tag, size, *t, *t);
-                out.0.len() - 1
-            };
-            // x lives until this layer's residual adds it back (set below)
-            let ln1 = f(&mut out, &mut t, "ln1_", act);
-            let qkv = f(&mut out, &mut t, "qkv", 3 * act);
-            let sc = f(&mut out, &mut t, "scores", score);
-            let sm = f(&mut out, &mut t, "softmax", score);
-            out.0[sc].end = t;
-            let at = f(&mut out, &mut t, "attn", act);
-            let pr = f(&mut out, &mut t, "proj", act);
-            let res1 = f(&mut out, &mut t, "res", act);
-            out.0[pr].end = t;
-            out.0[x].end = out.0[x].end.max(t);
-            let ln2 = f(&mut out, &mut t, "ln2_", act);
-            let fc1 = f(&mut out, &mut t, "fc1_", 4 * act);
-            let ge = f(&mut out, &mut t, "gelu", 4 * act);
-            let fc2 = f(&mut out, &mut t, "fc2_", act);
-            let res2 = f(&mut out, &mut t, "res", act);
-            out.0[fc2].end = t;
-            out.0[res1].end = t;
-            if ckpt[l] {
-                // only the layer input is kept (x, held to the backward below)
-                for k in [ln1, qkv, sm, at, ln2, fc1, ge] {
-                    let b = &mut out.0[k];
-                    b.end = b.end.max(b.start + 1);
-                }
-                keep.push(x);
+        let mut saved = Vec::with_capacity(layers);
+        out.push("x", act, *t, *t);
+        let mut x = out.0.len() - 1;
+        let f = |out: &mut Out, t: &mut u64, tag: &str, size: u64| -> usize {
+            *t += 1;
+            out.push(tag, size, *t, *t + 1);
+            out.0.len() - 1
+        };
+        for &ck in &ckpt {
+            let ln1 = f(out, t, "ln1_", act);
+            let qkv = f(out, t, "qkv", 3 * act);
+            let _scores = f(out, t, "scores", score);
+            let sm = f(out, t, "softmax", score);
+            let at = f(out, t, "attn", act);
+            let _proj = f(out, t, "proj", act);
+            let res1 = f(out, t, "res", act);
+            out.0[x].end = out.0[x].end.max(*t);
+            let ln2 = f(out, t, "ln2_", act);
+            let fc1 = f(out, t, "fc1_", 4 * act);
+            let ge = f(out, t, "gelu", 4 * act);
+            let _fc2 = f(out, t, "fc2_", act);
+            let res2 = f(out, t, "res", act);
+            out.0[res1].end = *t;
+            saved.push(if ck {
+                vec![x]
             } else {
-                for k in [ln1, qkv, sm, at, ln2, fc1, ge] {
-                    let b = &mut out.0[k];
-                    b.end = b.end.max(b.start + 1);
-                    keep.push(k);
-                }
-            }
-            saved.push(keep);
+                vec![ln1, qkv, sm, at, ln2, fc1, ge]
+            });
             x = res2;
         }
-        // loss and its gradient
-        t += 1;
-        out.0[x].end = t;
-        out.push("loss_grad", act, t, t + 1);
-        for l in (0..layers as usize).rev() {
-            let mut read = saved[l].clone();
+        Mb {
+            act,
+            score,
+            saved,
+            x,
+        }
+    };
+    let mut grads: Vec<usize> = Vec::new();
+    let mut backward = |out: &mut Out, t: &mut u64, r: &mut Rng, mb: Mb, first: bool| {
+        let (act, score) = (mb.act, mb.score);
+        *t += 1;
+        out.0[mb.x].end = *t;
+        out.push("loss_grad", act, *t, *t + 1);
+        for l in (0..layers).rev() {
+            let mut read = mb.saved[l].clone();
             if ckpt[l] {
-                // recompute the layer's forward from its input
                 for (tag, size) in [
                     ("re_ln1_", act),
                     ("re_qkv", 3 * act),
@@ -175,12 +177,11 @@ pub fn transformer_training(n: usize, seed: u64) -> Problem {
                     ("re_fc1_", 4 * act),
                     ("re_gelu", 4 * act),
                 ] {
-                    t += 1;
-                    out.push(tag, size, t, t);
+                    *t += 1;
+                    out.push(tag, size, *t, *t);
                     read.push(out.0.len() - 1);
                 }
             }
-            // backward ops of the layer, each reads one saved tensor and makes a gradient
             let grad_sizes = [
                 act,
                 4 * act,
@@ -194,29 +195,46 @@ pub fn transformer_training(n: usize, seed: u64) -> Problem {
                 act,
             ];
             for (k, &g) in grad_sizes.iter().enumerate() {
-                t += 1;
-                out.push("grad", g, t, t + 1 + r.below(2));
-                if let Some(&a) = read.get(k % read.len().max(1)) {
-                    let b = &mut out.0[a];
-                    b.end = b.end.max(t);
-                }
+                *t += 1;
+                out.push("grad", g, *t, *t + 1 + r.below(2));
                 if k % 2 == 1 {
-                    out.push("ws", g / 2, t, t); // kernel workspace
+                    out.push("ws", g / 2, *t, *t);
+                }
+                if let Some(&a) = read.get(k * read.len() / grad_sizes.len()) {
+                    let b = &mut out.0[a];
+                    b.end = b.end.max(*t);
                 }
             }
             for &a in &read {
                 let b = &mut out.0[a];
-                b.end = b.end.max(t);
+                b.end = b.end.max(*t);
             }
-            if micro == 0 {
+            if first {
                 for &w in &weights {
                     grads.push(out.0.len());
-                    out.push("wgrad", w * 4, t, t);
+                    out.push("wgrad", w * 4, *t, *t);
                 }
             }
         }
+    };
+    // 1F1B: `inflight` forwards, then one forward and one backward in turn, then the rest
+    let mut queue: std::collections::VecDeque<Mb> = std::collections::VecDeque::new();
+    let mut started = 0usize;
+    let mut done = 0usize;
+    while done < micros {
+        while started < micros && queue.len() < inflight {
+            queue.push_back(forward(&mut out, &mut t, &mut r));
+            started += 1;
+        }
+        if let Some(mb) = queue.pop_front() {
+            backward(&mut out, &mut t, &mut r, mb, done == 0);
+            done += 1;
+        }
+        if started < micros {
+            queue.push_back(forward(&mut out, &mut t, &mut r));
+            started += 1;
+        }
     }
-    // optimizer: one update per weight, then every state buffer ends
     for &g in &grads {
         t += 1;
         out.push("update", out.0[g].size, t, t);
@@ -330,7 +348,7 @@ pub fn kv_inference(n: usize, seed: u64) -> Problem {
 }
 
 /// `copies` copies of `base` (pipelined micro-batches of a real trace): copy `k` starts a
-/// random 10-60% of the base schedule after copy `k - 1`, and its sizes are scaled by
+/// random 2-30% of the base schedule after copy `k - 1`, and its sizes are scaled by
 /// 7/8, 1 or 9/8 (rounded up to 64 bytes), so the copies overlap in time and differ.
 pub fn tiled(base: &Problem, copies: usize, seed: u64) -> Problem {
     let mut r = Rng(seed ^ 0x5449_4C45);
@@ -344,7 +362,7 @@ pub fn tiled(base: &Problem, copies: usize, seed: u64) -> Problem {
     let mut shift = 0u64;
     for k in 0..copies {
         if k > 0 {
-            shift += steps / 10 + r.below(steps / 2);
+            shift += steps / 50 + r.below(steps * 7 / 25);
         }
         let scale = r.range(7, 9);
         for b in &base.buffers {

@@ -740,3 +740,15 @@ fn nodes_only(cap: u64) -> Limits<'static> {
         stopped: false,
     }
 }
+
+#[test]
+fn the_seed_order_lists_every_portfolio_heuristic_once() {
+    let mut a: Vec<&str> = SEED_ORDER.to_vec();
+    let mut b: Vec<&str> = crate::strategy::packing::PORTFOLIO
+        .iter()
+        .map(|x| x.0)
+        .collect();
+    a.sort_unstable();
+    b.sort_unstable();
+    assert_eq!(a, b);
+}
