@@ -168,7 +168,14 @@ fn main() {
         );
         let t0 = Instant::now();
         let clock = move || t0.elapsed().as_millis() as u64;
-        let params = SolverParams::default();
+        let mut params = SolverParams::default();
+        // `MEMPLAN_WINDOW_BUFFERS=N`: window size of the large-input search, for experiments
+        if let Some(w) = std::env::var("MEMPLAN_WINDOW_BUFFERS")
+            .ok()
+            .and_then(|v| v.parse().ok())
+        {
+            params.window_buffers = w;
+        }
         match optimal::solve(&problem, &options, &params, &clock) {
             Ok(s) => {
                 let secs = t0.elapsed().as_secs_f64();
