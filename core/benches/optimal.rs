@@ -176,6 +176,10 @@ fn main() {
         {
             params.window_buffers = w;
         }
+        // `MEMPLAN_SECTION_WINDOWS=0`: no cross-section windows, for a side-by-side
+        if std::env::var("MEMPLAN_SECTION_WINDOWS").is_ok_and(|v| v == "0") {
+            params.section_windows = false;
+        }
         match optimal::solve(&problem, &options, &params, &clock) {
             Ok(s) => {
                 let secs = t0.elapsed().as_secs_f64();

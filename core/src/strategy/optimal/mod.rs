@@ -167,6 +167,10 @@ pub struct SolverParams {
     pub max_exact_buffers: usize,
     /// Target number of free buffers in one window of the window search.
     pub window_buffers: usize,
+    /// When the windows around a tall buffer fail, free its whole cross-section (every free
+    /// buffer live with it, up to 4 x `window_buffers`, long-lived ones included) and re-solve
+    /// that exactly against the fixed rest: a large-neighbourhood move at the peak sections.
+    pub section_windows: bool,
 }
 
 impl Default for SolverParams {
@@ -185,6 +189,7 @@ impl Default for SolverParams {
             node_limit: None,
             max_exact_buffers: 2000,
             window_buffers: 96,
+            section_windows: true,
         }
     }
 }

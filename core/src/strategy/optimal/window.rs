@@ -34,6 +34,10 @@ const WINDOW_NODES_PER_BUFFER: u64 = 64;
 /// Consecutive failed rounds at the smallest step (each with fresh neighbourhoods) before
 /// the search gives up.
 const MAX_MISSES: u32 = 24;
+/// A cross-section window (the last attempt for a tall short buffer) frees up to this many
+/// times [`SolverParams::window_buffers`]: every free buffer live with the tall one, long-lived
+/// ones included, re-solved exactly against the rest.
+const SECTION_WINDOW_FACTOR: usize = 4;
 /// Spots (fewest bytes displaced first) a relocation tries.
 const RELOCATE_SPOTS: usize = 6;
 
@@ -283,7 +287,8 @@ impl Windows<'_> {
             }
             let mut placed = false;
             if !self.index.is_long(&items[i]) {
-                for attempt in 0..3 {
+                let attempts = if self.params.section_windows { 4 } else { 3 };
+                for attempt in 0..attempts {
                     if limits.stopped {
                         return false;
                     }
@@ -428,18 +433,25 @@ impl Windows<'_> {
         let want = match attempt {
             0 => (base / 4).max(2),
             1 => (base / 2).max(2),
-            _ => base,
+            2 => base,
+            _ => base.saturating_mul(SECTION_WINDOW_FACTOR),
         };
+        // the last attempt frees the whole cross-section: every free buffer live with `c`
+        let section = attempt >= 3;
         let (s0, e0) = (items[c].start, items[c].end);
         // widen the time span until it holds enough candidates (or covers the schedule)
-        let mut reach = 1u64;
+        // (a cross-section needs only the buffers live with `c`)
+        let mut reach = u64::from(!section);
         let mut cands: Vec<usize> = Vec::new();
         loop {
             cands.clear();
             let (a, b) = (s0.saturating_sub(reach), e0.saturating_add(reach));
             self.index.query(items, a, b, &mut cands);
             cands.retain(|&i| items[i].fixed.is_none());
-            if cands.len() >= want.saturating_mul(2) || (a <= self.t_min && b >= self.t_max) {
+            if section
+                || cands.len() >= want.saturating_mul(2)
+                || (a <= self.t_min && b >= self.t_max)
+            {
                 break;
             }
             reach = reach.saturating_mul(2);
@@ -455,9 +467,15 @@ impl Windows<'_> {
         let noise = self.rng.next();
         let mut keyed: Vec<(bool, u64, u64, u64, usize)> = cands
             .iter()
-            .filter(|&&i| i == c || !self.index.is_long(&items[i]))
             .filter(|&&i| {
-                top(items, off, i) > t
+                if section {
+                    return dist(i) == 0;
+                }
+                i == c || !self.index.is_long(&items[i])
+            })
+            .filter(|&&i| {
+                section
+                    || top(items, off, i) > t
                     || self.must[i]
                     || (items[i].start >= span_lo && items[i].end <= span_hi)
             })
