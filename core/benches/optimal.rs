@@ -180,7 +180,17 @@ fn main() {
         if std::env::var("MEMPLAN_SECTION_WINDOWS").is_ok_and(|v| v == "0") {
             params.section_windows = false;
         }
-        match optimal::solve(&problem, &options, &params, &clock) {
+        // `MEMPLAN_NODES=N`: no clock, a budget of N search nodes instead: the same work on a
+        // loaded machine, for side-by-side comparisons of solver switches
+        let nodes: Option<u64> = std::env::var("MEMPLAN_NODES")
+            .ok()
+            .and_then(|v| v.parse().ok());
+        params.node_limit = nodes.or(params.node_limit);
+        let solved = match nodes {
+            Some(_) => optimal::solve(&problem, &options, &params, &optimal::NoClock),
+            None => optimal::solve(&problem, &options, &params, &clock),
+        };
+        match solved {
             Ok(s) => {
                 let secs = t0.elapsed().as_secs_f64();
                 if let Err(v) = memplan_core::validate(&problem, &s.plan) {
