@@ -176,9 +176,9 @@ fn main() {
         {
             params.window_buffers = w;
         }
-        // `MEMPLAN_SECTION_WINDOWS=0`: no cross-section windows, for a side-by-side
-        if std::env::var("MEMPLAN_SECTION_WINDOWS").is_ok_and(|v| v == "0") {
-            params.section_windows = false;
+        // `MEMPLAN_SECTION_WINDOWS=1`: cross-section windows on, for a side-by-side
+        if std::env::var("MEMPLAN_SECTION_WINDOWS").is_ok_and(|v| v == "1") {
+            params.section_windows = true;
         }
         // `MEMPLAN_NODES=N`: no clock, a budget of N search nodes instead: the same work on a
         // loaded machine, for side-by-side comparisons of solver switches

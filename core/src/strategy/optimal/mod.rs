@@ -170,6 +170,9 @@ pub struct SolverParams {
     /// When the windows around a tall buffer fail, free its whole cross-section (every free
     /// buffer live with it, up to 4 x `window_buffers`, long-lived ones included) and re-solve
     /// that exactly against the fixed rest: a large-neighbourhood move at the peak sections.
+    /// Off by default: on the tiled ResNet-50 trace its windows spend their time building the
+    /// sub-instance (`Inst::new` and `Inst::lift` over thousands of obstacles, work that no
+    /// node budget counts) and no gain was measured (`docs/benchmarks.md`).
     pub section_windows: bool,
 }
 
@@ -189,7 +192,7 @@ impl Default for SolverParams {
             node_limit: None,
             max_exact_buffers: 2000,
             window_buffers: 96,
-            section_windows: true,
+            section_windows: false,
         }
     }
 }

@@ -752,3 +752,18 @@ fn the_seed_order_lists_every_portfolio_heuristic_once() {
     b.sort_unstable();
     assert_eq!(a, b);
 }
+
+#[test]
+fn cross_section_windows_validate_and_never_lose_to_the_seed() {
+    let params = SolverParams {
+        section_windows: true,
+        ..small_windows()
+    };
+    for seed in 1..=4 {
+        let p = trace_like(400, seed);
+        let sol = solve(&p, &PlanOptions::exact(), &params, &NoClock).expect("solve");
+        assert_eq!(validate(&p, &sol.plan), Ok(()), "seed {seed}");
+        assert!(sol.best_peak <= sol.seed_peak, "seed {seed}");
+        assert!(sol.lower_bound <= sol.best_peak, "seed {seed}");
+    }
+}
