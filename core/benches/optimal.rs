@@ -4,7 +4,7 @@
 //!
 //! `SPEC` is a generator of `gen/mod.rs` (`train:N:SEED`, `kv:N:SEED`, `long-short:N:SEED`,
 //! `tile:FILE.csv:COPIES:SEED`). Without arguments: the MiniMalloc challenging suite and the
-//! real traces of `/work/shared/benchmarks` (or `$MEMPLAN_BENCHMARKS`), then generated
+//! real traces of `testdata/benchmarks` (or `$MEMPLAN_BENCHMARKS`), then generated
 //! instances (the older trace-like `gen:` ones, transformer training, KV-cache inference,
 //! tiled real traces, the long-short shape). Each input: `portfolio` on its own, then
 //! `optimal`, in the same run. Prints one Markdown table row per input; then, for files named like
@@ -91,8 +91,8 @@ fn main() {
             .unwrap_or(limit);
         args.drain(i..(i + 2).min(args.len()));
     }
-    let root =
-        std::env::var("MEMPLAN_BENCHMARKS").unwrap_or_else(|_| "/work/shared/benchmarks".into());
+    let root = std::env::var("MEMPLAN_BENCHMARKS")
+        .unwrap_or_else(|_| concat!(env!("CARGO_MANIFEST_DIR"), "/../testdata/benchmarks").into());
     if args.is_empty() {
         for f in "ABCDEFGHIJK".chars() {
             args.push(format!("{root}/minimalloc/challenging/{f}.1048576.csv"));
