@@ -6,7 +6,8 @@
 //! temporaries), then problem order. Capacity is checked against the live bytes of the level
 //! at every step of the tensor's range (a segment tree with range add / range max), so a level
 //! never holds more than its capacity at any step. The last level is unbounded if its
-//! capacity is `u64::MAX`.
+//! capacity is `u64::MAX`. The tree runs over the distinct start and end steps only (live
+//! bytes change only there), so memory scales with the buffers, not with the step numbers.
 
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -60,7 +61,17 @@ pub fn place(problem: &Problem, levels: &[Level]) -> Result<TierReport> {
     if levels.is_empty() {
         return Err(Error::bad_option("tiered memory needs at least one level"));
     }
-    let steps = usize::try_from(problem.steps).unwrap_or(usize::MAX).max(1);
+    // Live bytes over [s, e] are largest at s or at some start inside: the distinct starts and
+    // ends are enough points.
+    let mut points: Vec<u64> = problem
+        .buffers
+        .iter()
+        .flat_map(|b| [b.start, b.end.max(b.start)])
+        .collect();
+    points.sort_unstable();
+    points.dedup();
+    let steps = points.len().max(1);
+    let at = |x: u64| points.binary_search(&x).unwrap_or(0);
     let mut trees: Vec<MaxTree> = levels.iter().map(|_| MaxTree::new(steps)).collect();
     let mut order: Vec<BufferId> = (0..problem.buffers.len()).collect();
     order.sort_by_key(|&i| {
@@ -84,7 +95,7 @@ pub fn place(problem: &Problem, levels: &[Level]) -> Result<TierReport> {
         if b.size == 0 {
             continue;
         }
-        let (s, e) = (clamp(b.start, steps), clamp(b.end, steps));
+        let (s, e) = (at(b.start), at(b.end.max(b.start)));
         let level = (0..levels.len()).find(|&l| {
             let live = trees[l].max(s, e);
             live.checked_add(b.size)
@@ -110,10 +121,6 @@ pub fn place(problem: &Problem, levels: &[Level]) -> Result<TierReport> {
         placement,
         unplaced,
     })
-}
-
-fn clamp(x: u64, steps: usize) -> usize {
-    usize::try_from(x).map_or(steps - 1, |v| v.min(steps - 1))
 }
 
 /// Range add / range max over steps `0..n` (saturating at `u64::MAX`).
