@@ -419,6 +419,11 @@ pub fn run(
                                 };
                             }
                             r.reserved_bytes = r.reserved_bytes.max(a.reserved());
+                            let levels = a.levels();
+                            level_peaks.resize(levels.len(), 0);
+                            for (p, l) in level_peaks.iter_mut().zip(&levels) {
+                                *p = (*p).max(l.in_use);
+                            }
                         }
                         if switches.leak_detector {
                             let level = a
@@ -460,10 +465,6 @@ pub fn run(
         }
         if switches.stats {
             let levels: Vec<u64> = a.levels().iter().map(|l| l.in_use).collect();
-            level_peaks.resize(levels.len(), 0);
-            for (p, &u) in level_peaks.iter_mut().zip(&levels) {
-                *p = (*p).max(u);
-            }
             r.steps.push(StepStat {
                 step: step.step,
                 allocated: r.total_allocated,
