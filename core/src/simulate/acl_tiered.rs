@@ -23,6 +23,7 @@
 //!
 //! Offsets are reported in one address space, the levels laid end to end (level `k` starts
 //! after the capacities of the faster levels); a level of unbounded capacity must be last.
+//! The reported peak is the levels' highest used bytes summed, not the largest offset.
 
 use alloc::collections::BTreeMap;
 use alloc::string::String;
@@ -239,20 +240,28 @@ impl Allocator for AclTiered {
     }
 
     fn free_space(&self) -> (u64, u64) {
+        // Per level (a request never spans levels): the levels' largest free runs summed
+        // against their free bytes summed; an unbounded level counts up to its top only.
         self.tiers.iter().fold((0, 0), |(m, s), t| {
-            let (l, tot) = t.free.free_space();
-            // an unbounded level's free space is what lies below its top
-            let (l, tot) = if t.unbounded {
+            let (largest, total) = if t.unbounded {
                 let below = t.top - t.in_use / t.block;
-                (l.min(below), below)
+                (below.min(t.free.free_space().0), below)
             } else {
-                (l, tot)
+                t.free.free_space()
             };
             (
-                m.max(l.saturating_mul(t.block)),
-                s.saturating_add(tot.saturating_mul(t.block)),
+                m.saturating_add(largest.saturating_mul(t.block)),
+                s.saturating_add(total.saturating_mul(t.block)),
             )
         })
+    }
+
+    fn extent(&self) -> Option<u64> {
+        Some(
+            self.tiers
+                .iter()
+                .fold(0u64, |a, t| a.saturating_add(t.top.saturating_mul(t.block))),
+        )
     }
 
     fn system_overhead(&self) -> u64 {

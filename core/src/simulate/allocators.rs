@@ -38,6 +38,11 @@ pub trait Allocator {
     fn level_of(&self, _id: BufferId) -> Option<usize> {
         None
     }
+    /// The bytes this allocator's address ranges span, if not the largest `offset + size`
+    /// (tiered allocators: the levels' highest used bytes, summed).
+    fn extent(&self) -> Option<u64> {
+        None
+    }
     /// Whether the allocations of one step are requested largest first (GE V1's
     /// `MallocByActiveMemorys`) rather than in problem order.
     fn largest_first_per_step(&self) -> bool {

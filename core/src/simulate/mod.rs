@@ -475,6 +475,9 @@ pub fn run(
             });
         }
     }
+    if let Some(e) = a.extent() {
+        r.peak_bytes = e;
+    }
     if switches.stats {
         r.current_bytes = r.total_allocated - r.total_freed;
         r.cache_hits = a.cache_hits();

@@ -392,6 +392,7 @@ fn acl_tiered_spills_to_the_next_level_when_full() {
                                      // per-level occupancy after step 2: L1 c 128, L2 d 64 (b freed), DDR 0
     assert_eq!(r.steps[2].levels, vec![128, 64, 0]);
     assert_eq!(r.reserved_bytes, 128 + 512); // DDR unused
+    assert_eq!(r.peak_bytes, 128 + 384, "L1 top 2 blocks + L2 top 6 blocks");
     assert_eq!(r.system_overhead_bytes, 3 * 72);
     assert_eq!(r.records[1].level.as_deref(), Some("L2"));
 }
