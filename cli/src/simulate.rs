@@ -83,7 +83,7 @@ fn options(args: &SimArgs) -> Result<RuntimeOptions, Error> {
         num_blocks: args.num_blocks,
         alignment: args.align,
         table_capacity: args.table_capacity,
-        levels: levels(&args.levels)?,
+        levels: tiered::parse_levels(&args.levels)?,
         tier_block_bytes: args.tier_block_size,
         policy: TierPolicy::parse(&args.policy)?,
         mapping,
@@ -122,27 +122,6 @@ fn summary_json(r: &SimReport, details: bool) -> serde_json::Value {
         v["steps"] = serde_json::json!(r.steps);
     }
     v
-}
-
-fn levels(spec: &str) -> Result<Vec<tiered::Level>, Error> {
-    spec.split(',')
-        .map(|part| {
-            let (name, v) = parse_kv(part.trim(), "--levels")?;
-            let capacity = if v == "inf" {
-                u64::MAX
-            } else {
-                v.parse::<u64>().map_err(|_| {
-                    Error::bad_option(format!(
-                        "--levels {name}: '{v}' is not a byte count or 'inf'"
-                    ))
-                })?
-            };
-            Ok(tiered::Level {
-                name: name.to_string(),
-                capacity,
-            })
-        })
-        .collect()
 }
 
 fn table(

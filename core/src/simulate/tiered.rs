@@ -178,3 +178,53 @@ impl MaxTree {
         m.saturating_add(self.lazy[node])
     }
 }
+
+/// Most levels a level list may have.
+pub const MAX_LEVELS: usize = 16;
+
+/// Parses a level list `NAME=BYTES,NAME=BYTES,…` fastest first; `inf` as BYTES is unbounded
+/// (`u64::MAX`). Names are 1 to 32 characters, unique.
+///
+/// # Errors
+/// [`crate::ErrorKind::BadOption`] naming the bad part.
+pub fn parse_levels(spec: &str) -> Result<Vec<Level>> {
+    let mut out: Vec<Level> = Vec::new();
+    for part in spec.split(',') {
+        let part = part.trim();
+        let shown: String = part.chars().take(40).collect();
+        let (name, v) = part.split_once('=').ok_or_else(|| {
+            Error::bad_option(alloc::format!("levels: '{shown}' is not NAME=BYTES"))
+        })?;
+        let (name, v) = (name.trim(), v.trim());
+        if name.is_empty() || name.chars().count() > 32 {
+            return Err(Error::bad_option(alloc::format!(
+                "levels: '{shown}': a level name has 1 to 32 characters"
+            )));
+        }
+        let capacity = if v == "inf" {
+            u64::MAX
+        } else {
+            v.parse::<u64>().map_err(|_| {
+                Error::bad_option(alloc::format!(
+                    "levels: {name}: '{}' is not a byte count or 'inf'",
+                    v.chars().take(40).collect::<String>()
+                ))
+            })?
+        };
+        if out.iter().any(|l| l.name == name) {
+            return Err(Error::bad_option(alloc::format!(
+                "levels: '{name}' appears twice"
+            )));
+        }
+        out.push(Level {
+            name: name.into(),
+            capacity,
+        });
+        if out.len() > MAX_LEVELS {
+            return Err(Error::bad_option(alloc::format!(
+                "levels: more than {MAX_LEVELS} levels"
+            )));
+        }
+    }
+    Ok(out)
+}
