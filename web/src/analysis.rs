@@ -352,6 +352,24 @@ mod tests {
     }
 
     #[test]
+    fn runtime_panes_survive_lifetimes_reaching_u64_max() {
+        // issue 18: this input panicked the page (capacity overflow in the per-step trace)
+        let p = Problem::from_buffers(
+            "max",
+            vec![
+                Buffer::new("x", 8, 0, u64::MAX),
+                Buffer::new("y", 8, u64::MAX - 1, u64::MAX),
+            ],
+        );
+        for (kind, _) in crate::settings::runtime_kinds() {
+            let mut s = PaneSettings::default_for(0, false, &[]);
+            s.strategy = (*kind).into();
+            let r = run(&p, &s, &|| 0.0).unwrap_or_else(|e| panic!("{kind}: {e}"));
+            assert_eq!(r.sim.expect("statistics").failures, 0, "{kind}");
+        }
+    }
+
+    #[test]
     fn curve_matches_the_core_live_bytes() {
         let m = 1u64 << 20;
         let p = Problem::from_buffers(

@@ -64,7 +64,9 @@ pub fn occupancy(p: &OccupancyProps) -> Html {
         <figure class="occupancy" data-testid={format!("pane{}-occupancy", p.index)} data-points={p.points.len().to_string()} data-levels={p.levels.len().to_string()}>
             <svg viewBox={format!("0 0 {W} {H}")} width="100%" height="80" role="img"
                 aria-label={format!("occupancy over steps {first} to {last}; top {}", format::binary(max))}>
-                <path d={path(&p.points, max, |q| q.2)} fill="none" stroke="#999" stroke-dasharray="3 2" stroke-width="1"><title>{ "reserved" }</title></path>
+                if show_reserved {
+                    <path d={path(&p.points, max, |q| q.2)} fill="none" stroke="#999" stroke-dasharray="3 2" stroke-width="1"><title>{ "reserved" }</title></path>
+                }
                 if p.levels.is_empty() {
                     <path d={path(&p.points, max, |q| q.1)} fill="none" stroke="#1f77b4" stroke-width="1.5"><title>{ "in use" }</title></path>
                 } else {
@@ -78,7 +80,7 @@ pub fn occupancy(p: &OccupancyProps) -> Html {
                 } else {
                     { for p.levels.iter().enumerate().map(|(k, n)| html! { <span style={format!("color:{}", colours[k % colours.len()])}>{ format!("{n} ") }</span> }) }
                 }
-                { format!(" · reserved (dashed) · top {}", format::binary(max)) }
+                { if show_reserved { format!(" · reserved (dashed) · top {}", format::binary(max)) } else { format!(" · top {} (reserved {} is off this scale)", format::binary(max), format::binary(reserved)) } }
             </figcaption>
         </figure>
     }
