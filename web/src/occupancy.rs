@@ -44,7 +44,16 @@ pub fn occupancy(p: &OccupancyProps) -> Html {
     if p.points.is_empty() {
         return html! { <p class="muted" data-testid={format!("pane{}-occupancy", p.index)}>{ "Occupancy: statistics off." }</p> };
     }
-    let max = p.points.iter().map(|q| q.2.max(q.1)).max().unwrap_or(1);
+    // Scaled to the bytes in use; reserved is drawn only when it is on the same scale (a pool
+    // or a tiered manager reserves far more than it uses).
+    let in_use = p.points.iter().map(|q| q.1).max().unwrap_or(1).max(1);
+    let reserved = p.points.iter().map(|q| q.2).max().unwrap_or(0);
+    let show_reserved = reserved <= in_use.saturating_mul(4);
+    let max = if show_reserved {
+        reserved.max(in_use)
+    } else {
+        in_use
+    };
     let colours = [
         "#1f77b4", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2",
     ];
