@@ -68,41 +68,68 @@ enum Command {
     },
 }
 
-#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
-enum AllocatorArg {
-    /// Fixed-block pool (acl-adapter style).
-    Pool,
-    /// First-fit reuse manager.
-    Reuse,
-    /// Best fit with coalescing (BFC-like).
-    Bfc,
-    /// Tiered L1/L2/L3/DDR placement.
-    Tiered,
+/// `--allocator` values: the core's runtime allocator registry, plus `tiered` (whole-life
+/// placement in levels, `memplan_core::simulate::tiered`).
+fn allocator_names() -> Vec<&'static str> {
+    memplan_core::simulate::registry::allocators()
+        .iter()
+        .map(|a| a.name)
+        .chain(["tiered"])
+        .collect()
 }
 
 #[derive(clap::Args)]
 struct SimArgs {
     /// Input file: .onnx, .json (memplan.graph/1) or .csv (MiniMalloc).
     input: PathBuf,
-    /// Allocator to simulate (repeatable); default: pool, reuse and bfc.
-    #[arg(long = "allocator", short = 'a', value_enum)]
-    allocators: Vec<AllocatorArg>,
-    /// Pool size in bytes (default: every tensor rounded up to whole blocks, summed, so the
-    /// pool never runs out).
+    /// Allocator to simulate (repeatable): pool, reuse, bfc, acl-pool, acl-tiered, ge-v1,
+    /// ge-v2 (the runtime registry) or tiered; default: pool, reuse and bfc.
+    #[arg(long = "allocator", short = 'a', value_parser = clap::builder::PossibleValuesParser::new(allocator_names()))]
+    allocators: Vec<String>,
+    /// pool: pool size in bytes (default: every tensor rounded up to whole blocks, summed, so
+    /// the pool never runs out).
     #[arg(long)]
     pool_size: Option<u64>,
-    /// Pool block size in bytes.
-    #[arg(long, default_value_t = 2 << 20)]
-    block_size: u64,
-    /// Reuse manager: most buffers in its table.
+    /// pool, acl-pool: block size in bytes (pool default 2 MiB; acl-pool default the largest
+    /// tensor rounded up to 64 B).
+    #[arg(long)]
+    block_size: Option<u64>,
+    /// acl-pool: number of blocks (default one per tensor: never exhausted).
+    #[arg(long)]
+    num_blocks: Option<u64>,
+    /// reuse: most buffers in its table.
     #[arg(long, default_value_t = 4096)]
-    table_capacity: usize,
+    table_capacity: u64,
     /// Alignment / rounding of requests, bytes (reuse manager and BFC).
     #[arg(long, default_value_t = 512)]
     align: u64,
-    /// Tiered levels, fastest first: NAME=BYTES,... (the last may be NAME=inf).
+    /// tiered, acl-tiered: levels, fastest first: NAME=BYTES,... (the last may be NAME=inf).
     #[arg(long, default_value = "L1=1048576,L2=8388608,L3=33554432,DDR=inf")]
     levels: String,
+    /// acl-tiered: block size of every level, bytes.
+    #[arg(long, default_value_t = 64)]
+    tier_block_size: u64,
+    /// acl-tiered: how the caller picks a level: frequency (uses per step) or fastest.
+    #[arg(long, default_value = "frequency")]
+    policy: String,
+    /// acl-tiered: ask level LEVEL for tensor TENSOR (repeatable; overrides the policy).
+    #[arg(long = "map", value_name = "TENSOR=LEVEL")]
+    mapping: Vec<String>,
+    /// ge-v1, ge-v2: page size in bytes (ge-v1 default 2 MiB, ge-v2 default 64 KiB).
+    #[arg(long)]
+    page_size: Option<u64>,
+    /// ge-v2: total threshold in bytes (default 30 GiB).
+    #[arg(long)]
+    threshold: Option<u64>,
+    /// Statistics off (only offsets and failures).
+    #[arg(long)]
+    no_stats: bool,
+    /// Leak detector off (no per-allocation records, no leaks).
+    #[arg(long)]
+    no_leak_detector: bool,
+    /// JSON: also the per-allocation records and the occupancy after every step.
+    #[arg(long)]
+    details: bool,
     #[command(flatten)]
     shape: ShapeArgs,
     /// Output format.
