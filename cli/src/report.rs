@@ -99,4 +99,25 @@ pub struct BufferEntry {
     /// Gear (batch size) with dynamic batch.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gear: Option<u64>,
+    /// The buffer's own offset alignment, bytes (the offset is a multiple of the least common
+    /// multiple of this and the plan's `alignment`); 1 when absent.
+    #[serde(default = "one", skip_serializing_if = "is_one")]
+    pub alignment: u64,
+    /// The offset the input pins it to (MiniMalloc CSV `offset`), if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fixed_offset: Option<u64>,
+    /// Reuse rules in force for this buffer under the plan's options: `no_reuse` (flag or reuse
+    /// off) and `zero_copy` (flag or graph I/O while zero-copy) share no byte with any buffer
+    /// of a compatible gear; `atomic_clean` (centralised clean) owns its bytes from step 0.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub flags: Vec<String>,
+}
+
+fn one() -> u64 {
+    1
+}
+
+#[allow(clippy::trivially_copy_pass_by_ref)] // serde's skip_serializing_if passes a reference
+fn is_one(x: &u64) -> bool {
+    *x == 1
 }

@@ -157,7 +157,7 @@ pub struct Problem {
     pub name: String,
     /// The buffers to place.
     pub buffers: Vec<Buffer>,
-    /// Number of op steps; every buffer's `end < steps`.
+    /// Number of op steps; every buffer's `end < steps` (`u64::MAX` also admits `end == u64::MAX`).
     pub steps: u64,
     /// The schedule's ops, `ops[k]` at step `k`; empty for bare buffer lists.
     pub ops: Vec<OpInfo>,
@@ -205,7 +205,8 @@ impl Problem {
                 ))
                 .at(at()));
             }
-            if b.end >= self.steps {
+            // `steps == u64::MAX` counts step u64::MAX too (one past it does not fit in u64)
+            if b.end >= self.steps && self.steps != u64::MAX {
                 return Err(Error::invalid(alloc::format!(
                     "live range ends at step {} but the problem has {} steps",
                     b.end,

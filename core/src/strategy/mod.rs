@@ -13,6 +13,7 @@ pub mod no_reuse;
 pub mod optimal;
 pub mod packing;
 mod packing_index;
+pub mod semantics;
 
 /// Which family a strategy belongs to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -44,6 +45,15 @@ impl StrategyInfo {
     /// As [`plan`].
     pub fn run(&self, problem: &Problem, options: &PlanOptions) -> Result<Plan> {
         options.check()?;
+        // GE's block strategies implement the flags as GE does (blocks placed apart); every
+        // other strategy plans on live ranges that carry them (`semantics`).
+        let normalised;
+        let problem = if self.family == Family::Block {
+            problem
+        } else {
+            normalised = semantics::normalise(problem, options);
+            &*normalised
+        };
         check_pins(problem, options)?;
         // Packing strategies overlay gears at a common base; block strategies (GE), the
         // baseline and the portfolio (which overlays each candidate, so that it compares whole

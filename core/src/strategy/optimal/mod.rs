@@ -311,6 +311,9 @@ fn run(
 ) -> Result<Solution> {
     options.check()?;
     problem.check()?;
+    // the flags and reuse options as live ranges (also for callers that bypass the registry)
+    let normalised = super::semantics::normalise(problem, options);
+    let problem = &*normalised;
     let sizes = super::planned_sizes(problem, options)?;
     let lb = crate::bound::bounds_with(problem, |i| Ok(sizes[i]))?.lower_bound;
     if let Some(c) = capacity {
@@ -449,14 +452,16 @@ fn solve_one(
         .buffers
         .iter()
         .zip(&sizes)
-        .map(|(b, &size)| Item {
-            size,
-            align: options.alignment_of(b),
-            start: b.start,
-            end: b.end,
-            fixed: b.fixed_offset,
+        .map(|(b, &size)| -> Result<Item> {
+            Ok(Item {
+                size,
+                align: options.alignment_of(b)?,
+                start: b.start,
+                end: b.end,
+                fixed: b.fixed_offset,
+            })
         })
-        .collect();
+        .collect::<Result<_>>()?;
     let seed = seed_plan(problem, options)?;
     let seed_ok = crate::validate::validate(problem, &seed).is_ok();
     let mut lb = crate::bound::bounds_with(problem, |i| Ok(sizes[i]))?.lower_bound;
