@@ -75,9 +75,18 @@ pub fn apply_sizes(graph: &mut Graph, sizes: &BTreeMap<String, u64>) -> Result<(
 /// far above any graph JSON, buffer CSV or plan file. An input with no end (a character
 /// device such as `/dev/zero`, a pipe that never closes) is refused once it passes it, instead
 /// of being read until memory runs out.
+/// The environment variable `MEMPLAN_MAX_INPUT_BYTES` lowers (or raises) it.
 pub const MAX_INPUT_BYTES: u64 = 2 << 30;
 
-/// Reads at most [`MAX_INPUT_BYTES`] of `path`.
+/// [`MAX_INPUT_BYTES`], or `MEMPLAN_MAX_INPUT_BYTES` when set to a number.
+fn input_cap() -> u64 {
+    std::env::var("MEMPLAN_MAX_INPUT_BYTES")
+        .ok()
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or(MAX_INPUT_BYTES)
+}
+
+/// Reads at most [`MAX_INPUT_BYTES`] (or `MEMPLAN_MAX_INPUT_BYTES`) of `path`.
 ///
 /// # Errors
 /// An unreadable file, or one larger than the cap, naming the file.
@@ -86,14 +95,15 @@ pub fn read_bytes(path: &Path) -> Result<Vec<u8>, Error> {
     let shown = path.display().to_string();
     let cannot = |e: std::io::Error| Error::invalid(format!("cannot read: {e}")).at(&shown);
     let file = std::fs::File::open(path).map_err(cannot)?;
+    let cap = input_cap();
     let mut bytes = Vec::new();
-    file.take(MAX_INPUT_BYTES + 1)
+    file.take(cap.saturating_add(1))
         .read_to_end(&mut bytes)
         .map_err(cannot)?;
-    if bytes.len() as u64 > MAX_INPUT_BYTES {
+    if bytes.len() as u64 > cap {
         return Err(Error::invalid(format!(
-            "larger than {} (the input size cap, protobuf's 2 GiB message limit); is it a device or an endless pipe?",
-            memplan_core::units::with_exact(MAX_INPUT_BYTES)
+            "larger than the input size cap of {} (protobuf's 2 GiB message limit; MEMPLAN_MAX_INPUT_BYTES changes it): is it a device or a pipe that never ends?",
+            memplan_core::units::with_exact(cap)
         ))
         .at(&shown));
     }

@@ -793,17 +793,14 @@ fn check_entry(file: &PlanFile, e: &PlanEntry) -> Result<(), String> {
         steps: p.steps,
         ..Problem::default()
     };
-    problem.check().map_err(|err| {
-        // Problem::check names the buffer unescaped: escape the whole message
-        esc(&err.to_string())
-    })?;
+    problem.check().map_err(|err| err.to_string())?;
     let mut plan = Plan::new(
         e.strategy.clone(),
         e.alignment,
         e.buffers.iter().map(|b| b.offset).collect(),
         e.buffers.iter().map(|b| b.bytes).collect(),
     )
-    .map_err(|err| esc(&err.to_string()))?;
+    .map_err(|err| err.to_string())?;
     if plan.peak > e.peak_bytes {
         return Err(format!(
             "buffers reach byte {} above peak_bytes {}",

@@ -192,11 +192,12 @@ impl Problem {
         if let Some(w) = names.windows(2).find(|w| w[0] == w[1]) {
             return Err(Error::invalid(alloc::format!(
                 "duplicate buffer name '{}'",
-                w[0]
+                w[0].escape_debug()
             )));
         }
         for b in &self.buffers {
-            let at = || alloc::format!("buffer '{}'", b.name);
+            // names escaped: a control character must not rewrite the terminal
+            let at = || alloc::format!("buffer '{}'", b.name.escape_debug());
             if b.start > b.end {
                 return Err(Error::invalid(alloc::format!(
                     "live range starts at step {} after it ends at step {}",

@@ -149,7 +149,8 @@ pub fn run(
     let padding_waste = planned_total.saturating_sub(raw_total);
     let curve = live_curve(problem, sizes);
     let peak_step = peak_step(&curve);
-    let valid = memplan_core::validate(problem, &plan).map_err(|v| v.describe(problem));
+    let valid = memplan_core::validate_with(problem, &plan, &(&options).into())
+        .map_err(|v| v.describe(problem));
     let overlay = if sim.is_none() && !problem.gears().is_empty() {
         memplan_core::gears::overlay_report(problem, &plan, &settings.strategy, &options).ok()
     } else {

@@ -463,7 +463,7 @@ fn solve_one(
         })
         .collect::<Result<_>>()?;
     let seed = seed_plan(problem, options)?;
-    let seed_ok = crate::validate::validate(problem, &seed).is_ok();
+    let seed_ok = crate::validate::validate_with(problem, &seed, &options.into()).is_ok();
     let mut lb = crate::bound::bounds_with(problem, |i| Ok(sizes[i]))?.lower_bound;
     let exact = items
         .iter()
@@ -510,7 +510,7 @@ fn solve_one(
         } else {
             None
         };
-        let valid = |p: &Plan| crate::validate::validate(problem, p).is_ok();
+        let valid = |p: &Plan| crate::validate::validate_with(problem, p, &options.into()).is_ok();
         let layered = long.as_mut().and_then(|l| {
             l.refine(&items, lb, limits);
             l.plan(problem, options, &items, lb, seed.peak, limits)
