@@ -620,20 +620,11 @@ fn entry(
                 gear: b.gear,
                 alignment: b.alignment.max(1),
                 fixed_offset: b.fixed_offset,
-                flags: {
-                    // the rules in force, so that `validate` needs no options
-                    let mut f = Vec::new();
-                    if b.flags.no_reuse || !opts.reuse {
-                        f.push("no_reuse".to_string());
-                    }
-                    if semantics::is_exclusive(b, opts) && !b.flags.no_reuse && opts.reuse {
-                        f.push("zero_copy".to_string());
-                    }
-                    if semantics::is_cleaned_up_front(b, opts) {
-                        f.push("atomic_clean".to_string());
-                    }
-                    f
-                },
+                // the rules in force, so that `validate` needs no options
+                flags: semantics::flags_in_force(b, opts)
+                    .into_iter()
+                    .map(String::from)
+                    .collect(),
             })
             .collect(),
     }
@@ -717,7 +708,7 @@ fn table(f: &PlanFile, o: &PlanOptions) -> String {
     s
 }
 
-fn run_validate(path: &PathBuf) -> Result<(), Error> {
+fn run_validate(path: &std::path::Path) -> Result<(), Error> {
     let shown = path.display().to_string();
     let text = load::read_text(path)?;
     let file: PlanFile =
@@ -733,7 +724,7 @@ fn run_validate(path: &PathBuf) -> Result<(), Error> {
     let mut bad = 0;
     for e in &file.plans {
         let name: String = e.strategy.escape_debug().collect();
-        match check_entry(&file, e) {
+        match report::check_entry(&file, e) {
             Ok(()) => println!(
                 "{name:<34} valid   peak {}",
                 units::with_exact(e.peak_bytes)
@@ -751,74 +742,4 @@ fn run_validate(path: &PathBuf) -> Result<(), Error> {
         );
     }
     Ok(())
-}
-
-/// Checks one plan of a plan file against the file's problem figures and the independent
-/// validator; the reason names the buffer (escaped).
-fn check_entry(file: &PlanFile, e: &PlanEntry) -> Result<(), String> {
-    let esc = |s: &str| -> String { s.escape_debug().collect() };
-    let p = &file.problem;
-    if e.buffers.len() != p.buffers {
-        return Err(format!(
-            "lists {} buffers, the problem has {}",
-            e.buffers.len(),
-            p.buffers
-        ));
-    }
-    let mut buffers = Vec::with_capacity(e.buffers.len());
-    for b in &e.buffers {
-        let mut x = memplan_core::Buffer::new(b.name.clone(), b.bytes, b.start, b.end);
-        x.gear = b.gear;
-        x.alignment = b.alignment;
-        x.fixed_offset = b.fixed_offset;
-        for f in &b.flags {
-            match f.as_str() {
-                "no_reuse" => x.flags.no_reuse = true,
-                "zero_copy" => x.flags.zero_copy = true,
-                "atomic_clean" => x.flags.atomic_clean = true,
-                other => {
-                    return Err(format!(
-                        "buffer '{}': unknown flag '{}' (known: no_reuse, zero_copy, atomic_clean)",
-                        esc(&b.name),
-                        esc(other)
-                    ))
-                }
-            }
-        }
-        buffers.push(x);
-    }
-    let problem = Problem {
-        name: file.input.clone(),
-        buffers,
-        steps: p.steps,
-        ..Problem::default()
-    };
-    problem.check().map_err(|err| err.to_string())?;
-    let mut plan = Plan::new(
-        e.strategy.clone(),
-        e.alignment,
-        e.buffers.iter().map(|b| b.offset).collect(),
-        e.buffers.iter().map(|b| b.bytes).collect(),
-    )
-    .map_err(|err| err.to_string())?;
-    if plan.peak > e.peak_bytes {
-        return Err(format!(
-            "buffers reach byte {} above peak_bytes {}",
-            plan.peak, e.peak_bytes
-        ));
-    }
-    if e.peak_bytes < p.lower_bound_bytes {
-        return Err(format!(
-            "peak_bytes {} is below the problem's lower bound {}: no plan can be that small",
-            e.peak_bytes, p.lower_bound_bytes
-        ));
-    }
-    plan.peak = e.peak_bytes;
-    // the flags in the file are the rules in force: no options needed
-    let rules = memplan_core::Rules {
-        reuse: true,
-        zero_copy_io: false,
-        atomic_centralised: true,
-    };
-    memplan_core::validate_with(&problem, &plan, &rules).map_err(|v| v.describe(&problem))
 }

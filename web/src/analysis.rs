@@ -31,6 +31,8 @@ pub struct PaneResult {
     pub sim: Option<SimSummary>,
     /// With dynamic-batch gears (static plans only): per-gear figures, overlay, side by side.
     pub overlay: Option<memplan_core::gears::OverlayReport>,
+    /// The options the plan was made with (the plan JSON writes the rules they put in force).
+    pub options: memplan_core::PlanOptions,
 }
 
 /// A runtime allocator's statistics (see `memplan_core::simulate::SimReport`).
@@ -168,6 +170,7 @@ pub fn run(
         valid,
         sim,
         overlay,
+        options,
     })
 }
 

@@ -39,6 +39,23 @@ pub fn is_cleaned_up_front(b: &Buffer, options: &PlanOptions) -> bool {
     b.flags.atomic_clean && options.atomic_centralised
 }
 
+/// The rules in force for `b` under `options`, as the plan JSON's per-buffer `flags`
+/// (`docs/formats.md`): `no_reuse` (its flag, or reuse off), `zero_copy` (its flag, or a graph
+/// input/output while zero-copy), `atomic_clean` (its flag under the centralised clean). A
+/// checker reading them needs no options.
+pub fn flags_in_force(b: &Buffer, options: &PlanOptions) -> alloc::vec::Vec<&'static str> {
+    let mut f = alloc::vec::Vec::new();
+    if b.flags.no_reuse || !options.reuse {
+        f.push("no_reuse");
+    } else if is_exclusive(b, options) {
+        f.push("zero_copy");
+    }
+    if is_cleaned_up_front(b, options) {
+        f.push("atomic_clean");
+    }
+    f
+}
+
 /// The problem with every rule of the module docs turned into live ranges; borrowed when no
 /// range changes. Zero-size buffers are left alone (they take no bytes).
 pub fn normalise<'p>(problem: &'p Problem, options: &PlanOptions) -> Cow<'p, Problem> {
