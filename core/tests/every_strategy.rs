@@ -178,21 +178,22 @@ fn brute_force_ok(p: &Problem, plan: &Plan, rules: &Rules) -> bool {
     gears.push(None);
     gears.sort_unstable();
     gears.dedup();
-    let top = plan.peak as usize;
+    let idx = |x: u64| usize::try_from(x).expect("small plans");
+    let top = idx(plan.peak);
     for g in gears {
         let in_run = |b: &Buffer| b.gear.is_none() || b.gear == g;
         for t in 0..p.steps {
             let mut owner = vec![usize::MAX; top];
             for (i, b) in p.buffers.iter().enumerate() {
-                if !in_run(b) || !held(b, t) {
+                if !in_run(b) || !held(b, t) || plan.sizes[i] == 0 {
                     continue;
                 }
-                let off = plan.offsets[i] as usize;
-                for byte in off..off + plan.sizes[i] as usize {
-                    if owner[byte] != usize::MAX {
+                let off = idx(plan.offsets[i]);
+                for byte in &mut owner[off..off + idx(plan.sizes[i])] {
+                    if *byte != usize::MAX {
                         return false;
                     }
-                    owner[byte] = i;
+                    *byte = i;
                 }
             }
         }

@@ -186,14 +186,14 @@ fn records(text: &str) -> Result<Vec<(usize, Vec<String>)>> {
 }
 
 /// One CSV field: quoted (RFC 4180) when it holds a comma, a quote, a line break or edge
-/// spaces; a leading `'` when it would start a spreadsheet formula (`=`, `+`, `-`, `@`, tab,
+/// whitespace (the reader trims unquoted fields); a leading `'` when it would start a spreadsheet formula (`=`, `+`, `-`, `@`, tab,
 /// CR: OWASP's CSV-injection rule), so that opening the file never runs `=HYPERLINK(...)`.
 fn field(s: &mut String, text: &str) {
     let formula = text.starts_with(['=', '+', '-', '@', '\t', '\r']);
     let quote = formula
         || text.contains([',', '"', '\n', '\r'])
-        || text.starts_with(' ')
-        || text.ends_with(' ');
+        || text.starts_with(char::is_whitespace)
+        || text.ends_with(char::is_whitespace);
     if quote {
         s.push('"');
     }
@@ -335,6 +335,11 @@ mod tests {
             ]
         );
         assert_eq!(back.buffers[7].start, 7);
+        // found by the csv_buffers fuzz target: an edge form feed was trimmed on reading back
+        let p = Problem::from_buffers("t", alloc::vec![Buffer::new("ff\u{c}", 4, 0, 0)]);
+        let text = write(&p, None);
+        assert_eq!(text, "id,lower,upper,size\n\"ff\u{c}\",0,1,4\n");
+        assert_eq!(parse("t", &text).unwrap().buffers, p.buffers);
     }
 
     #[test]
