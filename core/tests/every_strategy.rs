@@ -264,3 +264,24 @@ proptest! {
         prop_assert_eq!(fast.is_ok(), slow, "validate says {:?}", fast);
     }
 }
+
+/// Found by the `plan_validate` fuzz target: two pins sharing bytes at different steps, one of
+/// them no-reuse, were planned by GE's strategies as given. Every strategy must refuse.
+#[test]
+fn pins_that_the_rules_make_collide_are_refused_by_every_strategy() {
+    let mut a = Buffer::new("a", 8, 0, 0);
+    let mut b = Buffer::new("b", 8, 2, 2);
+    a.fixed_offset = Some(0);
+    b.fixed_offset = Some(4);
+    b.flags.no_reuse = true;
+    let p = Problem::from_buffers("pins", vec![a, b]);
+    for s in strategies() {
+        let e = s.run(&p, &PlanOptions::exact()).expect_err(s.name);
+        assert_eq!(
+            e.kind(),
+            memplan_core::ErrorKind::Infeasible,
+            "{}: {e}",
+            s.name
+        );
+    }
+}

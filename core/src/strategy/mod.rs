@@ -47,14 +47,14 @@ impl StrategyInfo {
         options.check()?;
         // GE's block strategies implement the flags as GE does (blocks placed apart); every
         // other strategy plans on live ranges that carry them (`semantics`).
-        let normalised;
+        let normalised = semantics::normalise(problem, options);
+        // pins that the rules make collide (e.g. a no-reuse buffer's) fail every family alike
+        check_pins(&normalised, options)?;
         let problem = if self.family == Family::Block {
             problem
         } else {
-            normalised = semantics::normalise(problem, options);
             &*normalised
         };
-        check_pins(problem, options)?;
         // Packing strategies overlay gears at a common base; block strategies (GE), the
         // baseline and the portfolio (which overlays each candidate, so that it compares whole
         // plans) handle gears themselves.
@@ -71,7 +71,8 @@ impl StrategyInfo {
 }
 
 /// Refuses pinned buffers ([`crate::Buffer::fixed_offset`]) whose bytes overlap while both are
-/// live: no strategy can honour them, and every strategy must say so rather than plan.
+/// live (in the problem [`semantics::normalise`]d: a no-reuse pin collides at any step): no
+/// strategy can honour them, and every strategy must say so rather than plan.
 ///
 /// # Errors
 /// [`ErrorKind::Infeasible`] naming both buffers; [`ErrorKind::Overflow`].
