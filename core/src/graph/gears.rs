@@ -1,0 +1,191 @@
+//! Dynamic batch ("gears"): one graph with a symbolic batch dim, planned for several batch
+//! sizes at once. Every batch-dependent tensor is copied once per gear and labelled with it
+//! (GE: `_batch_label = "Batch_N"`); tensors whose size does not depend on the batch are not
+//! copied. Only one gear runs at a time, so buffers of different gears may overlap
+//! ([`crate::Buffer::conflicts`]), and a plan's region costs the largest gear, not the sum.
+
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use super::{Bindings, Dim, Graph, Lowered};
+use crate::error::{Error, Result};
+use crate::problem::{Buffer, Problem};
+
+/// The batch dim to use: `name` if given, else the leading symbolic dim of the first graph
+/// input that has one.
+///
+/// # Errors
+/// [`crate::ErrorKind::Invalid`] when no graph input has a symbolic dim, or `name` is not a
+/// symbol of the graph.
+pub fn batch_dim(graph: &Graph, name: Option<&str>) -> Result<String> {
+    if let Some(n) = name {
+        if graph.symbols().iter().any(|s| s == n) {
+            return Ok(String::from(n));
+        }
+        return Err(Error::invalid(alloc::format!(
+            "batch dim '{n}' is not a symbolic dim of the graph (symbols: {})",
+            graph.symbols().join(", ")
+        )));
+    }
+    graph
+        .inputs
+        .iter()
+        .filter_map(|&t| graph.tensors[t].shape.as_ref())
+        .find_map(|shape| {
+            shape.iter().find_map(|d| match d {
+                Dim::Sym(s) => Some(s.clone()),
+                Dim::Known(_) => None,
+            })
+        })
+        .ok_or_else(|| {
+            Error::invalid(
+                "no graph input has a symbolic dim to use as the batch; name one with --batch-dim",
+            )
+        })
+}
+
+/// Lowers `graph` once per gear (`batch_dim` bound to each value in `gears`, the other dims
+/// from `bindings`) and merges the results: buffers whose size differs between gears become one
+/// buffer per gear named `NAME@Batch_N` with `gear = Some(N)`; the others appear once, without
+/// a gear. Every gear shares the schedule, so live ranges are those of the graph.
+///
+/// # Errors
+/// [`crate::ErrorKind::BadOption`] for an empty or zero gear list; errors of
+/// [`Graph::lower`].
+pub fn expand(
+    graph: &Graph,
+    bindings: &Bindings,
+    batch_dim: &str,
+    gears: &[u64],
+) -> Result<Lowered> {
+    expand_with(gears, batch_dim, |g| {
+        let mut b = bindings.clone();
+        b.insert(String::from(batch_dim), g);
+        graph.lower(&b)
+    })
+}
+
+/// [`expand`] with the per-gear lowering supplied by the caller, for importers that must see
+/// the batch bound while inferring shapes (an ONNX `Slice` over a symbolic batch, say): `lower`
+/// is called once per gear and must return the same buffers in the same order every time.
+///
+/// # Errors
+/// [`crate::ErrorKind::BadOption`] for an empty or zero gear list; errors of `lower`, named
+/// by gear; [`crate::ErrorKind::Invalid`] if two gears lower to different buffer lists.
+pub fn expand_with(
+    gears: &[u64],
+    batch_dim: &str,
+    lower: impl Fn(u64) -> Result<Lowered>,
+) -> Result<Lowered> {
+    let mut gears: Vec<u64> = gears.to_vec();
+    gears.sort_unstable();
+    gears.dedup();
+    if gears.is_empty() || gears.contains(&0) {
+        return Err(Error::bad_option(
+            "gears must be a non-empty list of batch sizes >= 1",
+        ));
+    }
+    let lowered: Vec<Lowered> = gears
+        .iter()
+        .map(|&g| lower(g).map_err(|e| e.at(alloc::format!("gear {g}"))))
+        .collect::<Result<_>>()?;
+    let first = &lowered[0];
+    let n = first.problem.buffers.len();
+    for (l, g) in lowered.iter().zip(&gears) {
+        let same = l.problem.buffers.len() == n
+            && l.problem
+                .buffers
+                .iter()
+                .zip(&first.problem.buffers)
+                .all(|(a, b)| a.name == b.name && a.start == b.start && a.end == b.end);
+        if !same {
+            return Err(Error::invalid(alloc::format!(
+                "gear {g} lowers to other tensors or lifetimes than gear {}: the graph's structure depends on '{batch_dim}'",
+                gears[0]
+            )));
+        }
+    }
+    let mut buffers: Vec<Buffer> = Vec::new();
+    let mut tensor_of = Vec::new();
+    // Shared buffers first, then each gear's copies, gear by gear.
+    let depends: Vec<bool> = (0..n)
+        .map(|i| {
+            lowered
+                .iter()
+                .any(|l| l.problem.buffers[i].size != first.problem.buffers[i].size)
+        })
+        .collect();
+    for i in (0..n).filter(|&i| !depends[i]) {
+        buffers.push(first.problem.buffers[i].clone());
+        tensor_of.push(first.tensor_of[i]);
+    }
+    for (l, &g) in lowered.iter().zip(&gears) {
+        for i in (0..n).filter(|&i| depends[i]) {
+            let mut b = l.problem.buffers[i].clone();
+            b.name = alloc::format!("{}@Batch_{g}", b.name);
+            b.gear = Some(g);
+            buffers.push(b);
+            tensor_of.push(l.tensor_of[i]);
+        }
+    }
+    let mut warnings = first.warnings.clone();
+    if gears.len() > 1 && !depends.iter().any(|&d| d) {
+        warnings.push(alloc::format!(
+            "no tensor size depends on '{batch_dim}': every gear is the same"
+        ));
+    }
+    let problem = Problem {
+        buffers,
+        ..first.problem.clone()
+    };
+    Ok(Lowered {
+        problem,
+        schedule: first.schedule.clone(),
+        tensor_of,
+        warnings,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::graph::{Op, Tensor};
+    use crate::DType;
+    use alloc::vec;
+
+    /// x[batch,256] f32 -> A -> y[batch,256] -> B -> z[batch,256]; w[256] constant-size act.
+    fn graph() -> Graph {
+        let t = |n: &str, shape: Vec<Dim>| Tensor {
+            name: n.into(),
+            dtype: Some(DType::Float32),
+            shape: Some(shape),
+            ..Tensor::default()
+        };
+        let b = || Dim::Sym("batch".into());
+        let op = |n: &str, i: Vec<usize>, o: Vec<usize>| Op {
+            name: n.into(),
+            op_type: "Relu".into(),
+            inputs: i,
+            outputs: o,
+            ..Op::default()
+        };
+        Graph {
+            name: "g".into(),
+            tensors: vec![
+                t("x", vec![b(), Dim::Known(256)]),
+                t("y", vec![b(), Dim::Known(256)]),
+                t("s", vec![Dim::Known(256)]),
+                t("z", vec![b(), Dim::Known(256)]),
+            ],
+            ops: vec![op("A", vec![0], vec![1, 2]), op("B", vec![1, 2], vec![3])],
+            inputs: vec![0],
+            outputs: vec![3],
+        }
+    }
+
+    #[test]
+    fn batch_dim_defaults_to_first_input_symbol() {
+        assert_eq!(batch_dim(&graph(), None).unwrap(), "batch");
+        assert!(batch_dim(&graph(), Some("N")).is_err());
+    }
+}
