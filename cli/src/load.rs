@@ -74,11 +74,63 @@ pub fn apply_sizes(graph: &mut Graph, sizes: &BTreeMap<String, u64>) -> Result<(
     Ok(())
 }
 
+/// The most bytes any input may have: 2 GiB, protobuf's limit on one message (an ONNX model),
+/// far above any graph JSON, buffer CSV or plan file. An input with no end (a character
+/// device such as `/dev/zero`, a pipe that never closes) is refused once it passes it, instead
+/// of being read until memory runs out.
+/// The environment variable `MEMPLAN_MAX_INPUT_BYTES` lowers (or raises) it.
+pub const MAX_INPUT_BYTES: u64 = 2 << 30;
+
+/// [`MAX_INPUT_BYTES`], or `MEMPLAN_MAX_INPUT_BYTES` when set to a number.
+fn input_cap() -> u64 {
+    std::env::var("MEMPLAN_MAX_INPUT_BYTES")
+        .ok()
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or(MAX_INPUT_BYTES)
+}
+
+/// Reads at most [`MAX_INPUT_BYTES`] (or `MEMPLAN_MAX_INPUT_BYTES`) of `path`.
+///
+/// # Errors
+/// An unreadable file, or one larger than the cap, naming the file.
+pub fn read_bytes(path: &Path) -> Result<Vec<u8>, Error> {
+    use std::io::Read;
+    let shown = path.display().to_string();
+    let cannot = |e: std::io::Error| Error::invalid(format!("cannot read: {e}")).at(&shown);
+    let file = std::fs::File::open(path).map_err(cannot)?;
+    let cap = input_cap();
+    let mut bytes = Vec::new();
+    file.take(cap.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .map_err(cannot)?;
+    if bytes.len() as u64 > cap {
+        return Err(Error::invalid(format!(
+            "larger than the input size cap of {} (protobuf's 2 GiB message limit; MEMPLAN_MAX_INPUT_BYTES changes it): is it a device or a pipe that never ends?",
+            memplan_core::units::with_exact(cap)
+        ))
+        .at(&shown));
+    }
+    Ok(bytes)
+}
+
+/// Reads `path` as UTF-8 text (a leading byte-order mark dropped), at most [`MAX_INPUT_BYTES`].
+///
+/// # Errors
+/// As [`read_bytes`]; text that is not UTF-8, naming the file.
+pub fn read_text(path: &Path) -> Result<String, Error> {
+    let bytes = read_bytes(path)?;
+    let text = String::from_utf8(bytes)
+        .map_err(|e| Error::parse(format!("not UTF-8: {e}")).at(path.display()))?;
+    Ok(match text.strip_prefix('\u{feff}') {
+        Some(rest) => rest.to_string(),
+        None => text,
+    })
+}
+
 /// Reads and parses `path`.
 pub fn read(path: &Path, shapes: &Shapes) -> Result<Input, Error> {
     let shown = path.display().to_string();
-    let bytes =
-        std::fs::read(path).map_err(|e| Error::invalid(format!("cannot read: {e}")).at(&shown))?;
+    let bytes = read_bytes(path)?;
     parse(&shown, &bytes, shapes).map_err(|e| e.at(&shown))
 }
 
@@ -86,6 +138,8 @@ pub fn read(path: &Path, shapes: &Shapes) -> Result<Input, Error> {
 /// otherwise ONNX protobuf.
 pub fn parse(name: &str, bytes: &[u8], shapes: &Shapes) -> Result<Input, Error> {
     let lower = name.to_ascii_lowercase();
+    // a UTF-8 byte-order mark (editors on Windows write one) is not content
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
     let trimmed = bytes
         .iter()
         .position(|b| !b.is_ascii_whitespace())
@@ -212,8 +266,7 @@ pub fn lower_unbound_as_one(
 /// Reads an ONNX file for `memplan inspect`.
 pub fn read_onnx(path: &Path, shapes: &Shapes) -> Result<onnx::OnnxModel, Error> {
     let shown = path.display().to_string();
-    let bytes =
-        std::fs::read(path).map_err(|e| Error::invalid(format!("cannot read: {e}")).at(&shown))?;
+    let bytes = read_bytes(path)?;
     if Input::sniff_text(&bytes).is_some() {
         return Err(Error::parse(
             "inspect reads ONNX models; this is text (JSON or CSV): plan it with `memplan plan`, check a plan file with `memplan validate`",

@@ -468,25 +468,44 @@ fn run_plan(args: &PlanArgs) -> Result<bool, Error> {
     let bounds = memplan_core::lower_bound(problem).map_err(|e| e.at(&shown))?;
     let mut entries = Vec::new();
     let mut plans = Vec::new();
+    // One strategy's failure is reported and the others still run: the table shows what did.
+    let mut failed = Vec::new();
+    let rules = memplan_core::Rules::from(&opts);
     for s in infos {
         let t0 = Instant::now();
-        let plan = run_strategy(s, problem, &opts, args.capacity)
-            .map_err(|e| e.at(format!("strategy {}", s.name)).at(&shown))?;
+        let plan = match run_strategy(s, problem, &opts, args.capacity) {
+            Ok(plan) => plan,
+            Err(e) => {
+                failed.push(e.at(format!("strategy {}", s.name)).at(&shown));
+                continue;
+            }
+        };
         let us = u64::try_from(t0.elapsed().as_micros()).unwrap_or(u64::MAX);
-        if let Err(v) = memplan_core::validate(problem, &plan) {
-            return Err(Error::invalid(format!(
-                "strategy {} produced an invalid plan: {} (please report this bug)",
-                s.name,
-                v.describe(problem)
-            )));
+        if let Err(v) = memplan_core::validate_with(problem, &plan, &rules) {
+            failed.push(
+                Error::invalid(format!(
+                    "produced an invalid plan: {} (please report this bug)",
+                    v.describe(problem)
+                ))
+                .at(format!("strategy {}", s.name))
+                .at(&shown),
+            );
+            continue;
         }
         let overlay = if problem.gears().is_empty() {
             None
         } else {
             Some(overlay_report(problem, &plan, s.name, &opts)?)
         };
-        entries.push(entry(problem, &plan, us, overlay));
+        entries.push(entry(problem, &plan, us, overlay, &opts));
         plans.push(plan);
+    }
+    if entries.is_empty() {
+        // nothing to show: the first failure is the answer (they share their cause, mostly)
+        return Err(failed
+            .into_iter()
+            .next()
+            .unwrap_or_else(|| Error::bad_option("no strategy to run")));
     }
     let file = PlanFile {
         format: "memplan.plan/1".into(),
@@ -531,6 +550,20 @@ fn run_plan(args: &PlanArgs) -> Result<bool, Error> {
             .write_all(text.as_bytes())
             .map_err(|e| Error::invalid(e.to_string()))?,
     }
+    if !failed.is_empty() {
+        for e in &failed {
+            eprintln!("error: {e}");
+        }
+        return Err(Error::new(
+            failed[0].kind(),
+            format!(
+                "{} of {} strategies failed (above)",
+                failed.len(),
+                failed.len() + plans.len()
+            ),
+        )
+        .at(&shown));
+    }
     let Some(cap) = args.capacity else {
         return Ok(true);
     };
@@ -574,7 +607,14 @@ fn run_strategy(
     )
 }
 
-fn entry(problem: &Problem, plan: &Plan, us: u64, overlay: Option<OverlayReport>) -> PlanEntry {
+fn entry(
+    problem: &Problem,
+    plan: &Plan,
+    us: u64,
+    overlay: Option<OverlayReport>,
+    opts: &PlanOptions,
+) -> PlanEntry {
+    use memplan_core::strategy::semantics;
     PlanEntry {
         strategy: plan.strategy.clone(),
         alignment: plan.alignment,
@@ -615,6 +655,13 @@ fn entry(problem: &Problem, plan: &Plan, us: u64, overlay: Option<OverlayReport>
                 end: b.end,
                 offset: plan.offsets[i],
                 gear: b.gear,
+                alignment: b.alignment.max(1),
+                fixed_offset: b.fixed_offset,
+                // the rules in force, so that `validate` needs no options
+                flags: semantics::flags_in_force(b, opts)
+                    .into_iter()
+                    .map(String::from)
+                    .collect(),
             })
             .collect(),
     }
@@ -717,10 +764,9 @@ fn table(f: &PlanFile, o: &PlanOptions) -> String {
     s
 }
 
-fn run_validate(path: &PathBuf) -> Result<(), Error> {
+fn run_validate(path: &std::path::Path) -> Result<(), Error> {
     let shown = path.display().to_string();
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| Error::invalid(format!("cannot read: {e}")).at(&shown))?;
+    let text = load::read_text(path)?;
     let file: PlanFile =
         serde_json::from_str(&text).map_err(|e| Error::parse(e.to_string()).at(&shown))?;
     if file.format != "memplan.plan/1" {
@@ -728,45 +774,20 @@ fn run_validate(path: &PathBuf) -> Result<(), Error> {
             Error::invalid(format!("format '{}' is not 'memplan.plan/1'", file.format)).at(&shown),
         );
     }
+    if file.plans.is_empty() {
+        return Err(Error::invalid("the file holds no plans: nothing to validate").at(&shown));
+    }
     let mut bad = 0;
     for e in &file.plans {
-        let buffers = e
-            .buffers
-            .iter()
-            .map(|b| {
-                let mut x = memplan_core::Buffer::new(b.name.clone(), b.bytes, b.start, b.end);
-                x.gear = b.gear;
-                x
-            })
-            .collect();
-        let problem = Problem::from_buffers(file.input.clone(), buffers);
-        problem
-            .check()
-            .map_err(|err| err.at(format!("{shown}: plan {}", e.strategy)))?;
-        let plan = Plan::new(
-            e.strategy.clone(),
-            e.alignment,
-            e.buffers.iter().map(|b| b.offset).collect(),
-            e.buffers.iter().map(|b| b.bytes).collect(),
-        )?;
-        let mut plan = plan;
-        if plan.peak > e.peak_bytes {
-            println!(
-                "{:<34} INVALID: buffers reach byte {} above peak_bytes {}",
-                e.strategy, plan.peak, e.peak_bytes
-            );
-            bad += 1;
-            continue;
-        }
-        plan.peak = e.peak_bytes;
-        match memplan_core::validate(&problem, &plan) {
+        let name: String = e.strategy.escape_debug().collect();
+        match report::check_entry(&file, e) {
             Ok(()) => println!(
-                "{:<34} valid   peak {}",
-                e.strategy,
+                "{name:<34} valid   peak {}",
                 units::with_exact(e.peak_bytes)
             ),
-            Err(v) => {
-                println!("{:<34} INVALID: {}", e.strategy, v.describe(&problem));
+            Err(why) => {
+                println!("{name:<34} INVALID: {why}");
+                eprintln!("error: {shown}: plan {name}: {why}");
                 bad += 1;
             }
         }

@@ -1,5 +1,6 @@
 //! The plan JSON schema `memplan.plan/1` (documented in `docs/formats.md`).
 
+use memplan_core::{Buffer, Plan, Problem};
 use serde::{Deserialize, Serialize};
 
 /// The document.
@@ -123,4 +124,95 @@ pub struct BufferEntry {
     /// Gear (batch size) with dynamic batch.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gear: Option<u64>,
+    /// The buffer's own offset alignment, bytes (the offset is a multiple of the least common
+    /// multiple of this and the plan's `alignment`); 1 when absent.
+    #[serde(default = "one", skip_serializing_if = "is_one")]
+    pub alignment: u64,
+    /// The offset the input pins it to (MiniMalloc CSV `offset`), if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fixed_offset: Option<u64>,
+    /// Reuse rules in force for this buffer under the plan's options: `no_reuse` (flag or reuse
+    /// off) and `zero_copy` (flag or graph I/O while zero-copy) share no byte with any buffer
+    /// of a compatible gear; `atomic_clean` (centralised clean) owns its bytes from step 0.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub flags: Vec<String>,
+}
+
+fn one() -> u64 {
+    1
+}
+
+#[allow(clippy::trivially_copy_pass_by_ref)] // serde's skip_serializing_if passes a reference
+fn is_one(x: &u64) -> bool {
+    *x == 1
+}
+
+/// Checks one plan of a plan file against the file's problem figures and the independent
+/// validator; the reason names the buffer (escaped).
+pub fn check_entry(file: &PlanFile, e: &PlanEntry) -> Result<(), String> {
+    let esc = |s: &str| -> String { s.escape_debug().collect() };
+    let p = &file.problem;
+    if e.buffers.len() != p.buffers {
+        return Err(format!(
+            "lists {} buffers, the problem has {}",
+            e.buffers.len(),
+            p.buffers
+        ));
+    }
+    let mut buffers = Vec::with_capacity(e.buffers.len());
+    for b in &e.buffers {
+        let mut x = Buffer::new(b.name.clone(), b.bytes, b.start, b.end);
+        x.gear = b.gear;
+        x.alignment = b.alignment;
+        x.fixed_offset = b.fixed_offset;
+        for f in &b.flags {
+            match f.as_str() {
+                "no_reuse" => x.flags.no_reuse = true,
+                "zero_copy" => x.flags.zero_copy = true,
+                "atomic_clean" => x.flags.atomic_clean = true,
+                other => {
+                    return Err(format!(
+                        "buffer '{}': unknown flag '{}' (known: no_reuse, zero_copy, atomic_clean)",
+                        esc(&b.name),
+                        esc(other)
+                    ))
+                }
+            }
+        }
+        buffers.push(x);
+    }
+    let problem = Problem {
+        name: file.input.clone(),
+        buffers,
+        steps: p.steps,
+        ..Problem::default()
+    };
+    problem.check().map_err(|err| err.to_string())?;
+    let mut plan = Plan::new(
+        e.strategy.clone(),
+        e.alignment,
+        e.buffers.iter().map(|b| b.offset).collect(),
+        e.buffers.iter().map(|b| b.bytes).collect(),
+    )
+    .map_err(|err| err.to_string())?;
+    if plan.peak > e.peak_bytes {
+        return Err(format!(
+            "buffers reach byte {} above peak_bytes {}",
+            plan.peak, e.peak_bytes
+        ));
+    }
+    if e.peak_bytes < p.lower_bound_bytes {
+        return Err(format!(
+            "peak_bytes {} is below the problem's lower bound {}: no plan can be that small",
+            e.peak_bytes, p.lower_bound_bytes
+        ));
+    }
+    plan.peak = e.peak_bytes;
+    // the flags in the file are the rules in force: no options needed
+    let rules = memplan_core::Rules {
+        reuse: true,
+        zero_copy_io: false,
+        atomic_centralised: true,
+    };
+    memplan_core::validate_with(&problem, &plan, &rules).map_err(|v| v.describe(&problem))
 }

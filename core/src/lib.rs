@@ -47,4 +47,4 @@ pub use graph::{Bindings, Dim, Graph, Lowered, Op, Tensor, UnknownTensor};
 pub use plan::{Block, BlockLevel, Padding, Plan, PlanOptions};
 pub use problem::{Buffer, BufferKind, Flags, Problem};
 pub use strategy::{find as find_strategy, plan, strategies, StrategyInfo};
-pub use validate::{validate, Violation};
+pub use validate::{validate, validate_with, Rules, Violation};

@@ -97,9 +97,20 @@ impl PlanOptions {
         }
     }
 
-    /// The alignment buffer `b` needs: the plan's and its own, whichever is larger.
-    pub fn alignment_of(&self, b: &Buffer) -> u64 {
-        self.alignment.max(b.alignment).max(1)
+    /// The offset alignment buffer `b` needs, in bytes: the least common multiple of the plan's
+    /// and its own (an offset must be a multiple of both; `max` is wrong for 3 and 4).
+    ///
+    /// # Errors
+    /// [`crate::ErrorKind::Overflow`] naming the buffer if the multiple exceeds `u64`.
+    pub fn alignment_of(&self, b: &Buffer) -> Result<u64> {
+        lcm(self.alignment.max(1), b.alignment.max(1)).ok_or_else(|| {
+            Error::overflow(alloc::format!(
+                "alignment of '{}' (lcm of {} and {})",
+                b.name,
+                self.alignment,
+                b.alignment
+            ))
+        })
     }
 
     /// The size a buffer occupies in the arena: padded, then rounded up to the plan's
@@ -116,6 +127,15 @@ impl PlanOptions {
             alloc::format!("aligned size of '{}'", b.name),
         )
     }
+}
+
+/// The least common multiple of two alignments (both >= 1), `None` if it exceeds `u64`.
+pub fn lcm(a: u64, b: u64) -> Option<u64> {
+    let (mut x, mut y) = (a, b);
+    while y != 0 {
+        (x, y) = (y, x % y);
+    }
+    (a / x.max(1)).checked_mul(b)
 }
 
 /// Where a block sits in GE's block tree.

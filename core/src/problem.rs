@@ -157,7 +157,7 @@ pub struct Problem {
     pub name: String,
     /// The buffers to place.
     pub buffers: Vec<Buffer>,
-    /// Number of op steps; every buffer's `end < steps`.
+    /// Number of op steps; every buffer's `end < steps` (`u64::MAX` also admits `end == u64::MAX`).
     pub steps: u64,
     /// The schedule's ops, `ops[k]` at step `k`; empty for bare buffer lists.
     pub ops: Vec<OpInfo>,
@@ -192,11 +192,12 @@ impl Problem {
         if let Some(w) = names.windows(2).find(|w| w[0] == w[1]) {
             return Err(Error::invalid(alloc::format!(
                 "duplicate buffer name '{}'",
-                w[0]
+                w[0].escape_debug()
             )));
         }
         for b in &self.buffers {
-            let at = || alloc::format!("buffer '{}'", b.name);
+            // names escaped: a control character must not rewrite the terminal
+            let at = || alloc::format!("buffer '{}'", b.name.escape_debug());
             if b.start > b.end {
                 return Err(Error::invalid(alloc::format!(
                     "live range starts at step {} after it ends at step {}",
@@ -205,7 +206,8 @@ impl Problem {
                 ))
                 .at(at()));
             }
-            if b.end >= self.steps {
+            // `steps == u64::MAX` counts step u64::MAX too (one past it does not fit in u64)
+            if b.end >= self.steps && self.steps != u64::MAX {
                 return Err(Error::invalid(alloc::format!(
                     "live range ends at step {} but the problem has {} steps",
                     b.end,

@@ -135,9 +135,13 @@ mod tests {
         );
         assert_eq!(p.buffers[4].size, 4 * p.buffers[1].size);
         // Live sets (exact sizes, KiB): step 0: x,y,s; step 1: y,s,z. Gear 4: 4+4+1 = 9 KiB.
-        let o = PlanOptions::exact();
+        // Graph I/O reused like activations (not zero-copy), so the region is the live set.
+        let o = PlanOptions {
+            zero_copy_io: false,
+            ..PlanOptions::exact()
+        };
         let plan = crate::plan(p, "greedy-size-best-fit", &o).unwrap();
-        crate::validate(p, &plan).unwrap();
+        crate::validate::validate_with(p, &plan, &(&o).into()).unwrap();
         assert_eq!(plan.peak, 9 * 1024, "the region costs the largest gear");
         let r = overlay_report(p, &plan, "greedy-size-best-fit", &o).unwrap();
         assert_eq!(r.gears[0].lower_bound_bytes, 3 * 1024);

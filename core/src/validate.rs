@@ -5,8 +5,73 @@ use alloc::string::String;
 use alloc::vec::Vec;
 use core::fmt;
 
-use crate::plan::Plan;
-use crate::problem::{BufferId, Problem};
+use crate::plan::{Plan, PlanOptions};
+use crate::problem::{Buffer, BufferId, BufferKind, Problem};
+
+/// The reuse options a plan was made under: what the buffers' flags mean (see
+/// [`PlanOptions`]; GE's defaults: reuse on, zero-copy I/O, centralised atomic clean).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Rules {
+    /// Memory reuse on; off: no buffer shares a byte with another it can run with.
+    pub reuse: bool,
+    /// Graph inputs and outputs are zero-copy user buffers (never share a byte).
+    pub zero_copy_io: bool,
+    /// Atomic-clean buffers are zeroed by one memset before the graph runs: their bytes are
+    /// theirs from step 0.
+    pub atomic_centralised: bool,
+}
+
+impl Default for Rules {
+    fn default() -> Self {
+        Rules {
+            reuse: true,
+            zero_copy_io: true,
+            atomic_centralised: true,
+        }
+    }
+}
+
+impl From<&PlanOptions> for Rules {
+    fn from(o: &PlanOptions) -> Self {
+        Rules {
+            reuse: o.reuse,
+            zero_copy_io: o.zero_copy_io,
+            atomic_centralised: o.atomic_centralised,
+        }
+    }
+}
+
+impl Rules {
+    /// Why `b` may share no byte with a buffer it can run with, if it may not.
+    fn exclusive(&self, b: &Buffer) -> Option<&'static str> {
+        if b.flags.no_reuse {
+            Some("no-reuse")
+        } else if b.flags.zero_copy
+            || (self.zero_copy_io
+                && matches!(b.kind, BufferKind::GraphInput | BufferKind::GraphOutput))
+        {
+            Some("zero-copy")
+        } else if !self.reuse {
+            Some("reuse off")
+        } else {
+            None
+        }
+    }
+
+    /// The steps over which `b` owns its bytes (inclusive), and why, if not its live range.
+    fn owned(&self, b: &Buffer) -> ((u64, u64), Option<&'static str>) {
+        if let Some(why) = self.exclusive(b) {
+            ((0, u64::MAX), Some(why))
+        } else if b.flags.atomic_clean && self.atomic_centralised {
+            (
+                (0, b.end),
+                Some("atomic-clean, zeroed before the graph runs"),
+            )
+        } else {
+            ((b.start, b.end), None)
+        }
+    }
+}
 
 /// The one rule a plan broke, with the buffers involved (indices into the problem's buffers).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -59,6 +124,21 @@ pub enum Violation {
         /// The plan's peak.
         peak: u64,
     },
+    /// A live range is empty (`start > end`) or ends at or after the problem's last step.
+    LiveRangeOutside {
+        /// The buffer.
+        buffer: BufferId,
+    },
+    /// A buffer whose bytes are its own beyond its live range (no-reuse, zero-copy, reuse
+    /// off, atomic-clean) shares a byte with another buffer that can run with it.
+    Reused {
+        /// The buffer whose rule is broken.
+        buffer: BufferId,
+        /// The buffer sharing its bytes.
+        other: BufferId,
+        /// The rule ("no-reuse", "zero-copy", "reuse off", "atomic-clean ...").
+        rule: &'static str,
+    },
     /// Two buffers live at the same step share a byte.
     Overlap {
         /// One buffer.
@@ -73,7 +153,13 @@ pub enum Violation {
 impl Violation {
     /// A one-line description naming the buffers of `problem`.
     pub fn describe(&self, problem: &Problem) -> String {
-        let n = |i: &BufferId| problem.buffers.get(*i).map_or("?", |b| b.name.as_str());
+        // names escaped: a control character must not rewrite the terminal
+        let n = |i: &BufferId| {
+            problem
+                .buffers
+                .get(*i)
+                .map_or_else(|| String::from("?"), |b| b.name.escape_debug().collect())
+        };
         match self {
             Violation::WrongLength { expected, got } => {
                 alloc::format!("plan has {got} entries for {expected} buffers")
@@ -109,6 +195,25 @@ impl Violation {
                 "buffer '{}' ends at byte {end}, above the plan's peak {peak}",
                 n(buffer)
             ),
+            Violation::LiveRangeOutside { buffer } => {
+                let b = problem.buffers.get(*buffer);
+                alloc::format!(
+                    "buffer '{}' lives over steps [{}, {}], outside the problem's {} steps",
+                    n(buffer),
+                    b.map_or(0, |b| b.start),
+                    b.map_or(0, |b| b.end),
+                    problem.steps
+                )
+            }
+            Violation::Reused {
+                buffer,
+                other,
+                rule,
+            } => alloc::format!(
+                "buffer '{}' ({rule}) shares bytes with '{}', which can run with it",
+                n(buffer),
+                n(other)
+            ),
             Violation::Overlap { a, b, step } => alloc::format!(
                 "buffers '{}' and '{}' are both live at step {step} and share memory",
                 n(a),
@@ -124,17 +229,30 @@ impl fmt::Display for Violation {
     }
 }
 
-/// Checks `plan` against `problem` with `alignment` as the plan-wide alignment
-/// (use `plan.alignment`, or 1 to check only the buffers' own alignments).
-///
-/// Rules: one offset and size per buffer; planned size >= buffer size; offsets multiples of
-/// `max(alignment, buffer.alignment)`; fixed offsets kept; `offset + size <= peak`; no two
-/// buffers that conflict (live ranges intersect, same or no gear) share a byte. Zero-size
-/// buffers occupy no bytes. `O(n log n)`: a sweep over steps with the live set ordered by offset.
+/// [`validate_with`] under GE's default [`Rules`] (reuse on, zero-copy I/O, centralised atomic
+/// clean).
 ///
 /// # Errors
 /// The first [`Violation`] found.
 pub fn validate(problem: &Problem, plan: &Plan) -> Result<(), Violation> {
+    validate_with(problem, plan, &Rules::default())
+}
+
+/// Checks `plan` against `problem`, its flags read under `rules`, with `plan.alignment` as the
+/// plan-wide alignment.
+///
+/// Rules: one offset and size per buffer; every live range inside the problem
+/// (`start <= end < steps`); planned size >= buffer size; offsets (zero-size buffers' too)
+/// multiples of `lcm(plan.alignment, buffer.alignment)`; fixed offsets kept (and aligned);
+/// `offset + size <= peak`; no two buffers that conflict (live ranges intersect, same or no
+/// gear) share a byte; a no-reuse, zero-copy or (reuse off) any buffer shares no byte with a
+/// buffer of a compatible gear at any step; a centralised atomic-clean buffer's bytes are its
+/// own from step 0. Zero-size buffers occupy no bytes. `O(n log n)`: a sweep over steps with
+/// the live set ordered by offset.
+///
+/// # Errors
+/// The first [`Violation`] found.
+pub fn validate_with(problem: &Problem, plan: &Plan, rules: &Rules) -> Result<(), Violation> {
     let n = problem.buffers.len();
     for got in [plan.offsets.len(), plan.sizes.len()] {
         if got != n {
@@ -144,6 +262,10 @@ pub fn validate(problem: &Problem, plan: &Plan) -> Result<(), Violation> {
     let align = plan.alignment.max(1);
     for (i, b) in problem.buffers.iter().enumerate() {
         let (offset, planned) = (plan.offsets[i], plan.sizes[i]);
+        // `steps == u64::MAX` counts step u64::MAX too (one past it does not fit in u64)
+        if b.start > b.end || (b.end >= problem.steps && problem.steps != u64::MAX) {
+            return Err(Violation::LiveRangeOutside { buffer: i });
+        }
         if planned < b.size {
             return Err(Violation::SizeTooSmall {
                 buffer: i,
@@ -159,13 +281,22 @@ pub fn validate(problem: &Problem, plan: &Plan) -> Result<(), Violation> {
                     offset,
                 });
             }
-        } else {
-            let alignment = align.max(b.alignment);
-            if offset % alignment != 0 {
+            // a pin is aligned to the buffer's own alignment (not the plan's: the user chose it)
+            if offset % b.alignment.max(1) != 0 {
                 return Err(Violation::Misaligned {
                     buffer: i,
                     offset,
-                    alignment,
+                    alignment: b.alignment,
+                });
+            }
+        } else {
+            // an offset is a multiple of both alignments; a multiple beyond u64 allows only 0
+            let alignment = lcm(align, b.alignment.max(1));
+            if alignment.map_or(offset != 0, |a| offset % a != 0) {
+                return Err(Violation::Misaligned {
+                    buffer: i,
+                    offset,
+                    alignment: alignment.unwrap_or(u64::MAX),
                 });
             }
         }
@@ -182,33 +313,67 @@ pub fn validate(problem: &Problem, plan: &Plan) -> Result<(), Violation> {
     }
     // Buffers without a gear conflict with every gear; buffers of two gears never do.
     // Check the ungeared buffers with each gear in turn (or alone when there are no gears).
+    // Each buffer owns its bytes over its live range, or longer under its rule.
+    let owned: Vec<((u64, u64), Option<&'static str>)> =
+        problem.buffers.iter().map(|b| rules.owned(b)).collect();
     let gears = problem.gears();
-    if gears.is_empty() {
-        sweep(problem, plan, |_| true)
+    let found = if gears.is_empty() {
+        sweep(problem, plan, &owned, |_| true)
     } else {
-        gears
-            .iter()
-            .try_for_each(|g| sweep(problem, plan, |gear| gear.is_none() || gear == Some(*g)))
+        gears.iter().try_for_each(|g| {
+            sweep(problem, plan, &owned, |gear| {
+                gear.is_none() || gear == Some(*g)
+            })
+        })
+    };
+    // An overlap only the rules make (the live ranges are apart) names the rule.
+    found.map_err(|v| match v {
+        Violation::Overlap { a, b, .. }
+            if !problem.buffers[a].overlaps_in_time(&problem.buffers[b]) =>
+        {
+            let (buffer, other) = if owned[a].1.is_some() { (a, b) } else { (b, a) };
+            Violation::Reused {
+                buffer,
+                other,
+                rule: owned[buffer].1.unwrap_or("?"),
+            }
+        }
+        Violation::Overlap { a, b, .. } => Violation::Overlap {
+            a,
+            b,
+            step: problem.buffers[a].start.max(problem.buffers[b].start),
+        },
+        v => v,
+    })
+}
+
+/// `lcm(a, b)` for `a, b >= 1`, `None` beyond `u64`.
+fn lcm(a: u64, b: u64) -> Option<u64> {
+    let (mut x, mut y) = (a, b);
+    while y != 0 {
+        (x, y) = (y, x % y);
     }
+    (a / x).checked_mul(b)
 }
 
 fn sweep(
     problem: &Problem,
     plan: &Plan,
+    owned: &[((u64, u64), Option<&'static str>)],
     keep: impl Fn(Option<u64>) -> bool,
 ) -> Result<(), Violation> {
     let mut order: Vec<BufferId> = (0..problem.buffers.len())
         .filter(|&i| plan.sizes[i] > 0 && keep(problem.buffers[i].gear))
         .collect();
-    order.sort_unstable_by_key(|&i| problem.buffers[i].start);
+    order.sort_unstable_by_key(|&i| owned[i].0 .0);
     // Live set keyed by (offset, id) -> (end offset); pairwise disjoint by construction.
     let mut live: BTreeMap<(u64, BufferId), u64> = BTreeMap::new();
     // Min-ordered expiry by last step.
     let mut expiry: BTreeMap<(u64, BufferId), ()> = BTreeMap::new();
     for &i in &order {
-        let b = &problem.buffers[i];
+        let (start, end) = owned[i].0;
         while let Some((&(last, j), _)) = expiry.first_key_value() {
-            if last >= b.start {
+            if last >= start {
                 break;
             }
             expiry.remove(&(last, j));
@@ -221,7 +386,7 @@ fn sweep(
                 return Err(Violation::Overlap {
                     a: j,
                     b: i,
-                    step: b.start,
+                    step: start,
                 });
             }
         }
@@ -230,12 +395,12 @@ fn sweep(
                 return Err(Violation::Overlap {
                     a: j,
                     b: i,
-                    step: b.start,
+                    step: start,
                 });
             }
         }
         live.insert((lo, i), hi);
-        expiry.insert((b.end, i), ());
+        expiry.insert((end, i), ());
     }
     Ok(())
 }

@@ -31,6 +31,8 @@ pub struct PaneResult {
     pub sim: Option<SimSummary>,
     /// With dynamic-batch gears (static plans only): per-gear figures, overlay, side by side.
     pub overlay: Option<memplan_core::report::OverlayReport>,
+    /// The options the plan was made with (the plan JSON writes the rules they put in force).
+    pub options: memplan_core::PlanOptions,
 }
 
 /// A runtime allocator's statistics (see `memplan_core::simulate::SimReport`).
@@ -180,7 +182,8 @@ pub fn run(
     let padding_waste = planned_total.saturating_sub(raw_total);
     let curve = live_curve(problem, sizes);
     let peak_step = peak_step(&curve);
-    let valid = memplan_core::validate(problem, &plan).map_err(|v| v.describe(problem));
+    let valid = memplan_core::validate_with(problem, &plan, &(&options).into())
+        .map_err(|v| v.describe(problem));
     let overlay = if sim.is_none() && !problem.gears().is_empty() {
         memplan_core::report::overlay_report(problem, &plan, &settings.strategy, &options).ok()
     } else {
@@ -198,6 +201,7 @@ pub fn run(
         valid,
         sim,
         overlay,
+        options,
     })
 }
 

@@ -18,13 +18,28 @@ pub fn plan_json(input: &str, problem: &Problem, plans: &[&PaneResult]) -> Strin
                 .iter()
                 .enumerate()
                 .map(|(i, b)| {
-                    json!({
+                    let mut v = json!({
                         "name": b.name,
                         "bytes": r.plan.sizes.get(i).copied().unwrap_or(0),
                         "start": b.start,
                         "end": b.end,
                         "offset": r.plan.offsets.get(i).copied().unwrap_or(0),
-                    })
+                    });
+                    // what `memplan validate` checks beyond the ranges (the CLI writes the same)
+                    if b.alignment > 1 {
+                        v["alignment"] = json!(b.alignment);
+                    }
+                    if let Some(off) = b.fixed_offset {
+                        v["fixed_offset"] = json!(off);
+                    }
+                    if let Some(g) = b.gear {
+                        v["gear"] = json!(g);
+                    }
+                    let flags = memplan_core::strategy::semantics::flags_in_force(b, &r.options);
+                    if !flags.is_empty() {
+                        v["flags"] = json!(flags);
+                    }
+                    v
                 })
                 .collect();
             json!({
@@ -50,11 +65,19 @@ pub fn plan_json(input: &str, problem: &Problem, plans: &[&PaneResult]) -> Strin
     serde_json::to_string_pretty(&doc).unwrap_or_default() + "\n"
 }
 
+/// An RFC 4180 field; a cell that would start a spreadsheet formula (`=`, `+`, `-`, `@`, tab,
+/// CR) gets a leading `'` (OWASP's CSV-injection rule), as the CLI's CSV does.
 fn csv_field(s: &str) -> String {
-    if s.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
+    let formula = s.starts_with(['=', '+', '-', '@', '\t', '\r']);
+    let s = if formula {
+        format!("'{s}")
     } else {
         s.to_string()
+    };
+    if formula || s.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s
     }
 }
 

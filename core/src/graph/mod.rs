@@ -557,6 +557,16 @@ impl Graph {
             }
         }
         for &t in &self.outputs {
+            // an output nobody writes would be planned as garbage (or silently dropped)
+            if producer[t].is_none()
+                && kind[t] != BufferKind::GraphInput
+                && !self.tensors[t].constant
+            {
+                return Err(Error::invalid(
+                    "is a graph output but no op produces it (and it is neither a graph input nor a constant)",
+                )
+                .at(alloc::format!("graph output '{}'", self.tensors[t].name)));
+            }
             end[t] = last;
             if kind[t] != BufferKind::GraphInput {
                 kind[t] = BufferKind::GraphOutput;

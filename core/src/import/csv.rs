@@ -1,5 +1,9 @@
 //! MiniMalloc CSV: `id,lower,upper,size[,alignment][,offset]`, one buffer a row, lifetimes
 //! **half-open** `[lower, upper)`. Converted to the crate's inclusive `[lower, upper - 1]`.
+//!
+//! Read and written as RFC 4180: a field may be quoted (`"a,b"`, `"say ""hi"""`, newlines
+//! inside quotes), records end with CRLF, LF or a lone CR (old Mac files), a leading UTF-8
+//! byte-order mark is ignored. Unquoted fields are trimmed.
 
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -17,35 +21,42 @@ use crate::problem::{Buffer, Problem};
 /// [`crate::ErrorKind::Parse`] for a malformed row or number (negative, fractional, beyond
 /// `u64`); [`crate::ErrorKind::Invalid`] for `lower >= upper` or a duplicate id.
 pub fn parse(name: &str, text: &str) -> Result<Problem> {
-    let mut lines = text
-        .lines()
-        .enumerate()
-        .filter(|(_, l)| !l.trim().is_empty());
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let rows = records(text)?;
+    let mut lines = rows
+        .iter()
+        .filter(|(_, r)| !(r.len() == 1 && r[0].is_empty()));
     let Some((_, header)) = lines.next() else {
         return Err(Error::parse(
             "empty file: expected a header 'id,lower,upper,size'",
         ));
     };
-    let cols: Vec<String> = header
-        .split(',')
-        .map(|c| c.trim().to_ascii_lowercase())
-        .collect();
+    let cols: Vec<String> = header.iter().map(|c| c.to_ascii_lowercase()).collect();
+    for (k, c) in cols.iter().enumerate() {
+        if !c.is_empty() && cols[..k].contains(c) {
+            return Err(Error::parse(alloc::format!(
+                "column '{c}' appears twice in the header (which one holds the value?)"
+            ))
+            .at("line 1"));
+        }
+    }
     let col = |n: &str| cols.iter().position(|c| c == n);
     let (Some(id_c), Some(lo_c), Some(up_c), Some(sz_c)) =
         (col("id"), col("lower"), col("upper"), col("size"))
     else {
         return Err(Error::parse(alloc::format!(
             "header '{}' must name the columns id, lower, upper, size",
-            header.trim()
+            header.join(",")
         ))
         .at("line 1"));
     };
     let (al_c, off_c) = (col("alignment"), col("offset"));
     let mut buffers = Vec::new();
     let mut seen: alloc::collections::BTreeMap<String, usize> = alloc::collections::BTreeMap::new();
-    for (i, line) in lines {
-        let at = alloc::format!("line {}", i + 1);
-        let fields: Vec<&str> = line.split(',').map(str::trim).collect();
+    for (line_no, row) in lines {
+        let i = line_no - 1;
+        let at = alloc::format!("line {line_no}");
+        let fields: Vec<&str> = row.iter().map(String::as_str).collect();
         if fields.len() != cols.len() {
             return Err(Error::parse(alloc::format!(
                 "expected {} fields, found {}",
@@ -103,7 +114,106 @@ pub fn parse(name: &str, text: &str) -> Result<Problem> {
     Ok(p)
 }
 
-/// Writes `problem` (and, if given, the plan's offsets) as MiniMalloc CSV, half-open.
+/// The records of RFC 4180 text, each with the 1-based line it starts on. Unquoted fields are
+/// trimmed; a quoted field keeps its content exactly (`""` is one quote).
+///
+/// # Errors
+/// [`crate::ErrorKind::Parse`] for a quote left open, or text after a closing quote.
+fn records(text: &str) -> Result<Vec<(usize, Vec<String>)>> {
+    let mut out = Vec::new();
+    let mut row: Vec<String> = Vec::new();
+    let mut field = String::new();
+    let (mut line, mut row_line) = (1usize, 1usize);
+    let (mut quoted, mut in_quotes) = (false, false);
+    let mut chars = text.chars().peekable();
+    let end_field = |field: &mut String, quoted: &mut bool, row: &mut Vec<String>| {
+        let f = core::mem::take(field);
+        row.push(if *quoted { f } else { String::from(f.trim()) });
+        *quoted = false;
+    };
+    while let Some(c) = chars.next() {
+        if in_quotes {
+            match c {
+                '"' if chars.peek() == Some(&'"') => {
+                    chars.next();
+                    field.push('"');
+                }
+                '"' => in_quotes = false,
+                _ => {
+                    if c == '\n' || (c == '\r' && chars.peek() != Some(&'\n')) {
+                        line += 1;
+                    }
+                    field.push(c);
+                }
+            }
+            continue;
+        }
+        match c {
+            '"' if field.trim().is_empty() && !quoted => {
+                field.clear();
+                quoted = true;
+                in_quotes = true;
+            }
+            ',' => end_field(&mut field, &mut quoted, &mut row),
+            '\r' | '\n' => {
+                if c == '\r' && chars.peek() == Some(&'\n') {
+                    chars.next();
+                }
+                end_field(&mut field, &mut quoted, &mut row);
+                out.push((row_line, core::mem::take(&mut row)));
+                line += 1;
+                row_line = line;
+            }
+            _ if quoted && !c.is_whitespace() => {
+                return Err(Error::parse(alloc::format!(
+                    "text '{c}' after a closing quote (a quote inside a quoted field is written \"\")"
+                ))
+                .at(alloc::format!("line {line}")));
+            }
+            _ => field.push(c),
+        }
+    }
+    if in_quotes {
+        return Err(
+            Error::parse("a quoted field is never closed").at(alloc::format!("line {row_line}"))
+        );
+    }
+    if !field.is_empty() || quoted || !row.is_empty() {
+        end_field(&mut field, &mut quoted, &mut row);
+        out.push((row_line, row));
+    }
+    Ok(out)
+}
+
+/// One CSV field: quoted (RFC 4180) when it holds a comma, a quote, a line break or edge
+/// whitespace (the reader trims unquoted fields); a leading `'` when it would start a spreadsheet formula (`=`, `+`, `-`, `@`, tab,
+/// CR: OWASP's CSV-injection rule), so that opening the file never runs `=HYPERLINK(...)`.
+fn field(s: &mut String, text: &str) {
+    let formula = text.starts_with(['=', '+', '-', '@', '\t', '\r']);
+    let quote = formula
+        || text.contains([',', '"', '\n', '\r'])
+        || text.starts_with(char::is_whitespace)
+        || text.ends_with(char::is_whitespace);
+    if quote {
+        s.push('"');
+    }
+    if formula {
+        s.push('\'');
+    }
+    for c in text.chars() {
+        if c == '"' {
+            s.push('"');
+        }
+        s.push(c);
+    }
+    if quote {
+        s.push('"');
+    }
+}
+
+/// Writes `problem` (and, if given, the plan's offsets) as MiniMalloc CSV, half-open. Names are
+/// escaped as [`parse`] reads them (RFC 4180); a name that would start a spreadsheet formula
+/// gets a leading `'` (so it reads back with it).
 pub fn write(problem: &Problem, plan: Option<&Plan>) -> String {
     let aligned = problem.buffers.iter().any(|b| b.alignment > 1);
     let mut s = String::from("id,lower,upper,size");
@@ -112,14 +222,8 @@ pub fn write(problem: &Problem, plan: Option<&Plan>) -> String {
     }
     s.push_str(if plan.is_some() { ",offset\n" } else { "\n" });
     for (i, b) in problem.buffers.iter().enumerate() {
-        let _ = write!(
-            s,
-            "{},{},{},{}",
-            b.name,
-            b.start,
-            b.end.saturating_add(1),
-            b.size
-        );
+        field(&mut s, &b.name);
+        let _ = write!(s, ",{},{},{}", b.start, b.end.saturating_add(1), b.size);
         if aligned {
             let _ = write!(s, ",{}", b.alignment.max(1));
         }
@@ -185,5 +289,75 @@ mod tests {
         assert_eq!(p.buffers[0].fixed_offset, Some(16));
         assert_eq!(p.buffers[1].alignment, 8);
         assert_eq!(p.buffers[1].fixed_offset, None);
+    }
+
+    #[test]
+    fn names_round_trip_rfc4180_and_formulas_are_neutralised() {
+        let names = [
+            "a,b",
+            "say \"hi\"",
+            "two\nlines",
+            " pad ",
+            "=HYPERLINK(\"x\")",
+            "@SUM(1)",
+            "-1",
+            "plain",
+        ];
+        let bufs = names
+            .iter()
+            .enumerate()
+            .map(|(k, n)| Buffer::new(*n, 4, k as u64, k as u64))
+            .collect();
+        let p = Problem::from_buffers("t", bufs);
+        let text = write(&p, None);
+        // by hand (RFC 4180 section 2; OWASP CSV injection: a leading ')
+        assert!(text.contains("\"a,b\",0,1,4\n"), "{text}");
+        assert!(text.contains("\"say \"\"hi\"\"\",1,2,4\n"), "{text}");
+        assert!(text.contains("\"two\nlines\",2,3,4\n"), "{text}");
+        assert!(
+            text.contains("\"'=HYPERLINK(\"\"x\"\")\",4,5,4\n"),
+            "{text}"
+        );
+        assert!(!text.contains("\n="), "{text}");
+        let back = parse("t", &text).unwrap();
+        let got: Vec<&str> = back.buffers.iter().map(|b| b.name.as_str()).collect();
+        assert_eq!(
+            got,
+            [
+                "a,b",
+                "say \"hi\"",
+                "two\nlines",
+                " pad ",
+                "'=HYPERLINK(\"x\")",
+                "'@SUM(1)",
+                "'-1",
+                "plain"
+            ]
+        );
+        assert_eq!(back.buffers[7].start, 7);
+        // found by the csv_buffers fuzz target: an edge form feed was trimmed on reading back
+        let p = Problem::from_buffers("t", alloc::vec![Buffer::new("ff\u{c}", 4, 0, 0)]);
+        let text = write(&p, None);
+        assert_eq!(text, "id,lower,upper,size\n\"ff\u{c}\",0,1,4\n");
+        assert_eq!(parse("t", &text).unwrap().buffers, p.buffers);
+    }
+
+    #[test]
+    fn cr_only_crlf_bom_and_duplicate_columns() {
+        let cr = parse("t", "id,lower,upper,size\ra,0,2,4\rb,2,3,4\r").unwrap();
+        assert_eq!(cr.buffers.len(), 2);
+        assert_eq!((cr.buffers[1].start, cr.buffers[1].end), (2, 2));
+        let crlf = parse("t", "\u{feff}id,lower,upper,size\r\na,0,2,4\r\n").unwrap();
+        assert_eq!(crlf.buffers[0].name, "a");
+        let e = parse("t", "id,lower,upper,size,size\na,0,2,4,8\n").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "line 1: column 'size' appears twice in the header (which one holds the value?)"
+        );
+        let e = parse("t", "id,lower,upper,size\n\"a,0,2,4\n").unwrap_err();
+        assert_eq!(e.to_string(), "line 2: a quoted field is never closed");
+        // a record spanning lines: the next one is named by its own line
+        let e = parse("t", "id,lower,upper,size\n\"a\nb\",0,2,4\nc,0,2\n").unwrap_err();
+        assert_eq!(e.to_string(), "line 4: expected 4 fields, found 3");
     }
 }

@@ -68,13 +68,42 @@ struct RawAttrs {
     continuous_inputs: bool,
     #[serde(default)]
     continuous_outputs: bool,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "unique_map")]
     ref_outputs: BTreeMap<String, String>,
     #[serde(default)]
     no_reuse: bool,
 }
 
-/// Parses a `memplan.graph/1` document.
+/// A JSON object as a map, refusing a key given twice (serde keeps the last silently).
+fn unique_map<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> core::result::Result<BTreeMap<String, String>, D::Error> {
+    struct Unique;
+    impl<'de> serde::de::Visitor<'de> for Unique {
+        type Value = BTreeMap<String, String>;
+        fn expecting(&self, f: &mut core::fmt::Formatter) -> core::fmt::Result {
+            f.write_str("an object of tensor names")
+        }
+        fn visit_map<A: serde::de::MapAccess<'de>>(
+            self,
+            mut m: A,
+        ) -> core::result::Result<Self::Value, A::Error> {
+            let mut out = BTreeMap::new();
+            while let Some((k, v)) = m.next_entry::<String, String>()? {
+                if out.contains_key(&k) {
+                    return Err(serde::de::Error::custom(alloc::format!(
+                        "duplicate key '{k}' (which value is meant?)"
+                    )));
+                }
+                out.insert(k, v);
+            }
+            Ok(out)
+        }
+    }
+    d.deserialize_map(Unique)
+}
+
+/// Parses a `memplan.graph/1` document (a leading UTF-8 byte-order mark is ignored).
 ///
 /// # Errors
 /// [`crate::ErrorKind::Parse`] with line and column for malformed JSON or a wrong field type;
@@ -82,6 +111,7 @@ struct RawAttrs {
 /// a duplicate name, an unknown dtype, kind or flag, or a tensor with neither `bytes` nor
 /// `dtype` + `shape`.
 pub fn parse(text: &str) -> Result<Graph> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let raw: RawGraph =
         serde_json::from_str(text).map_err(|e| Error::parse(alloc::format!("{e}")))?;
     if raw.format != FORMAT {

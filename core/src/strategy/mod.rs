@@ -17,6 +17,7 @@ pub mod optimal;
 pub mod overlay;
 pub mod packing;
 mod packing_index;
+pub mod semantics;
 
 pub use ctx::{Capabilities, Clock, Ctx, NoClock};
 
@@ -60,7 +61,16 @@ impl StrategyInfo {
     /// As [`plan`].
     pub fn run_in(&self, problem: &Problem, options: &PlanOptions, ctx: &Ctx) -> Result<Plan> {
         options.check()?;
-        check_pins(problem, options)?;
+        // GE's block strategies implement the flags as GE does (blocks placed apart); every
+        // other strategy plans on live ranges that carry them (`semantics`).
+        let normalised = semantics::normalise(problem, options);
+        // pins that the rules make collide (e.g. a no-reuse buffer's) fail every family alike
+        check_pins(&normalised, options)?;
+        let problem = if self.family == Family::Block {
+            problem
+        } else {
+            &*normalised
+        };
         // Strategies that do not plan gears themselves get them overlaid at a common base.
         let mut plan = if self.caps.plans_gears {
             (self.run)(problem, options, ctx)?
@@ -75,7 +85,8 @@ impl StrategyInfo {
 }
 
 /// Refuses pinned buffers ([`crate::Buffer::fixed_offset`]) whose bytes overlap while both are
-/// live: no strategy can honour them, and every strategy must say so rather than plan.
+/// live (in the problem [`semantics::normalise`]d: a no-reuse pin collides at any step): no
+/// strategy can honour them, and every strategy must say so rather than plan.
 ///
 /// # Errors
 /// [`ErrorKind::Infeasible`] naming both buffers; [`ErrorKind::Overflow`].

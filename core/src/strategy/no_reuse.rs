@@ -6,21 +6,31 @@ use crate::error::{add, round_up, Result};
 use crate::plan::{Plan, PlanOptions};
 use crate::problem::Problem;
 
-/// Places buffers one after another in problem order; buffers of different gears overlay
-/// (each gear starts after the ungeared buffers), since only one gear runs.
+/// Places buffers one after another in problem order, above every pinned buffer (so that none
+/// lands on a pin); buffers of different gears overlay (each gear starts after the ungeared
+/// buffers), since only one gear runs.
 ///
 /// # Errors
 /// [`crate::ErrorKind::Overflow`] if the total exceeds `u64`.
 pub fn plan(problem: &Problem, options: &PlanOptions) -> Result<Plan> {
     let sizes = super::planned_sizes(problem, options)?;
     let mut offsets = alloc::vec![0u64; sizes.len()];
+    // pinned buffers keep their pins; everything else goes above the highest pinned byte
     let mut cursor = 0u64;
+    for (i, b) in problem.buffers.iter().enumerate() {
+        if let Some(off) = b.fixed_offset {
+            offsets[i] = off;
+            if sizes[i] > 0 {
+                cursor = cursor.max(add(off, sizes[i], "no-reuse total")?);
+            }
+        }
+    }
     let place = |i: usize, cursor: &mut u64, offsets: &mut Vec<u64>| -> Result<()> {
         let b = &problem.buffers[i];
-        let off = b.fixed_offset.map_or_else(
-            || round_up(*cursor, options.alignment_of(b), "no-reuse offset"),
-            Ok,
-        )?;
+        if b.fixed_offset.is_some() {
+            return Ok(());
+        }
+        let off = round_up(*cursor, options.alignment_of(b)?, "no-reuse offset")?;
         offsets[i] = off;
         *cursor = (*cursor).max(add(off, sizes[i], "no-reuse total")?);
         Ok(())

@@ -64,6 +64,17 @@ pub fn plan_overlaid(problem: &Problem, run: impl Fn(&Problem) -> Result<Plan>) 
                 sub.buffers[j].fixed_offset = Some(off);
             }
         }
+        if k == 0 {
+            // the ungeared buffers placed here are pinned in every other gear: they must keep
+            // clear of those gears' own pins too (appended after `idx`, so never read back)
+            sub.buffers.extend(
+                problem
+                    .buffers
+                    .iter()
+                    .filter(|b| b.fixed_offset.is_some() && b.gear.is_some_and(|x| x != g))
+                    .cloned(),
+            );
+        }
         let p = run(&sub)?;
         for (j, &i) in idx.iter().enumerate() {
             offsets[i] = p.offsets[j];

@@ -10,14 +10,14 @@
 //!
 //! Common rules:
 //! - sizes are the planned sizes ([`PlanOptions::planned_size`]: padding, then rounding up to
-//!   the buffer's alignment), offsets are multiples of `max(options.alignment, buffer.alignment)`;
+//!   the buffer's alignment), offsets are multiples of `lcm(options.alignment, buffer.alignment)`;
 //!   an aligned offset inside a hole is found even if the hole's start is not aligned;
 //! - buffers with a [`crate::Buffer::fixed_offset`] are placed first, where they are pinned;
 //!   two pinned buffers that conflict and share a byte make the problem infeasible;
 //! - zero-size buffers take no bytes: offset 0 (or their pinned offset), never raising the peak;
 //! - buffers of different gears never conflict ([`crate::Buffer::conflicts`]);
-//! - with `options.reuse == false`, or for a buffer flagged `no_reuse`, the live range is taken
-//!   as the whole schedule, so the buffer shares no byte with any other.
+//! - the flags and reuse options widen live ranges as [`super::semantics`] says (reuse off,
+//!   `no_reuse`, zero-copy: the whole schedule; centralised atomic clean: from step 0).
 
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -129,7 +129,14 @@ fn place_with_sizes(
         index.busy(i, &mut busy);
         busy.sort_unstable();
         let b = &bufs[i];
-        let off = choose_gap(&busy, sizes[i], options.alignment_of(b), fit, heap, &b.name)?;
+        let off = choose_gap(
+            &busy,
+            sizes[i],
+            options.alignment_of(b)?,
+            fit,
+            heap,
+            &b.name,
+        )?;
         let end = add(off, sizes[i], format_args!("end of '{}'", b.name))?;
         offsets[i] = off;
         heap = heap.max(end);
@@ -138,20 +145,14 @@ fn place_with_sizes(
     finish(name, options, offsets, sizes)
 }
 
-/// The live ranges the conflict index uses: the buffers' own, or the whole schedule for
-/// buffers that may not share (reuse off, `no_reuse` flag).
+/// The live ranges the conflict index uses: the buffers' own, widened by the flags and the
+/// reuse options as [`super::semantics`] says (here too, for callers of these functions that
+/// bypass the registry).
 fn ranges(problem: &Problem, options: &PlanOptions) -> Vec<(u64, u64)> {
-    let (first, last) = schedule(problem);
-    problem
+    super::semantics::normalise(problem, options)
         .buffers
         .iter()
-        .map(|b| {
-            if !options.reuse || b.flags.no_reuse {
-                (first, last.max(first))
-            } else {
-                (b.start, b.end)
-            }
-        })
+        .map(|b| (b.start, b.end))
         .collect()
 }
 

@@ -9,7 +9,6 @@ use alloc::vec::Vec;
 use super::*;
 use crate::plan::BlockLevel;
 use crate::problem::{Buffer, BufferKind, Continuous, OpInfo};
-use crate::validate::validate;
 
 const K: u64 = 1024;
 const MIB: u64 = 1 << 20;
@@ -30,7 +29,12 @@ fn buf(name: &str, size: u64, start: u64, end: u64) -> Buffer {
 /// Plans with `strategy` and checks the plan with the independent validator.
 fn check(p: &Problem, strategy: &str, o: &PlanOptions) -> Plan {
     let plan = crate::strategy::plan(p, strategy, o).unwrap();
-    assert_eq!(validate(p, &plan), Ok(()), "{strategy} on {}", p.name);
+    assert_eq!(
+        crate::validate::validate_with(p, &plan, &o.into()),
+        Ok(()),
+        "{strategy} on {}",
+        p.name
+    );
     plan
 }
 
@@ -624,7 +628,12 @@ mod random {
             let lb = crate::bound::lower_bound(&p).unwrap().lower_bound;
             for s in ["ge-block", "ge-binary-block", "ge-max-block"] {
                 let plan = crate::strategy::plan(&p, s, &o).unwrap();
-                prop_assert_eq!(validate(&p, &plan), Ok(()), "{}", s);
+                prop_assert_eq!(
+                    crate::validate::validate_with(&p, &plan, &(&o).into()),
+                    Ok(()),
+                    "{}",
+                    s
+                );
                 prop_assert!(plan.peak >= lb);
             }
         }

@@ -109,7 +109,10 @@ impl Units {
             let zero_copy = b.flags.zero_copy
                 || (options.zero_copy_io
                     && matches!(b.kind, BufferKind::GraphInput | BufferKind::GraphOutput));
-            let mut role = if odd {
+            // a user buffer or a centrally cleaned one keeps its role (and its placement
+            // apart) whatever its alignment: its block is aligned to both below
+            let special = zero_copy || (b.flags.atomic_clean && options.atomic_centralised);
+            let mut role = if odd && !(special && b.continuous.is_none()) {
                 Role::NoReuse("alignment")
             } else if let Some(c) = b.continuous {
                 if zero_copy || (b.flags.atomic_clean && options.atomic_centralised) {
@@ -127,6 +130,10 @@ impl Units {
                             // A group spanning gears cannot overlay with either gear.
                             unit.role = Role::NoReuse("mixed-gear group");
                         }
+                        if special {
+                            // adjacency first, but a user buffer or a cleaned one is never reused
+                            unit.role = Role::NoReuse("continuous zero-copy or atomic-clean");
+                        }
                         if b.flags.no_reuse || !options.reuse {
                             unit.role = Role::NoReuse(if b.flags.no_reuse {
                                 "no-reuse"
@@ -137,7 +144,11 @@ impl Units {
                         continue;
                     }
                     groups.insert(c.group, out.list.len());
-                    Role::Reusable
+                    if special {
+                        Role::NoReuse("continuous zero-copy or atomic-clean")
+                    } else {
+                        Role::Reusable
+                    }
                 } else {
                     Role::ContinuousInput {
                         group: c.group,
@@ -170,7 +181,7 @@ impl Units {
                 gear: b.gear,
                 mem: b.memory_type,
                 workspace: b.kind == BufferKind::Workspace,
-                align: if odd { b.alignment.max(align) } else { align },
+                align: if odd { options.alignment_of(b)? } else { align },
                 role,
             });
         }

@@ -378,6 +378,9 @@ fn run(
 ) -> Result<Solution> {
     options.check()?;
     problem.check()?;
+    // the flags and reuse options as live ranges (also for callers that bypass the registry)
+    let normalised = super::semantics::normalise(problem, options);
+    let problem = &*normalised;
     let sizes = super::planned_sizes(problem, options)?;
     let lb = crate::bound::bounds_with(problem, |i| Ok(sizes[i]))?.lower_bound;
     if let Some(c) = capacity {
@@ -542,17 +545,19 @@ fn solve_one(
         .buffers
         .iter()
         .zip(&sizes)
-        .map(|(b, &size)| Item {
-            size,
-            align: options.alignment_of(b),
-            start: b.start,
-            end: b.end,
-            fixed: b.fixed_offset,
+        .map(|(b, &size)| -> Result<Item> {
+            Ok(Item {
+                size,
+                align: options.alignment_of(b)?,
+                start: b.start,
+                end: b.end,
+                fixed: b.fixed_offset,
+            })
         })
-        .collect();
+        .collect::<Result<_>>()?;
     let (seed, seed_runs) = seed_within(problem, options, limits)?;
     limits.counts.seed_heuristics += seed_runs as u64;
-    let seed_ok = crate::validate::validate(problem, &seed).is_ok();
+    let seed_ok = crate::validate::validate_with(problem, &seed, &options.into()).is_ok();
     let mut lb = crate::bound::bounds_with(problem, |i| Ok(sizes[i]))?.lower_bound;
     let exact = items
         .iter()
@@ -599,7 +604,7 @@ fn solve_one(
         } else {
             None
         };
-        let valid = |p: &Plan| crate::validate::validate(problem, p).is_ok();
+        let valid = |p: &Plan| crate::validate::validate_with(problem, p, &options.into()).is_ok();
         let layered = long.as_mut().and_then(|l| {
             l.refine(&items, lb, limits);
             l.plan(problem, options, &items, lb, seed.peak, limits)
