@@ -287,6 +287,9 @@ pub struct Op {
     pub ref_outputs: Vec<(TensorId, TensorId)>,
     /// GE `OP_NO_REUSE_MEM` / `no_reuse_mem_flag`: the op's outputs are not reused.
     pub no_reuse: bool,
+    /// Control predecessors: ops this op waits for without reading their data (GE control
+    /// edges; across streams, the send/recv events). They order the schedule and the streams.
+    pub after: Vec<OpId>,
 }
 
 /// A computation graph: ops in file order and the tensors they read and write.
@@ -362,6 +365,10 @@ impl Graph {
         let mut preds: Vec<Vec<OpId>> = alloc::vec![Vec::new(); self.ops.len()];
         let mut in_order = true;
         for (k, op) in self.ops.iter().enumerate() {
+            for &p in &op.after {
+                in_order &= p < k;
+                preds[k].push(p);
+            }
             for &t in &op.inputs {
                 match producer[t] {
                     Some(p) => {
@@ -452,9 +459,12 @@ impl Graph {
             start[t] = 0;
             kind[t] = BufferKind::GraphInput;
         }
+        // Readers per tensor, by step (a ref output's readers join its host buffer below).
+        let mut readers: Vec<Vec<u64>> = alloc::vec![Vec::new(); self.tensors.len()];
         for (k, op) in self.ops.iter().enumerate() {
             for &t in &op.inputs {
                 end[t] = end[t].max(step_of[k]);
+                readers[t].push(step_of[k]);
             }
         }
         for &t in &self.outputs {
@@ -511,6 +521,12 @@ impl Graph {
                 memory_type: tensor.memory_type,
                 flags: tensor.flags,
                 producer: producer[t].map(|p| step_of[p]),
+                readers: {
+                    let mut r = readers[t].clone();
+                    r.sort_unstable();
+                    r.dedup();
+                    r
+                },
                 alignment: 1,
                 ..Buffer::default()
             }))
@@ -535,6 +551,11 @@ impl Graph {
                     host.end = host.end.max(b.end);
                     host.size = host.size.max(b.size);
                     host.aliases.push(b.name);
+                    // The ref op writes the host in place, then the alias's readers read it.
+                    host.readers.extend(b.producer);
+                    host.readers.extend_from_slice(&b.readers);
+                    host.readers.sort_unstable();
+                    host.readers.dedup();
                     if b.kind == BufferKind::GraphOutput {
                         host.kind = BufferKind::GraphOutput;
                     }
@@ -612,6 +633,7 @@ impl Graph {
                     .inputs
                     .iter()
                     .filter_map(|&t| producer[t])
+                    .chain(op.after.iter().copied())
                     .map(|p| step_of[p])
                     .collect();
                 preds.sort_unstable();

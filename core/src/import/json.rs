@@ -58,6 +58,8 @@ struct RawOp {
     #[serde(default)]
     stream: u32,
     #[serde(default)]
+    after: Vec<String>,
+    #[serde(default)]
     attrs: RawAttrs,
 }
 
@@ -145,13 +147,24 @@ pub fn parse(text: &str) -> Result<Graph> {
             Error::invalid(alloc::format!("unknown tensor '{name}'")).at(String::from(at))
         })
     };
-    let mut op_names: BTreeMap<String, ()> = BTreeMap::new();
+    let mut op_names: BTreeMap<String, usize> = BTreeMap::new();
+    for (k, ro) in raw.ops.iter().enumerate() {
+        if op_names.insert(ro.name.clone(), k).is_some() {
+            return Err(Error::invalid("duplicate op name").at(alloc::format!("op '{}'", ro.name)));
+        }
+    }
     let mut ops = Vec::with_capacity(raw.ops.len());
     for ro in raw.ops {
         let at = alloc::format!("op '{}'", ro.name);
-        if op_names.insert(ro.name.clone(), ()).is_some() {
-            return Err(Error::invalid("duplicate op name").at(at));
-        }
+        let after = ro
+            .after
+            .iter()
+            .map(|n| {
+                op_names.get(n).copied().ok_or_else(|| {
+                    Error::invalid(alloc::format!("unknown op '{n}' in \"after\"")).at(at.clone())
+                })
+            })
+            .collect::<Result<Vec<_>>>()?;
         let inputs = ro
             .inputs
             .iter()
@@ -179,6 +192,7 @@ pub fn parse(text: &str) -> Result<Graph> {
             continuous_outputs: ro.attrs.continuous_outputs,
             ref_outputs,
             no_reuse: ro.attrs.no_reuse,
+            after,
         });
     }
     let inputs = raw

@@ -57,3 +57,73 @@ impl Deps {
             .map(|e| e.1)
     }
 }
+
+/// Lifetimes as GE sees them on the producer's stream when a tensor is read on another
+/// stream (GE block_mem_stream.cc `GetNodeMaxLifeBySymbol` / `GetDiffStreamMaxLifeTime`,
+/// block_mem_zero_copy.cc `SetReleaseBlockLifeEnd`): the block is released on its own stream
+/// only at the first node of that stream reached from the reader by edges (data edges, control
+/// edges, stream order), or never if no edge returns.
+///
+/// Returns each buffer's end under that rule (`>= buffer.end`; `problem.steps - 1` for
+/// "never"), or `None` when every op runs on one stream (the ends stand). A buffer's accesses
+/// are its first step, its readers and its last step.
+pub(crate) fn cross_stream_ends(problem: &Problem) -> Option<Vec<u64>> {
+    let first = problem.ops.first().map(|o| o.stream);
+    if problem.ops.iter().all(|o| Some(o.stream) == first) {
+        return None;
+    }
+    let n = problem.ops.len();
+    // Successors: data/control edges forward, and the next op of the same stream.
+    let mut succ: Vec<Vec<usize>> = alloc::vec![Vec::new(); n];
+    let mut next_on: alloc::collections::BTreeMap<u32, usize> = Default::default();
+    for (k, op) in problem.ops.iter().enumerate().rev() {
+        if let Some(&j) = next_on.get(&op.stream) {
+            succ[k].push(j);
+        }
+        next_on.insert(op.stream, k);
+        for &p in &op.preds {
+            if let Ok(pi) = usize::try_from(p) {
+                if pi < k {
+                    succ[pi].push(k);
+                }
+            }
+        }
+    }
+    // earliest[k]: per stream, the first step reached from step k (strictly after it).
+    let mut earliest: Vec<Vec<(u32, u64)>> = alloc::vec![Vec::new(); n];
+    let mut acc: Vec<(u32, u64)> = Vec::new();
+    for k in (0..n).rev() {
+        acc.clear();
+        for &j in &succ[k] {
+            acc.push((problem.ops[j].stream, j as u64));
+            acc.extend_from_slice(&earliest[j]);
+        }
+        acc.sort_unstable();
+        acc.dedup_by_key(|e| e.0);
+        earliest[k] = acc.clone();
+    }
+    let never = problem.steps.saturating_sub(1);
+    let ends = problem
+        .buffers
+        .iter()
+        .map(|b| {
+            let mut end = b.end;
+            for &x in b.readers.iter().chain([b.start, b.end].iter()) {
+                let Some(op) = usize::try_from(x).ok().and_then(|i| problem.ops.get(i)) else {
+                    continue;
+                };
+                if op.stream == b.stream {
+                    continue;
+                }
+                let row = &earliest[usize::try_from(x).unwrap_or(0)];
+                let back = row
+                    .binary_search_by_key(&b.stream, |e| e.0)
+                    .ok()
+                    .map_or(never, |i| row[i].1);
+                end = end.max(back);
+            }
+            end.max(b.end)
+        })
+        .collect();
+    Some(ends)
+}

@@ -314,7 +314,70 @@ fn streams_reuse_across_only_through_dependency_edges() {
     // The same on one stream reuses at level 1.
     let mut p = two_streams(None);
     p.buffers[1].stream = 0;
+    p.ops[3].stream = 0;
+    p.ops[4].stream = 0;
     assert_eq!(check(&p, "ge-max-block", &opts()).peak, K);
+}
+
+fn lower_json(text: &str) -> Problem {
+    crate::import::json::parse(text)
+        .unwrap()
+        .lower(&crate::graph::Bindings::new())
+        .unwrap()
+        .problem
+}
+
+/// P (stream 0) makes `a`, R (stream 1) reads it, N (stream 0) does nothing, Q (stream 0)
+/// makes `b`, S (stream 0) reads it. `after` is N's control predecessors.
+fn cross_stream_reader(after: &str) -> Problem {
+    lower_json(&alloc::format!(
+        r#"{{"format":"memplan.graph/1","tensors":[{{"name":"a","bytes":1024}},
+        {{"name":"b","bytes":1024}},{{"name":"r","bytes":1024}}],
+        "ops":[{{"name":"P","outputs":["a"]}},
+        {{"name":"R","inputs":["a"],"outputs":["r"],"stream":1}},
+        {{"name":"N","after":{after}}},
+        {{"name":"Q","outputs":["b"]}},{{"name":"S","inputs":["b"]}}]}}"#
+    ))
+}
+
+#[test]
+fn rule1_a_block_read_on_another_stream_waits_for_an_edge_back() {
+    // GE block_mem_assigner.cc ReleaseMemory -> block_mem_stream.cc GetNodeMaxLifeBySymbol /
+    // GetDiffStreamMaxLifeTime, block_mem_zero_copy.cc SetReleaseBlockLifeEnd: a's last
+    // reader R runs on stream 1, so a's block on stream 0 ends at the first stream-0 node an
+    // edge from stream 1 reaches, kMaxLifeTime if none.
+    // Trace, 1 KiB tensors = two 512-B-aligned classes of 1024 B, all in class 1024:
+    // - no edge back: a never released on stream 0; Q's b (step 3) finds no free 1024 B
+    //   block on stream 0 -> new block; r (stream 1) cannot take a stream-0 block at level 1,
+    //   and level 2 needs an edge ordering them: 3 blocks, 3 KiB.
+    let p = cross_stream_reader("[]");
+    assert_eq!(p.buffers[0].readers, [1]);
+    let plan = check(&p, "ge-block", &opts());
+    assert_eq!(plan.peak, 3 * K);
+    assert_ne!(off(&p, &plan, "a"), off(&p, &plan, "b"));
+    // The plan memplan made before this rule (b in a's block at step 3, a dead at step 1 by
+    // steps alone) races with R on stream 1: the validator refuses it.
+    let (ia, ib) = (0, 2); // buffers a, r, b
+    assert_eq!(
+        (p.buffers[ia].name.as_str(), p.buffers[ib].name.as_str()),
+        ("a", "b")
+    );
+    let mut unsafe_plan = plan.clone();
+    unsafe_plan.offsets[ib] = unsafe_plan.offsets[ia];
+    assert_eq!(
+        validate(&p, &unsafe_plan),
+        Err(crate::validate::Violation::StreamRace {
+            a: ia,
+            b: ib,
+            access: 1
+        })
+    );
+    // - N waits for R: a's life on stream 0 ends at N (step 2); b (step 3 > 2) reuses a's
+    //   block at level 1 -> 2 blocks {a,b}, {r}: 2 KiB.
+    let p = cross_stream_reader(r#"["R"]"#);
+    let plan = check(&p, "ge-block", &opts());
+    assert_eq!(plan.peak, 2 * K);
+    assert_eq!(groups(&p, &plan), ["a+b", "r"]);
 }
 
 #[test]
@@ -529,7 +592,12 @@ mod random {
         let steps = ops.len() as u64;
         let mut v = Vec::new();
         for (i, r) in raws.iter().enumerate() {
-            let start = r.start % steps;
+            // a continuous-output group is one op's outputs: one producer step per group
+            let start = if r.cont < 2 {
+                (u64::from(r.cont) * 7 + u64::from(r.gear)) % steps
+            } else {
+                r.start % steps
+            };
             let end = (start + r.len).min(steps - 1);
             let mut b = buf(&alloc::format!("t{i}"), r.size, start, end);
             b.stream = ops[usize::try_from(start).unwrap()].0;
@@ -548,12 +616,15 @@ mod random {
             b.flags.atomic_clean = r.flags & 4 != 0 && r.flags < 8;
             if r.cont < 4 {
                 b.continuous = Some(Continuous {
-                    group: u32::from(r.cont % 2),
+                    // one group per gear, as GE's clones have (rule 5)
+                    group: u32::from(r.cont) * 8 + u32::from(r.gear),
                     index: u32::try_from(i).unwrap(),
                     outputs: r.cont < 2,
                 });
             }
             b.alignment = match r.align {
+                // a continuous member takes its group's alignment
+                _ if b.continuous.is_some() => 1,
                 0 => 3,
                 1 => 1024,
                 2 => 256,
@@ -563,7 +634,8 @@ mod random {
             v.push(b);
         }
         if pin {
-            if let Some(b) = v.first_mut() {
+            // CSV pins; a graph's continuous members are never pinned
+            if let Some(b) = v.first_mut().filter(|b| b.continuous.is_none()) {
                 b.fixed_offset = Some(0);
             }
         }

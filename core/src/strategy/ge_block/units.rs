@@ -96,8 +96,19 @@ impl Units {
         };
         let mut groups: BTreeMap<u32, usize> = BTreeMap::new();
         let mut conflicting_continuous = 0usize;
+        // GE rule: a block read on another stream stays alive on its own stream until an
+        // edge returns (rule 1 of the module docs).
+        let cross_ends = super::streams::cross_stream_ends(problem);
+        let mut extended = 0usize;
         for (i, b) in problem.buffers.iter().enumerate() {
             let size = out.sizes.get(i).copied().unwrap_or(0);
+            let b_end = cross_ends
+                .as_ref()
+                .and_then(|e| e.get(i).copied())
+                .unwrap_or(b.end);
+            if b_end > b.end && size > 0 {
+                extended += 1;
+            }
             if b.fixed_offset.is_some() {
                 out.pinned.push(i);
                 continue;
@@ -122,7 +133,7 @@ impl Units {
                         unit.buffers.push(i);
                         unit.size = add(unit.size, size, "size of a continuous-output block")?;
                         unit.start = unit.start.min(b.start);
-                        unit.end = unit.end.max(b.end);
+                        unit.end = unit.end.max(b_end);
                         if unit.gear != b.gear {
                             // A group spanning gears cannot overlay with either gear.
                             unit.role = Role::NoReuse("mixed-gear group");
@@ -165,7 +176,7 @@ impl Units {
                 buffers: alloc::vec![i],
                 size,
                 start: b.start,
-                end: b.end,
+                end: b_end,
                 stream: b.stream,
                 gear: b.gear,
                 mem: b.memory_type,
@@ -190,6 +201,12 @@ impl Units {
             out.notes.push(alloc::format!(
                 "{conflicting_continuous} buffer(s) are both continuous and zero-copy or atomic-clean; \
                  placed as continuous (adjacency first)"
+            ));
+        }
+        if extended > 0 {
+            out.notes.push(alloc::format!(
+                "{extended} buffer(s) read on another stream stay alive on their own stream \
+                 until an edge returns (GE GetDiffStreamMaxLifeTime)"
             ));
         }
         if !out.pinned.is_empty() {
