@@ -9,6 +9,7 @@ use crate::plan::{Plan, PlanOptions};
 use crate::problem::Problem;
 
 pub mod ge_block;
+mod graph_rules;
 pub mod no_reuse;
 pub mod optimal;
 pub mod packing;
@@ -48,10 +49,21 @@ impl StrategyInfo {
         // Packing strategies overlay gears at a common base; block strategies (GE), the
         // baseline and the portfolio (which overlays each candidate, so that it compares whole
         // plans) handle gears themselves.
-        let mut plan = if self.family == Family::Packing && self.name != "portfolio" {
-            crate::gears::plan_overlaid(problem, |p| (self.run)(p, options))?
-        } else {
+        let mut plan = if self.family == Family::Block {
+            // GE's strategies apply GE's stream and continuous rules themselves.
             (self.run)(problem, options)?
+        } else {
+            // The others plan with lifetimes safe across streams and each continuous group
+            // as one buffer (graph_rules).
+            let safe = graph_rules::stream_safe(problem);
+            let problem = safe.as_ref().unwrap_or(problem);
+            graph_rules::with_continuous_groups(problem, options, |p| {
+                if self.family == Family::Packing && self.name != "portfolio" {
+                    crate::gears::plan_overlaid(p, |q| (self.run)(q, options))
+                } else {
+                    (self.run)(p, options)
+                }
+            })?
         };
         if plan.strategy.is_empty() {
             plan.strategy = String::from(self.name);
