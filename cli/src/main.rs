@@ -13,7 +13,9 @@ use clap::{Parser, Subcommand, ValueEnum};
 use memplan_core::{gears, units, Error, ErrorKind, Lowered, Padding, Plan, PlanOptions, Problem};
 
 use load::{Input, Shapes};
-use report::{BlockEntry, BufferEntry, PlanEntry, PlanFile, ProblemSummary};
+use report::{
+    BlockEntry, BufferEntry, ContinuousEntry, OpEntry, PlanEntry, PlanFile, ProblemSummary,
+};
 
 #[derive(Parser)]
 #[command(
@@ -461,6 +463,19 @@ fn run_plan(args: &PlanArgs) -> Result<bool, Error> {
             lower_bound_bytes: bounds.lower_bound,
             no_reuse_bytes: bounds.no_reuse,
             weight_bytes: problem.weight_bytes,
+            ops: if multi_stream(problem) {
+                problem
+                    .ops
+                    .iter()
+                    .map(|o| OpEntry {
+                        name: o.name.clone(),
+                        stream: o.stream,
+                        preds: o.preds.clone(),
+                    })
+                    .collect()
+            } else {
+                Vec::new()
+            },
         },
         plans: entries,
     };
@@ -524,17 +539,21 @@ fn run_strategy(
     }
     let t0 = Instant::now();
     let clock = move || u64::try_from(t0.elapsed().as_millis()).unwrap_or(u64::MAX);
+    // Streams and continuous groups as every strategy outside GE's honours them.
+    use memplan_core::strategy::with_graph_rules as rules;
     if let Some(cap) = capacity {
         let params = optimal::SolverParams::default();
-        match optimal::solve_with_capacity(problem, opts, &params, &clock, cap) {
-            Ok(s) => return Ok(s.plan),
+        match rules(problem, opts, |p| {
+            optimal::solve_with_capacity(p, opts, &params, &clock, cap).map(|s| s.plan)
+        }) {
+            Ok(plan) => return Ok(plan),
             // Proven not to fit (below the lower bound, answered at once, or by the search):
             // the smallest peak then says by how much.
             Err(e) if e.kind() == ErrorKind::Infeasible => {}
             Err(e) => return Err(e),
         }
     }
-    optimal::plan_with_clock(problem, opts, &clock)
+    rules(problem, opts, |p| optimal::plan_with_clock(p, opts, &clock))
 }
 
 fn entry(
@@ -543,6 +562,7 @@ fn entry(
     us: u64,
     overlay: Option<gears::OverlayReport>,
 ) -> PlanEntry {
+    let streams = multi_stream(problem);
     PlanEntry {
         strategy: plan.strategy.clone(),
         alignment: plan.alignment,
@@ -583,9 +603,27 @@ fn entry(
                 end: b.end,
                 offset: plan.offsets[i],
                 gear: b.gear,
+                stream: streams.then_some(b.stream),
+                producer: if streams { b.producer } else { None },
+                readers: if streams {
+                    b.readers.clone()
+                } else {
+                    Vec::new()
+                },
+                memory_type: b.memory_type,
+                continuous: b.continuous.map(|c| ContinuousEntry {
+                    group: c.group,
+                    index: c.index,
+                }),
             })
             .collect(),
     }
+}
+
+/// Whether the problem's ops run on more than one stream.
+fn multi_stream(problem: &Problem) -> bool {
+    let first = problem.ops.first().map(|o| o.stream);
+    problem.ops.iter().any(|o| Some(o.stream) != first)
 }
 
 fn table(f: &PlanFile, o: &PlanOptions) -> String {
@@ -685,10 +723,31 @@ fn run_validate(path: &PathBuf) -> Result<(), Error> {
             .map(|b| {
                 let mut x = memplan_core::Buffer::new(b.name.clone(), b.bytes, b.start, b.end);
                 x.gear = b.gear;
+                x.stream = b.stream.unwrap_or(0);
+                x.producer = b.producer;
+                x.readers = b.readers.clone();
+                x.memory_type = b.memory_type;
+                x.continuous = b.continuous.map(|c| memplan_core::Continuous {
+                    group: c.group,
+                    index: c.index,
+                    outputs: false,
+                });
                 x
             })
             .collect();
-        let problem = Problem::from_buffers(file.input.clone(), buffers);
+        let mut problem = Problem::from_buffers(file.input.clone(), buffers);
+        problem.steps = problem.steps.max(file.problem.ops.len() as u64);
+        problem.ops = file
+            .problem
+            .ops
+            .iter()
+            .map(|o| memplan_core::OpInfo {
+                name: o.name.clone(),
+                stream: o.stream,
+                preds: o.preds.clone(),
+                ..memplan_core::OpInfo::default()
+            })
+            .collect();
         problem
             .check()
             .map_err(|err| err.at(format!("{shown}: plan {}", e.strategy)))?;

@@ -29,6 +29,31 @@ pub struct ProblemSummary {
     /// Constants and weights, not planned.
     #[serde(default)]
     pub weight_bytes: u64,
+    /// The schedule's ops when they run on several streams: what `memplan validate` needs to
+    /// check cross-stream reuse (absent for one stream, where step order is the whole rule).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ops: Vec<OpEntry>,
+}
+
+/// One op of the schedule, at step = its index.
+#[derive(Serialize, Deserialize)]
+pub struct OpEntry {
+    /// Name.
+    pub name: String,
+    /// Stream it runs on.
+    pub stream: u32,
+    /// Steps of the ops it waits for (data and control edges).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub preds: Vec<u64>,
+}
+
+/// Membership of a buffer in a continuous group.
+#[derive(Serialize, Deserialize, Clone, Copy)]
+pub struct ContinuousEntry {
+    /// Group id.
+    pub group: u32,
+    /// Position in the group, from 0.
+    pub index: u32,
 }
 
 /// One plan.
@@ -99,4 +124,23 @@ pub struct BufferEntry {
     /// Gear (batch size) with dynamic batch.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gear: Option<u64>,
+    /// Stream of the producer, when the problem has several streams.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stream: Option<u32>,
+    /// Producer's step (absent for graph inputs), when the problem has several streams.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub producer: Option<u64>,
+    /// Steps of the readers, when the problem has several streams.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub readers: Vec<u64>,
+    /// Memory type (0 = HBM, omitted).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub memory_type: u32,
+    /// Continuous group membership: members must be adjacent in index order.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub continuous: Option<ContinuousEntry>,
+}
+
+fn is_zero(v: &u32) -> bool {
+    *v == 0
 }

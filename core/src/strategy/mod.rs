@@ -55,9 +55,7 @@ impl StrategyInfo {
         } else {
             // The others plan with lifetimes safe across streams and each continuous group
             // as one buffer (graph_rules).
-            let safe = graph_rules::stream_safe(problem);
-            let problem = safe.as_ref().unwrap_or(problem);
-            graph_rules::with_continuous_groups(problem, options, |p| {
+            with_graph_rules(problem, options, |p| {
                 if self.family == Family::Packing && self.name != "portfolio" {
                     crate::gears::plan_overlaid(p, |q| (self.run)(q, options))
                 } else {
@@ -70,6 +68,25 @@ impl StrategyInfo {
         }
         Ok(plan)
     }
+}
+
+/// Runs a strategy that knows only steps and bytes so that its plan also honours a graph's
+/// streams and continuous groups (what [`crate::validate`] checks): `run` gets `problem` with
+/// lifetimes extended to be safe across streams and each continuous group merged into one
+/// buffer; the members are then placed one after another inside it. [`StrategyInfo::run`]
+/// does this for every strategy outside [`Family::Block`]; call it around a strategy run
+/// another way (the `optimal` solver with a clock).
+///
+/// # Errors
+/// Errors of `run`; [`ErrorKind::Overflow`] for a group's size.
+pub fn with_graph_rules(
+    problem: &Problem,
+    options: &PlanOptions,
+    run: impl Fn(&Problem) -> Result<Plan>,
+) -> Result<Plan> {
+    let safe = graph_rules::stream_safe(problem);
+    let problem = safe.as_ref().unwrap_or(problem);
+    graph_rules::with_continuous_groups(problem, options, run)
 }
 
 /// Refuses pinned buffers ([`crate::Buffer::fixed_offset`]) whose bytes overlap while both are
