@@ -1,7 +1,8 @@
 //! Dynamic batch ("gears"): one graph with a symbolic batch dim, planned for several batch
-//! sizes at once. Every batch-dependent tensor is copied once per gear and labelled with it
-//! (GE: `_batch_label = "Batch_N"`); tensors whose size does not depend on the batch are not
-//! copied. Only one gear runs at a time, so buffers of different gears may overlap
+//! sizes at once. As GE's `MultiBatchClonePass` clones the graph per gear, every tensor except
+//! the graph's inputs and outputs is copied once per gear and labelled with it
+//! (GE: `_batch_label = "Batch_N"`), also those whose size does not depend on the batch; graph
+//! inputs and outputs are one buffer each at the largest gear's size. Only one gear runs at a time, so buffers of different gears may overlap
 //! ([`crate::Buffer::conflicts`]), and a plan's region costs the largest gear, not the sum.
 
 use alloc::string::String;
@@ -10,7 +11,7 @@ use alloc::vec::Vec;
 use crate::error::{Error, Result};
 use crate::graph::{Bindings, Dim, Graph, Lowered};
 use crate::plan::{Plan, PlanOptions};
-use crate::problem::{Buffer, Problem};
+use crate::problem::{Buffer, BufferKind, Problem};
 
 /// The batch dim to use: `name` if given, else the leading symbolic dim of the first graph
 /// input that has one.
@@ -46,9 +47,10 @@ pub fn batch_dim(graph: &Graph, name: Option<&str>) -> Result<String> {
 }
 
 /// Lowers `graph` once per gear (`batch_dim` bound to each value in `gears`, the other dims
-/// from `bindings`) and merges the results: buffers whose size differs between gears become one
-/// buffer per gear named `NAME@Batch_N` with `gear = Some(N)`; the others appear once, without
-/// a gear. Every gear shares the schedule, so live ranges are those of the graph.
+/// from `bindings`) and merges the results: when some size differs between gears, every buffer
+/// but the graph's inputs and outputs becomes one buffer per gear named `NAME@Batch_N` with
+/// `gear = Some(N)` (GE clones the graph per gear); inputs and outputs appear once, without a
+/// gear, at the largest gear's size. Every gear shares the schedule, so live ranges are those of the graph.
 ///
 /// # Errors
 /// [`crate::ErrorKind::BadOption`] for an empty or zero gear list; errors of
@@ -109,15 +111,28 @@ pub fn expand_with(
     let mut buffers: Vec<Buffer> = Vec::new();
     let mut tensor_of = Vec::new();
     // Shared buffers first, then each gear's copies, gear by gear.
+    let sized = |i: usize| {
+        lowered
+            .iter()
+            .any(|l| l.problem.buffers[i].size != first.problem.buffers[i].size)
+    };
+    let any_sized = (0..n).any(sized);
+    // GE MultiBatchClonePass clones the whole graph per gear and labels every node, so every
+    // tensor inside a gear is per gear (even one whose size does not depend on the batch),
+    // except the root graph's inputs and outputs: one zero-copy tensor each, at the largest
+    // gear's size (ge-memory-planning.md §8.10).
+    let io = |b: &Buffer| matches!(b.kind, BufferKind::GraphInput | BufferKind::GraphOutput);
     let depends: Vec<bool> = (0..n)
-        .map(|i| {
-            lowered
-                .iter()
-                .any(|l| l.problem.buffers[i].size != first.problem.buffers[i].size)
-        })
+        .map(|i| any_sized && gears.len() > 1 && !io(&first.problem.buffers[i]))
         .collect();
     for i in (0..n).filter(|&i| !depends[i]) {
-        buffers.push(first.problem.buffers[i].clone());
+        let mut b = first.problem.buffers[i].clone();
+        b.size = lowered
+            .iter()
+            .map(|l| l.problem.buffers[i].size)
+            .max()
+            .unwrap_or(b.size);
+        buffers.push(b);
         tensor_of.push(first.tensor_of[i]);
     }
     for (l, &g) in lowered.iter().zip(&gears) {
@@ -333,33 +348,29 @@ mod tests {
 
     #[test]
     fn hand_computed_overlay() {
-        // Gears 1 and 4. x,y,z are 1 KiB per batch row; s (1 KiB) is shared.
+        // Gears 1 and 4. x,y,z are 1 KiB per batch row; s (1 KiB) does not depend on the
+        // batch but is per gear too (GE clones every op per gear); the graph input x and
+        // output z are one buffer each at the largest gear (4 KiB).
         let l = expand(&graph(), &Bindings::new(), "batch", &[4, 1]).unwrap();
         let p = &l.problem;
         let names: Vec<&str> = p.buffers.iter().map(|b| b.name.as_str()).collect();
         assert_eq!(
             names,
-            [
-                "s",
-                "x@Batch_1",
-                "y@Batch_1",
-                "z@Batch_1",
-                "x@Batch_4",
-                "y@Batch_4",
-                "z@Batch_4"
-            ]
+            ["x", "z", "y@Batch_1", "s@Batch_1", "y@Batch_4", "s@Batch_4"]
         );
-        assert_eq!(p.buffers[4].size, 4 * p.buffers[1].size);
-        // Live sets (exact sizes, KiB): step 0: x,y,s; step 1: y,s,z. Gear 4: 4+4+1 = 9 KiB.
+        assert_eq!(p.buffers[0].size, 4 * 1024);
+        assert_eq!(p.buffers[4].size, 4 * p.buffers[2].size);
+        // Live sets (exact sizes, KiB): step 0: x,y,s; step 1: y,s,z. Gear 4: 4+4+1 = 9 KiB;
+        // gear 1: 4+1+1 = 6 KiB.
         let o = PlanOptions::exact();
         let plan = crate::plan(p, "greedy-size-best-fit", &o).unwrap();
         crate::validate(p, &plan).unwrap();
         assert_eq!(plan.peak, 9 * 1024, "the region costs the largest gear");
         let r = overlay_report(p, &plan, "greedy-size-best-fit", &o).unwrap();
-        assert_eq!(r.gears[0].lower_bound_bytes, 3 * 1024);
+        assert_eq!(r.gears[0].lower_bound_bytes, 6 * 1024);
         assert_eq!(r.gears[1].lower_bound_bytes, 9 * 1024);
-        assert_eq!(r.side_by_side_bytes, 12 * 1024);
-        assert_eq!(r.saving_bytes, 3 * 1024);
+        assert_eq!(r.side_by_side_bytes, 15 * 1024);
+        assert_eq!(r.saving_bytes, 6 * 1024);
         assert_eq!(crate::lower_bound(p).unwrap().lower_bound, 9 * 1024);
     }
 }

@@ -200,17 +200,36 @@ pub(crate) fn build(
         }
     }
     // Continuous inputs: each group adjacent, in input order, groups by first appearance.
-    let mut cont: Vec<(usize, u32, u32, usize)> = Vec::new(); // (first block of group, group, index, block)
+    // Under gears each gear's part of a group is one run, and the gears' runs overlay from
+    // the same start after the ungeared members (GE dynamic_batch_mem_assigner.cc: each
+    // gear's group is one virtual block, the smaller gears' at the head of the largest's).
+    // (first block of group, group, gear, index, block); ungeared (None) sorts first.
+    let mut cont: Vec<(usize, u32, Option<u64>, u32, usize)> = Vec::new();
     let mut first_of: BTreeMap<u32, usize> = BTreeMap::new();
     for (b, blk) in blocks.iter().enumerate() {
         if let Some((g, i)) = blk.continuous {
             let f = *first_of.entry(g).or_insert(b);
-            cont.push((f, g, i, b));
+            cont.push((f, g, blk.gear, i, b));
         }
     }
     cont.sort_unstable();
-    for &(_, _, _, b) in &cont {
-        cursor = a.place_top(b, cursor)?;
+    let mut k = 0;
+    while k < cont.len() {
+        let group = cont[k].1;
+        let (mut shared_end, mut group_end) = (cursor, cursor);
+        while k < cont.len() && cont[k].1 == group {
+            let gear = cont[k].2;
+            let mut c = if gear.is_none() { cursor } else { shared_end };
+            while k < cont.len() && cont[k].1 == group && cont[k].2 == gear {
+                c = a.place_top(cont[k].4, c)?;
+                k += 1;
+            }
+            if gear.is_none() {
+                shared_end = c;
+            }
+            group_end = group_end.max(c);
+        }
+        cursor = group_end;
     }
     let feature_map = cursor - fm_start;
 

@@ -381,6 +381,71 @@ fn rule1_a_block_read_on_another_stream_waits_for_an_edge_back() {
 }
 
 #[test]
+fn rule5_each_gears_continuous_inputs_stay_adjacent_and_overlay() {
+    // GE MultiBatchClonePass clones every op per gear (docs/en/design/features/dynamic_gear.md),
+    // so x and y are per gear even though y's size does not depend on the batch; the graph
+    // input `in` and output `z` are one zero-copy tensor each at the largest gear.
+    // dynamic_batch_mem_assigner.cc ResizeDynamicBatchBlocks: each gear's continuous-input
+    // group is one virtual block, the smaller gear's at the head of the largest's.
+    // Trace (GE padding ceil32(b)+32, then 512 alignment; gears 1 and 4):
+    //   x@1 = 1024 B -> 1536, y@1 = 4096 -> 4608: gear 1 run 6144
+    //   x@4 = 4096 -> 4608, y@4 = 4608: gear 4 run 9216 -> continuous region max = 9216
+    //   z (output, 8192 B at batch 4) -> 8704; in (input, 4096 B at batch 4) -> 4608
+    //   total 9216 + 8704 + 4608 = 22 528 B.
+    let g = crate::import::json::parse(
+        r#"{"format":"memplan.graph/1","tensors":[
+        {"name":"in","dtype":"float32","shape":["batch",256]},
+        {"name":"x","dtype":"float32","shape":["batch",256]},
+        {"name":"y","bytes":4096},
+        {"name":"z","dtype":"float32","shape":["batch",512]}],
+        "ops":[{"name":"A","inputs":["in"],"outputs":["x"]},{"name":"B","outputs":["y"]},
+        {"name":"C","type":"HcomAllGather","inputs":["x","y"],"outputs":["z"],
+         "attrs":{"continuous_inputs":true}}],
+        "inputs":["in"],"outputs":["z"]}"#,
+    )
+    .unwrap();
+    let p = crate::gears::expand(&g, &crate::graph::Bindings::new(), "batch", &[1, 4])
+        .unwrap()
+        .problem;
+    let names: Vec<&str> = p.buffers.iter().map(|b| b.name.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "in",
+            "z",
+            "x@Batch_1",
+            "y@Batch_1",
+            "x@Batch_4",
+            "y@Batch_4"
+        ]
+    );
+    assert_eq!(p.buffers[0].size, 4096); // the largest gear's input
+    let plan = check(&p, "ge-block", &PlanOptions::default());
+    assert_eq!(plan.peak, 22_528);
+    let (x1, y1, x4, y4) = (
+        off(&p, &plan, "x@Batch_1"),
+        off(&p, &plan, "y@Batch_1"),
+        off(&p, &plan, "x@Batch_4"),
+        off(&p, &plan, "y@Batch_4"),
+    );
+    assert_eq!((x1, y1 - x1), (x4, 1536)); // both gears from one start
+    assert_eq!(y4 - x4, 4608);
+    // The layout memplan made before (x@1, x@4, y@1, y@4 in a row) broke gear 1's group.
+    let mut before = plan.clone();
+    let i = |n: &str| p.buffers.iter().position(|b| b.name == n).unwrap();
+    let base = plan.peak; // above everything else
+    before.offsets[i("x@Batch_1")] = base;
+    before.offsets[i("x@Batch_4")] = base + 1536;
+    before.offsets[i("y@Batch_1")] = base + 1536 + 4608;
+    before.offsets[i("y@Batch_4")] = base + 1536 + 2 * 4608;
+    before.peak = base + 1536 + 3 * 4608;
+    assert!(matches!(
+        validate(&p, &before),
+        Err(crate::validate::Violation::NotAdjacent { .. })
+    ));
+}
+
+#[test]
 fn gears_never_share_blocks_but_overlay() {
     // u (no gear) then v (gear 1), same size, disjoint lifetimes: without gears v takes u's
     // block; with the gear it may not (GE: equal batch_label_), and an ungeared block is
