@@ -638,11 +638,18 @@ impl Graph {
                     .collect();
                 preds.sort_unstable();
                 preds.dedup();
+                let mut inputs: Vec<usize> = Vec::new();
+                for b in op.inputs.iter().filter_map(|&t| buffer_of[t]) {
+                    if !inputs.contains(&b) {
+                        inputs.push(b);
+                    }
+                }
                 OpInfo {
                     name: op.name.clone(),
                     op_type: op.op_type.clone(),
                     stream: op.stream,
                     preds,
+                    inputs,
                 }
             })
             .collect();

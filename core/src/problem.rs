@@ -154,6 +154,10 @@ pub struct OpInfo {
     /// control (event) predecessors, ascending. With [`OpInfo::stream`] these are the only
     /// orderings between streams; ops of one stream run in step order.
     pub preds: Vec<u64>,
+    /// The buffers the op reads, in its input order (GE input anchors; a buffer read twice
+    /// appears once, at its first input). GE releases the blocks an op frees in this order
+    /// (block_mem_assigner.cc `ReleaseInputNodeOutMemory` over `GetSortAllInDataAnchors`).
+    pub inputs: Vec<BufferId>,
 }
 
 /// A planning problem: buffers and, optionally, the ops of the schedule (one per step).

@@ -35,15 +35,21 @@ pub(crate) fn assign(units: &Units, class: SizeClass) -> Vec<BlockData> {
     // Events: (time, phase, unit). Phases at one step: 0 outputs, 1 workspaces,
     // 2 release of consumed inputs, 3 release of workspaces and suspended outputs (GE releases
     // those when the next node is processed, before it allocates).
-    let mut events: Vec<(u64, u8, UnitId)> = Vec::new();
+    // Releases of consumed inputs at one step go in the consumer's input order (GE
+    // `ReleaseInputNodeOutMemory` walks `GetSortAllInDataAnchors`), then by unit.
+    let mut events: Vec<(u64, u8, usize, UnitId)> = Vec::new();
     for (u, unit) in units.list.iter().enumerate() {
         if !in_feature_map(unit.role) {
             continue;
         }
-        events.push((unit.start, u8::from(unit.workspace), u));
+        events.push((unit.start, u8::from(unit.workspace), 0, u));
         if unit.role == Role::Reusable {
-            let phase = if unit.end == unit.start { 3 } else { 2 };
-            events.push((unit.end, phase, u));
+            let (phase, rank) = if unit.end == unit.start {
+                (3, 0)
+            } else {
+                (2, unit.release_rank)
+            };
+            events.push((unit.end, phase, rank, u));
         }
     }
     events.sort_unstable();
@@ -80,7 +86,7 @@ pub(crate) fn assign(units: &Units, class: SizeClass) -> Vec<BlockData> {
         }
     }
     let mut free: Vec<Vec<usize>> = alloc::vec![Vec::new(); lists + 1];
-    for (_, phase, u) in events {
+    for (_, phase, _, u) in events {
         let Some(unit) = units.list.get(u) else {
             continue;
         };

@@ -446,6 +446,33 @@ fn rule5_each_gears_continuous_inputs_stay_adjacent_and_overlay() {
 }
 
 #[test]
+fn rule8_an_ops_freed_inputs_go_on_the_free_list_in_input_order() {
+    // GE block_mem_assigner.cc ReleaseInputNodeOutMemory walks the consumer's inputs in
+    // GetSortAllInDataAnchors order, pushing each freed block on the back of the free list;
+    // ApplyMemory scans from the back (GetLastReleaseBlock). max-block (one size class, no
+    // level 2, so level 1 alone decides): c (step 2) finds nothing free yet (a and b are
+    // freed after C's outputs); C reads [b, a]: b is pushed, then a, so D's d takes a's
+    // block. Blocks {a,d}, {b}, {c}, Resize() to their largest member: 1 + 1 + 4 = 6 KiB.
+    let graph = |inputs: &str| {
+        lower_json(&alloc::format!(
+            r#"{{"format":"memplan.graph/1","tensors":[{{"name":"a","bytes":1024}},
+            {{"name":"b","bytes":1024}},{{"name":"c","bytes":4096}},{{"name":"d","bytes":1024}}],
+            "ops":[{{"name":"A","outputs":["a"]}},{{"name":"B","outputs":["b"]}},
+            {{"name":"C","inputs":{inputs},"outputs":["c"]}},
+            {{"name":"D","inputs":["c"],"outputs":["d"]}}]}}"#
+        ))
+    };
+    let p = graph(r#"["b","a"]"#);
+    let plan = check(&p, "ge-max-block", &opts());
+    assert_eq!(groups(&p, &plan), ["a+d", "b", "c"]);
+    assert_eq!(plan.peak, 6 * K);
+    // Inputs [a, b]: a is pushed first, b last, and d takes b's block.
+    let p = graph(r#"["a","b"]"#);
+    let plan = check(&p, "ge-max-block", &opts());
+    assert_eq!(groups(&p, &plan), ["a", "b+d", "c"]);
+}
+
+#[test]
 fn gears_never_share_blocks_but_overlay() {
     // u (no gear) then v (gear 1), same size, disjoint lifetimes: without gears v takes u's
     // block; with the gear it may not (GE: equal batch_label_), and an ungeared block is

@@ -63,6 +63,9 @@ pub(crate) struct Unit {
     pub align: u64,
     /// Region and reuse.
     pub role: Role,
+    /// Position of the unit among the inputs of the op at its last step (GE releases an op's
+    /// freed inputs in input-anchor order); `usize::MAX` when that op does not read it.
+    pub release_rank: usize,
 }
 
 /// Every unit of a problem, plus the buffers placed outside units.
@@ -183,7 +186,23 @@ impl Units {
                 workspace: b.kind == BufferKind::Workspace,
                 align: if odd { b.alignment.max(align) } else { align },
                 role,
+                release_rank: usize::MAX,
             });
+        }
+        // Release order (rule 8): the rank of each unit's buffers among the inputs of the op
+        // at the unit's last step.
+        for u in &mut out.list {
+            let inputs = usize::try_from(u.end)
+                .ok()
+                .and_then(|k| problem.ops.get(k))
+                .map(|o| o.inputs.as_slice())
+                .unwrap_or(&[]);
+            u.release_rank = u
+                .buffers
+                .iter()
+                .filter_map(|b| inputs.iter().position(|x| x == b))
+                .min()
+                .unwrap_or(usize::MAX);
         }
         // Members of a continuous-output group go in index order.
         for u in &mut out.list {
