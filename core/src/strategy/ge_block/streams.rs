@@ -3,7 +3,9 @@
 //!
 //! GE reuses memory across streams only at level 2, and only when a dependency edge orders the
 //! two lifetimes: the latest node on the parent's stream that the candidate's first node
-//! depends on (transitively) must come after the parent's last use.
+//! depends on must come after the parent's last use. "Depends on" follows the stream's program
+//! order: the latest edge into the candidate's stream at or before its first node counts
+//! (GE `GetDependLifeBegin` over `in_stream_edges_`), transitively.
 
 use alloc::vec::Vec;
 
@@ -26,8 +28,14 @@ impl Deps {
         }
         let mut latest: Vec<Vec<(u32, u64)>> = Vec::with_capacity(problem.ops.len());
         let mut merged: Vec<(u32, u64)> = Vec::new();
+        let mut prev_on: alloc::collections::BTreeMap<u32, usize> = Default::default();
         for (k, op) in problem.ops.iter().enumerate() {
             merged.clear();
+            // Stream program order (rule 2, GE GetDependLifeBegin): an edge into an earlier
+            // op of this stream counts too.
+            if let Some(inherited) = prev_on.insert(op.stream, k).and_then(|j| latest.get(j)) {
+                merged.extend_from_slice(inherited);
+            }
             for &p in &op.preds {
                 let Ok(pi) = usize::try_from(p) else { continue };
                 if pi >= k {
@@ -48,7 +56,7 @@ impl Deps {
         Deps { latest }
     }
 
-    /// The latest step on `stream` that step `step` depends on through data edges.
+    /// The latest step on `stream` that step `step` depends on through edges and stream order.
     pub(crate) fn latest_on(&self, step: u64, stream: u32) -> Option<u64> {
         let row = self.latest.get(usize::try_from(step).ok()?)?;
         row.binary_search_by_key(&stream, |e| e.0)

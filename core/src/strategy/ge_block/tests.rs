@@ -473,6 +473,37 @@ fn rule8_an_ops_freed_inputs_go_on_the_free_list_in_input_order() {
 }
 
 #[test]
+fn rule2_cross_stream_level2_follows_stream_program_order() {
+    // GE block_mem_stream.cc GetDependLifeBegin: for a candidate on stream 1 whose first node
+    // is op 4, the latest edge into stream 1 at or before op 4 counts: op 3 waits for op 2
+    // (stream 0), and op 4 comes after op 3 on stream 1. 2 > a's end (1), so b nests in a's
+    // block at level 2 (memory_block.cc CanBlockLifeReuse): 1 block, 1 KiB. Op 4 itself has
+    // no edge; counting only its own ancestry (memplan before) found none: 2 KiB.
+    let op = |stream: u32, preds: Vec<u64>| OpInfo {
+        stream,
+        preds,
+        ..OpInfo::default()
+    };
+    let a = buf("a", K, 0, 1);
+    let mut b = buf("b", K, 4, 4);
+    b.stream = 1;
+    let mut p = Problem::from_buffers("program-order", alloc::vec![a, b]);
+    p.ops = alloc::vec![
+        op(0, alloc::vec![]),
+        op(0, alloc::vec![0]),
+        op(0, alloc::vec![1]),
+        op(1, alloc::vec![2]),
+        op(1, alloc::vec![]),
+    ];
+    let plan = check(&p, "ge-binary-block", &opts());
+    assert_eq!(plan.peak, K);
+    assert_eq!(off(&p, &plan, "a"), off(&p, &plan, "b"));
+    // Without op 3's edge nothing orders them.
+    p.ops[3].preds.clear();
+    assert_eq!(check(&p, "ge-binary-block", &opts()).peak, 2 * K);
+}
+
+#[test]
 fn gears_never_share_blocks_but_overlay() {
     // u (no gear) then v (gear 1), same size, disjoint lifetimes: without gears v takes u's
     // block; with the gear it may not (GE: equal batch_label_), and an ungeared block is
