@@ -542,6 +542,14 @@ impl Graph {
             if core::mem::replace(&mut seen[t], true) {
                 continue;
             }
+            // A ref output onto a weight or variable is that weight's memory: no buffer
+            // (GE block_mem_assigner.cc IsOutputIndexRef: no block at all).
+            if ref_target
+                .get(&t)
+                .is_some_and(|&inp| self.tensors[inp].constant)
+            {
+                continue;
+            }
             let Some(mut b) = make(t, &mut warnings)? else {
                 continue;
             };

@@ -15,7 +15,8 @@ pub enum Padding {
     #[default]
     None,
     /// GE's tensor size: `ceil32(bytes) + 32` (GE `TensorUtils::GetTensorMemorySizeInBytes`,
-    /// `kDataMemAlignSize = 32`). Zero-size tensors stay 0 (GE gives them no block).
+    /// `kDataMemAlignSize = 32`). A zero-element tensor gets 32 B (tensor_utils.cc: "if size
+    /// is 0, align to 32 bytes"), so a block of one alignment unit.
     Ge,
 }
 
@@ -89,7 +90,7 @@ impl PlanOptions {
     pub fn padded(&self, raw: u64, name: &str) -> Result<u64> {
         match self.padding {
             Padding::None => Ok(raw),
-            Padding::Ge if raw == 0 => Ok(0),
+            Padding::Ge if raw == 0 => Ok(32),
             Padding::Ge => {
                 let what = || alloc::format!("padded size of '{name}'");
                 crate::error::add(round_up(raw, 32, what())?, 32, what())
@@ -209,15 +210,16 @@ mod tests {
     #[test]
     fn ge_padding_matches_ge_formula() {
         let o = PlanOptions::default();
-        // floor((bytes + 63) / 32) * 32 for bytes > 0
-        for bytes in [1u64, 31, 32, 33, 1000, 1 << 20] {
+        // floor((bytes + 63) / 32) * 32
+        for bytes in [0u64, 1, 31, 32, 33, 1000, 1 << 20] {
             assert_eq!(
                 o.padded(bytes, "t").unwrap(),
                 (bytes + 63) / 32 * 32,
                 "{bytes}"
             );
         }
-        assert_eq!(o.padded(0, "t").unwrap(), 0);
+        // tensor_utils.cc: "if size is 0, align to 32 bytes" (the formula gives it too)
+        assert_eq!(o.padded(0, "t").unwrap(), 32);
         // an exact 1 MiB tensor costs 1 MiB + 512 in a 512-aligned arena
         let b = Buffer::new("t", 1 << 20, 0, 0);
         assert_eq!(o.planned_size(&b).unwrap(), (1 << 20) + 512);

@@ -504,6 +504,51 @@ fn rule2_cross_stream_level2_follows_stream_program_order() {
 }
 
 #[test]
+fn rule9_ref_onto_a_weight_has_no_block_and_empty_tensors_take_one_unit() {
+    // GE block_mem_assigner.cc IsOutputIndexRef: Assign writes v in place of the variable w,
+    // so v is w's memory and gets no block. tensor_utils.cc GetTensorMemorySizeInBytes: a
+    // zero-element tensor is 32 B, so e gets a 512 B block (ceil512(32)). Trace with GE
+    // padding: x (input, 1 KiB -> 1536, zero-copy), e 512, y (1 KiB -> 1536, output,
+    // zero-copy): feature maps {e} 512 + zero copy 1536 + 1536 = 3584 B.
+    let p = lower_json(
+        r#"{"format":"memplan.graph/1","tensors":[{"name":"x","bytes":1024},
+        {"name":"w","bytes":4096,"kind":"weight"},{"name":"v","bytes":4096},
+        {"name":"e","bytes":0},{"name":"y","bytes":1024}],
+        "ops":[{"name":"Assign","inputs":["w","x"],"outputs":["v"],
+                "attrs":{"ref_outputs":{"v":"w"}}},
+               {"name":"Empty","inputs":["x"],"outputs":["e"]},
+               {"name":"Out","inputs":["v","e"],"outputs":["y"]}],
+        "inputs":["x"],"outputs":["y"]}"#,
+    );
+    let names: Vec<&str> = p.buffers.iter().map(|b| b.name.as_str()).collect();
+    assert_eq!(names, ["x", "e", "y"]);
+    let plan = check(&p, "ge-block", &PlanOptions::default());
+    assert_eq!(plan.sizes[1], 512);
+    assert_eq!(plan.peak, 512 + 1536 + 1536);
+}
+
+#[test]
+fn rule7_max_block_gives_a_request_above_the_range_its_own_class() {
+    // GE max_block_mem_assigner.cc GetMemoryRanges: one range, the largest single tensor
+    // (1 KiB here); block_mem_assigner.cc GetBlockSize: a request above every range keeps its
+    // exact size, so the continuous-output group g (2 x 1 KiB = 2 KiB, ApplyContinuousMemory)
+    // cannot take a's freed 1 KiB block (ApplyMemory needs Size() == block_size): blocks
+    // {a, c} (c takes a's block later), {g}: 1 + 2 = 3 KiB. With one class for all (memplan
+    // before), g took a's block and c g's: one 2 KiB block {a, g, c}, which GE never builds.
+    let mut g0 = buf("g0", K, 2, 3);
+    let mut g1 = buf("g1", K, 2, 3);
+    cont(&mut g0, 0, 0, true);
+    cont(&mut g1, 0, 1, true);
+    let p = Problem::from_buffers(
+        "range",
+        alloc::vec![buf("a", K, 0, 1), g0, g1, buf("c", K, 4, 5)],
+    );
+    let plan = check(&p, "ge-max-block", &opts());
+    assert_eq!(groups(&p, &plan), ["a+c", "g0+g1"]);
+    assert_eq!(plan.peak, 3 * K);
+}
+
+#[test]
 fn gears_never_share_blocks_but_overlay() {
     // u (no gear) then v (gear 1), same size, disjoint lifetimes: without gears v takes u's
     // block; with the gear it may not (GE: equal batch_label_), and an ungeared block is
