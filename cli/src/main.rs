@@ -571,6 +571,7 @@ fn entry(
         overlay_bytes: overlay.as_ref().map(|o| o.overlay_bytes),
         side_by_side_bytes: overlay.as_ref().map(|o| o.side_by_side_bytes),
         gears: overlay.map(|o| o.gears),
+        arenas: plan.arenas.clone(),
         stats: plan.stats.clone(),
         notes: plan.notes.clone(),
         blocks: plan
@@ -618,6 +619,41 @@ fn entry(
             })
             .collect(),
     }
+}
+
+/// GE's build-log line per memory type for a GE plan (graph_mem_assigner.cc:
+/// `[IMAS]AfterAssignMemory : <graph> memoffset[..] theory_min[..] zero_copy[..]
+/// total_size[..] no_reuse[..] streams[..]`), from the plan's stats; none for other plans.
+fn imas_lines(graph: &str, e: &PlanEntry) -> Vec<String> {
+    let stat = |n: &str| e.stats.iter().find(|(k, _)| k == n).map(|(_, v)| *v);
+    let mut types: Vec<String> = vec![String::new()];
+    types.extend(
+        e.arenas
+            .iter()
+            .filter(|a| a.memory_type != 0)
+            .map(|a| format!("@{}", a.name)),
+    );
+    let mut out = Vec::new();
+    for t in types {
+        let Some(memoffset) = stat(&format!("memoffset{t}")) else {
+            continue;
+        };
+        let v = |n: &str| stat(&format!("{n}{t}")).unwrap_or(0);
+        out.push(format!(
+            "[IMAS]AfterAssignMemory : {graph} memoffset[{memoffset}] theory_min[{}] zero_copy[{}] total_size[{}] no_reuse[{}] streams[{}]{}",
+            v("theory_min"),
+            v("zero_copy"),
+            v("total_size"),
+            v("no_reuse"),
+            stat("streams").unwrap_or(1),
+            if t.is_empty() {
+                String::new()
+            } else {
+                format!(" memory_type[{}]", &t[1..])
+            }
+        ));
+    }
+    out
 }
 
 /// Whether the problem's ops run on more than one stream.
@@ -678,6 +714,9 @@ fn table(f: &PlanFile, o: &PlanOptions) -> String {
             for n in &e.notes {
                 let _ = writeln!(s, "  {n}");
             }
+        }
+        for line in imas_lines(&f.input, e) {
+            let _ = writeln!(s, "  {line}");
         }
         if let Some(gs) = &e.gears {
             for g in gs {
@@ -758,7 +797,8 @@ fn run_validate(path: &PathBuf) -> Result<(), Error> {
             e.buffers.iter().map(|b| b.bytes).collect(),
         )?;
         let mut plan = plan;
-        if plan.peak > e.peak_bytes {
+        plan.arenas = e.arenas.clone();
+        if plan.arenas.is_empty() && plan.peak > e.peak_bytes {
             println!(
                 "{:<34} INVALID: buffers reach byte {} above peak_bytes {}",
                 e.strategy, plan.peak, e.peak_bytes

@@ -76,6 +76,10 @@ pub struct PlanEntry {
     /// Sum of the gears planned alone.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub side_by_side_bytes: Option<u64>,
+    /// With several memory types (GE strategies): one arena per type, each from offset 0;
+    /// `peak_bytes` is HBM's.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub arenas: Vec<memplan_core::Arena>,
     /// Strategy statistics (GE: memoffset, theory_min, ...).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub stats: Vec<(String, u64)>,

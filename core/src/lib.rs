@@ -44,7 +44,7 @@ pub use bound::{lower_bound, Bounds};
 pub use dtype::DType;
 pub use error::{Error, ErrorKind, Result};
 pub use graph::{Bindings, Dim, Graph, Lowered, Op, Tensor};
-pub use plan::{Block, BlockLevel, Padding, Plan, PlanOptions};
+pub use plan::{memory_type_name, Arena, Block, BlockLevel, Padding, Plan, PlanOptions};
 pub use problem::{Buffer, BufferKind, Continuous, Flags, OpInfo, Problem};
 pub use strategy::{find as find_strategy, plan, strategies, StrategyInfo};
 pub use validate::{validate, Violation};

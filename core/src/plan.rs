@@ -148,6 +148,31 @@ pub struct Block {
     pub tag: Option<String>,
 }
 
+/// One offset space of a plan: GE lays each memory type out from 0 (graph_mem_assigner.cc
+/// `AddBlockMemOffset`) and reports each apart (`[IMAS]AfterAssignMemory` per type).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct Arena {
+    /// Memory type ([`crate::Buffer::memory_type`]).
+    pub memory_type: u32,
+    /// Its name ([`memory_type_name`]).
+    pub name: String,
+    /// Size in bytes: the end of the last buffer or region of this type.
+    pub bytes: u64,
+}
+
+/// The name of a memory type: 0 `HBM`, 1 `P2P_DDR`, 2 `HOST`, 3 `HOST_SVM` (GE's
+/// `RT_MEMORY_*` kinds in this crate's numbering), otherwise `TYPE_N`.
+pub fn memory_type_name(t: u32) -> alloc::borrow::Cow<'static, str> {
+    match t {
+        0 => "HBM".into(),
+        1 => "P2P_DDR".into(),
+        2 => "HOST".into(),
+        3 => "HOST_SVM".into(),
+        n => alloc::format!("TYPE_{n}").into(),
+    }
+}
+
 /// A complete plan: an offset for every buffer of the problem.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -160,8 +185,11 @@ pub struct Plan {
     pub offsets: Vec<u64>,
     /// Size in bytes each buffer occupies (after padding and alignment), indexed like the buffers.
     pub sizes: Vec<u64>,
-    /// Arena size in bytes: the largest `offset + size`.
+    /// Arena size in bytes: the largest `offset + size`; with [`Plan::arenas`], HBM's.
     pub peak: u64,
+    /// With several memory types in separate offset spaces (GE): one arena per type, each from
+    /// offset 0; buffers of different types never share bytes. Empty: one space for all.
+    pub arenas: Vec<Arena>,
     /// GE blocks, for block-reuse strategies.
     pub blocks: Vec<Block>,
     /// Named figures a strategy reports (GE: `memoffset`, `theory_min`, `zero_copy`,

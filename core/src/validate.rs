@@ -168,6 +168,9 @@ impl fmt::Display for Violation {
 /// buffers that conflict (live ranges intersect, same or no gear) share a byte. Zero-size
 /// buffers occupy no bytes. `O(n log n)`: a sweep over steps with the live set ordered by offset.
 ///
+/// With [`Plan::arenas`] each memory type is its own offset space: buffers of two types may
+/// use the same offsets, and a buffer must end within its type's arena.
+///
 /// GE's invariants on top (see [`check_continuous`] and [`check_streams`]): each continuous
 /// group is adjacent in index order in every gear, and with several streams no byte is reused
 /// while an access on another stream may still run.
@@ -212,35 +215,70 @@ pub fn validate(problem: &Problem, plan: &Plan) -> Result<(), Violation> {
         let end = offset
             .checked_add(planned)
             .ok_or(Violation::Overflow { buffer: i })?;
-        if planned > 0 && end > plan.peak {
+        let peak = arena_bytes(plan, b.memory_type);
+        if planned > 0 && end > peak {
             return Err(Violation::PeakTooLow {
                 buffer: i,
                 end,
-                peak: plan.peak,
+                peak,
             });
         }
     }
     // Buffers without a gear conflict with every gear; buffers of two gears never do.
     // Check the ungeared buffers with each gear in turn (or alone when there are no gears).
+    // Each memory type is its own offset space when the plan has arenas.
     let gears = problem.gears();
-    if gears.is_empty() {
-        sweep(problem, plan, |_| true)?;
-    } else {
-        gears
-            .iter()
-            .try_for_each(|g| sweep(problem, plan, |gear| gear.is_none() || gear == Some(*g)))?;
+    for space in spaces(problem, plan) {
+        let here = |i: BufferId| space_of(problem, plan, i) == space;
+        if gears.is_empty() {
+            sweep(problem, plan, |i| here(i))?;
+        } else {
+            gears.iter().try_for_each(|g| {
+                sweep(problem, plan, |i| {
+                    let gear = problem.buffers[i].gear;
+                    here(i) && (gear.is_none() || gear == Some(*g))
+                })
+            })?;
+        }
     }
     check_continuous(problem, plan)?;
     check_streams(problem, plan)
 }
 
-fn sweep(
-    problem: &Problem,
-    plan: &Plan,
-    keep: impl Fn(Option<u64>) -> bool,
-) -> Result<(), Violation> {
+/// The bytes buffers of memory type `t` may reach: its arena's, or the peak without arenas.
+fn arena_bytes(plan: &Plan, t: u32) -> u64 {
+    if plan.arenas.is_empty() {
+        return plan.peak;
+    }
+    plan.arenas
+        .iter()
+        .find(|a| a.memory_type == t)
+        .map_or(0, |a| a.bytes)
+}
+
+/// The offset space of buffer `i`: its memory type when the plan has arenas, else 0.
+fn space_of(problem: &Problem, plan: &Plan, i: BufferId) -> u32 {
+    if plan.arenas.is_empty() {
+        0
+    } else {
+        problem.buffers[i].memory_type
+    }
+}
+
+/// The offset spaces of the plan's buffers, ascending.
+fn spaces(problem: &Problem, plan: &Plan) -> Vec<u32> {
+    let mut v: Vec<u32> = (0..problem.buffers.len())
+        .map(|i| space_of(problem, plan, i))
+        .collect();
+    v.push(0);
+    v.sort_unstable();
+    v.dedup();
+    v
+}
+
+fn sweep(problem: &Problem, plan: &Plan, keep: impl Fn(BufferId) -> bool) -> Result<(), Violation> {
     let mut order: Vec<BufferId> = (0..problem.buffers.len())
-        .filter(|&i| plan.sizes[i] > 0 && keep(problem.buffers[i].gear))
+        .filter(|&i| plan.sizes[i] > 0 && keep(i))
         .collect();
     order.sort_unstable_by_key(|&i| problem.buffers[i].start);
     // Live set keyed by (offset, id) -> (end offset); pairwise disjoint by construction.
@@ -433,11 +471,17 @@ pub fn check_streams(problem: &Problem, plan: &Plan) -> Result<(), Violation> {
     } else {
         gears.iter().map(|&g| Some(g)).collect()
     };
-    for view in views {
+    let views: Vec<(u32, Option<u64>)> = spaces(problem, plan)
+        .into_iter()
+        .flat_map(|s| views.iter().map(move |&v| (s, v)))
+        .collect();
+    for (space, view) in views {
         let mut order: Vec<BufferId> = (0..problem.buffers.len())
             .filter(|&i| {
                 let g = problem.buffers[i].gear;
-                plan.sizes[i] > 0 && (g.is_none() || g == view)
+                plan.sizes[i] > 0
+                    && (g.is_none() || g == view)
+                    && space_of(problem, plan, i) == space
             })
             .collect();
         order.sort_unstable_by_key(|&i| (problem.buffers[i].start, i));

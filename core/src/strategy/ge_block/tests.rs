@@ -160,7 +160,9 @@ fn atomic_clean_outputs_go_after_the_blocks_unless_cleaned_separately() {
     let plan = check(&p, "ge-block", &sep);
     assert_eq!(plan.peak, K);
 
-    // Gears restart the atomic region at the same start; the largest wins.
+    // Gears' atomic regions are appended, not overlaid (atomic_memory_assigner.cc
+    // ReAssignAtomicMemory: each batch label starts where the previous one ended): the
+    // ungeared u at 0 (512), gear 1's g1 at 512 (1 KiB), gear 2's g2 at 1536: 2 KiB.
     let mut u = buf("u", 512, 0, 1);
     let mut g1 = buf("g1", K, 0, 1);
     let mut g2 = buf("g2", 512, 0, 1);
@@ -173,8 +175,8 @@ fn atomic_clean_outputs_go_after_the_blocks_unless_cleaned_separately() {
     let plan = check(&p, "ge-block", &opts());
     assert_eq!(off(&p, &plan, "u"), 0);
     assert_eq!(off(&p, &plan, "g1"), 512);
-    assert_eq!(off(&p, &plan, "g2"), 512);
-    assert_eq!(plan.stat("atomic"), Some(K + 512));
+    assert_eq!(off(&p, &plan, "g2"), 512 + K);
+    assert_eq!(plan.stat("atomic"), Some(2 * K));
 }
 
 fn cont(b: &mut Buffer, group: u32, index: u32, outputs: bool) {
@@ -549,6 +551,38 @@ fn rule7_max_block_gives_a_request_above_the_range_its_own_class() {
 }
 
 #[test]
+fn rule6_each_memory_type_is_its_own_arena_from_zero() {
+    // GE graph_mem_assigner.cc AddBlockMemOffset: offsets run per memory type from 0; the
+    // model's memory size is the HBM offset, P2P is reported apart. a (HBM) and p, q
+    // (P2P_DDR) all live together: HBM arena {a} 1 KiB, P2P arena {p} + {q} 2 KiB; a and p
+    // both at offset 0.
+    let a = buf("a", K, 0, 1);
+    let mut p_ = buf("p", K, 0, 1);
+    let mut q = buf("q", K, 0, 1);
+    p_.memory_type = 1;
+    q.memory_type = 1;
+    let p = Problem::from_buffers("types", alloc::vec![a, p_, q]);
+    let plan = check(&p, "ge-block", &opts());
+    assert_eq!(plan.peak, K);
+    let arenas: Vec<(&str, u64)> = plan
+        .arenas
+        .iter()
+        .map(|a| (a.name.as_str(), a.bytes))
+        .collect();
+    assert_eq!(arenas, [("HBM", K), ("P2P_DDR", 2 * K)]);
+    assert_eq!((off(&p, &plan, "a"), off(&p, &plan, "p")), (0, 0));
+    assert_eq!(plan.stat("memoffset@P2P_DDR"), Some(2 * K));
+    // In one offset space the same offsets would overlap.
+    let mut one = plan.clone();
+    one.arenas.clear();
+    one.peak = 2 * K;
+    assert!(matches!(
+        validate(&p, &one),
+        Err(crate::validate::Violation::Overlap { .. })
+    ));
+}
+
+#[test]
 fn gears_never_share_blocks_but_overlay() {
     // u (no gear) then v (gear 1), same size, disjoint lifetimes: without gears v takes u's
     // block; with the gear it may not (GE: equal batch_label_), and an ungeared block is
@@ -798,7 +832,8 @@ mod random {
                 2 => 256,
                 _ => 1,
             };
-            b.memory_type = u32::from(r.align == 9);
+            // a continuous group lives in one memory type
+            b.memory_type = u32::from(r.align == 9 && b.continuous.is_none());
             v.push(b);
         }
         if pin {
@@ -865,7 +900,13 @@ mod random {
             for s in ["ge-block", "ge-binary-block", "ge-max-block"] {
                 let plan = crate::strategy::plan(&p, s, &o).unwrap();
                 prop_assert_eq!(validate(&p, &plan), Ok(()), "{}", s);
-                prop_assert!(plan.peak >= lb);
+                // with arenas per memory type, the live set spreads over them
+                let total = if plan.arenas.is_empty() {
+                    plan.peak
+                } else {
+                    plan.arenas.iter().map(|a| a.bytes).sum()
+                };
+                prop_assert!(total >= lb);
             }
         }
 
