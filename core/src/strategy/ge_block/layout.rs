@@ -30,6 +30,10 @@ use crate::problem::Problem;
 pub(crate) struct Extra {
     /// Level-2 member splits, for the notes.
     pub splits: usize,
+    /// Level 2 ran: GE's `ReuseBlocksByLifeTime` sorts `memory_blocks_` in place (largest
+    /// `AlignSize` first, then fewer members, then earlier begin), and `ResizeMemoryBlocks`
+    /// lays the top-level blocks out in that order. Otherwise creation order.
+    pub level2_order: bool,
 }
 
 struct Arena<'a> {
@@ -151,7 +155,14 @@ pub(crate) fn build(
         let base = base_of.get(&mem).copied().unwrap_or(0);
         let mut cursor = round_up(base, align, "arena base")?;
         let fm_start = cursor;
-        cursor = a.feature_maps(mem, cursor, options, &mut gear_totals, &mut notes)?;
+        cursor = a.feature_maps(
+            mem,
+            cursor,
+            options,
+            extra.level2_order,
+            &mut gear_totals,
+            &mut notes,
+        )?;
         cursor = a.continuous_inputs(mem, cursor)?;
         let feature_map = cursor - fm_start;
         let atomic_start = cursor;
@@ -266,6 +277,7 @@ impl Arena<'_> {
         mem: u32,
         mut cursor: u64,
         options: &PlanOptions,
+        level2_order: bool,
         gear_totals: &mut BTreeMap<u64, u64>,
         notes: &mut Vec<String>,
     ) -> Result<u64> {
@@ -277,11 +289,19 @@ impl Arena<'_> {
                     .is_some_and(|x| x.mem == mem && x.parent.is_none() && x.continuous.is_none())
             })
             .collect();
-        let (geared, plain): (Vec<usize>, Vec<usize>) = tops.into_iter().partition(|&b| {
+        let (geared, mut plain): (Vec<usize>, Vec<usize>) = tops.into_iter().partition(|&b| {
             blocks
                 .get(b)
                 .is_some_and(|x| x.reusable && x.gear.is_some())
         });
+        if level2_order {
+            let units = self.units;
+            plain.sort_by_key(|&b| {
+                blocks
+                    .get(b)
+                    .map(|x| (core::cmp::Reverse(x.size), x.units.len(), x.begin(units), b))
+            });
+        }
         for b in plain {
             cursor = self.place_top(b, cursor)?;
         }

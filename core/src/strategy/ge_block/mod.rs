@@ -99,6 +99,7 @@ fn run_with(
         let deps = streams::Deps::new(problem);
         let align = options.alignment.max(1);
         extra.splits = level2(&mut blocks, units, &deps, align, align);
+        extra.level2_order = true;
     }
     let name = match variant {
         Variant::Binary => "ge-binary-block",

@@ -583,6 +583,22 @@ fn rule6_each_memory_type_is_its_own_arena_from_zero() {
 }
 
 #[test]
+fn rule9_binary_block_lays_blocks_out_in_level2_sort_order() {
+    // GE block_mem_assigner.cc ReuseBlocksByLifeTime sorts memory_blocks_ in place with
+    // CompareLifeInterval (largest AlignSize first), and ResizeMemoryBlocks /
+    // AddBlockMemOffset then walk memory_blocks_ in that order: b (2 KiB) at 0, a (1 KiB)
+    // at 2048, though a's block was created first. max-block has no level 2: creation order.
+    let p = Problem::from_buffers(
+        "order",
+        alloc::vec![buf("a", K, 0, 1), buf("b", 2 * K, 0, 1)],
+    );
+    let plan = check(&p, "ge-binary-block", &opts());
+    assert_eq!((off(&p, &plan, "b"), off(&p, &plan, "a")), (0, 2 * K));
+    let plan = check(&p, "ge-max-block", &opts());
+    assert_eq!((off(&p, &plan, "a"), off(&p, &plan, "b")), (0, K));
+}
+
+#[test]
 fn gears_never_share_blocks_but_overlay() {
     // u (no gear) then v (gear 1), same size, disjoint lifetimes: without gears v takes u's
     // block; with the gear it may not (GE: equal batch_label_), and an ungeared block is
