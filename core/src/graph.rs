@@ -290,6 +290,10 @@ pub struct Op {
     /// Control predecessors: ops this op waits for without reading their data (GE control
     /// edges; across streams, the send/recv events). They order the schedule and the streams.
     pub after: Vec<OpId>,
+    /// Reuse blockers per workspace, by index (missing entries: none). GE: a workspace with
+    /// `workspace_reuse_flag[i] = false` is not reused (`no_reuse`); an atomic-clean
+    /// workspace goes to the atomic region (`atomic_clean`).
+    pub workspace_flags: Vec<Flags>,
 }
 
 /// A computation graph: ops in file order and the tensors they read and write.
@@ -592,7 +596,8 @@ impl Graph {
                 b.kind = BufferKind::Workspace;
                 b.stream = op.stream;
                 b.producer = Some(step_of[k]);
-                b.flags.no_reuse = op.no_reuse;
+                b.flags = op.workspace_flags.get(i).copied().unwrap_or_default();
+                b.flags.no_reuse |= op.no_reuse;
                 buffers.push(b);
                 tensor_of.push(None);
             }

@@ -56,6 +56,8 @@ struct RawOp {
     #[serde(default)]
     workspace_bytes: Vec<u64>,
     #[serde(default)]
+    workspace_flags: Vec<Vec<String>>,
+    #[serde(default)]
     stream: u32,
     #[serde(default)]
     after: Vec<String>,
@@ -74,6 +76,25 @@ struct RawAttrs {
     ref_outputs: BTreeMap<String, String>,
     #[serde(default)]
     no_reuse: bool,
+}
+
+/// Reuse blockers from their names (`no_reuse`, `zero_copy`, `atomic_clean`).
+fn parse_flags(names: &[String], at: &str) -> Result<Flags> {
+    let mut flags = Flags::default();
+    for f in names {
+        match f.as_str() {
+            "no_reuse" => flags.no_reuse = true,
+            "zero_copy" => flags.zero_copy = true,
+            "atomic_clean" => flags.atomic_clean = true,
+            other => {
+                return Err(Error::invalid(alloc::format!(
+                    "unknown flag '{other}' (known: no_reuse, zero_copy, atomic_clean)"
+                ))
+                .at(String::from(at)))
+            }
+        }
+    }
+    Ok(flags)
 }
 
 /// Parses a `memplan.graph/1` document.
@@ -108,20 +129,7 @@ pub fn parse(text: &str) -> Result<Graph> {
         if rt.bytes.is_none() && (dtype.is_none() || rt.shape.is_none()) {
             return Err(Error::invalid("needs \"bytes\", or \"dtype\" and \"shape\"").at(at));
         }
-        let mut flags = Flags::default();
-        for f in &rt.flags {
-            match f.as_str() {
-                "no_reuse" => flags.no_reuse = true,
-                "zero_copy" => flags.zero_copy = true,
-                "atomic_clean" => flags.atomic_clean = true,
-                other => {
-                    return Err(Error::invalid(alloc::format!(
-                        "unknown flag '{other}' (known: no_reuse, zero_copy, atomic_clean)"
-                    ))
-                    .at(at))
-                }
-            }
-        }
+        let flags = parse_flags(&rt.flags, &at)?;
         let constant = match rt.kind.as_deref() {
             None | Some("activation" | "input" | "output") => false,
             Some("constant" | "weight") => true,
@@ -181,6 +189,19 @@ pub fn parse(text: &str) -> Result<Graph> {
             .iter()
             .map(|(o, i)| Ok((lookup(o, &at)?, lookup(i, &at)?)))
             .collect::<Result<Vec<_>>>()?;
+        if ro.workspace_flags.len() > ro.workspace_bytes.len() {
+            return Err(Error::invalid(alloc::format!(
+                "{} workspace_flags for {} workspaces",
+                ro.workspace_flags.len(),
+                ro.workspace_bytes.len()
+            ))
+            .at(at));
+        }
+        let workspace_flags = ro
+            .workspace_flags
+            .iter()
+            .map(|f| parse_flags(f, &at))
+            .collect::<Result<Vec<_>>>()?;
         ops.push(Op {
             name: ro.name,
             op_type: ro.op_type,
@@ -193,6 +214,7 @@ pub fn parse(text: &str) -> Result<Graph> {
             ref_outputs,
             no_reuse: ro.attrs.no_reuse,
             after,
+            workspace_flags,
         });
     }
     let inputs = raw

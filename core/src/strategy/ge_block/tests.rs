@@ -599,6 +599,44 @@ fn rule9_binary_block_lays_blocks_out_in_level2_sort_order() {
 }
 
 #[test]
+fn rule9_node_types_and_workspace_flags() {
+    // GE block_mem_assigner.cc: a GetNext output is neither pre- nor post-reusable (life
+    // begin forced to the start, never released). Chain G(GetNext) -> g -> A -> a -> B -> b
+    // -> C -> c, 1 KiB each, max-block: g is never freed, so b cannot take g's block; a is
+    // freed at B (after B's output), so c takes a's: {g}, {a,c}, {b} = 3 KiB. As an ordinary
+    // op, b took g's block and c a's: 2 KiB.
+    let graph = |ty: &str| {
+        lower_json(&alloc::format!(
+            r#"{{"format":"memplan.graph/1","tensors":[{{"name":"g","bytes":1024}},
+            {{"name":"a","bytes":1024}},{{"name":"b","bytes":1024}},{{"name":"c","bytes":1024}}],
+            "ops":[{{"name":"G","type":"{ty}","outputs":["g"]}},
+            {{"name":"A","inputs":["g"],"outputs":["a"]}},
+            {{"name":"B","inputs":["a"],"outputs":["b"]}},
+            {{"name":"C","inputs":["b"],"outputs":["c"]}}]}}"#
+        ))
+    };
+    let p = graph("GetNext");
+    let plan = check(&p, "ge-max-block", &opts());
+    assert_eq!(groups(&p, &plan), ["a+c", "b", "g"]);
+    assert_eq!(plan.peak, 3 * K);
+    let p = graph("Relu");
+    assert_eq!(check(&p, "ge-max-block", &opts()).peak, 2 * K);
+    // Workspace flags: GE workspace_reuse_flag[0] = false keeps workspace 0 to itself; an
+    // atomic-clean workspace goes to the atomic region after the feature maps
+    // (atomic_memory_assigner.cc).
+    let p = lower_json(
+        r#"{"format":"memplan.graph/1","tensors":[{"name":"a","bytes":1024}],
+        "ops":[{"name":"A","outputs":["a"],"workspace_bytes":[1024,512],
+                "workspace_flags":[["no_reuse"],["atomic_clean"]]},
+               {"name":"B","inputs":["a"]}]}"#,
+    );
+    assert!(p.buffers[1].flags.no_reuse && p.buffers[2].flags.atomic_clean);
+    let plan = check(&p, "ge-block", &opts());
+    assert_eq!(plan.stat("atomic"), Some(512));
+    assert_eq!(plan.stat("no_reuse"), Some(1024 + 512));
+}
+
+#[test]
 fn gears_never_share_blocks_but_overlay() {
     // u (no gear) then v (gear 1), same size, disjoint lifetimes: without gears v takes u's
     // block; with the gear it may not (GE: equal batch_label_), and an ungeared block is

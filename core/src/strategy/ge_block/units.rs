@@ -68,6 +68,40 @@ pub(crate) struct Unit {
     pub release_rank: usize,
 }
 
+/// Op types whose outputs may not take memory others freed (GE block_mem_assigner.cc,
+/// pre-reuse false: life begin forced to the start): their outputs live from step 0.
+const NO_PRE_REUSE: &[&str] = &[
+    "Data",
+    "AippData",
+    "AnnData",
+    "QueueData",
+    "RefData",
+    "Proposal",
+    "Constant",
+    "ConstantOp",
+    "GetNext",
+    "AdpGetNext",
+    "DynamicGetNext",
+    "DropOutGenMask",
+];
+
+/// Op types whose outputs are never released (GE post-reuse false: life end `kMaxLifeTime`):
+/// their outputs live to the last step.
+const NO_POST_REUSE: &[&str] = &[
+    "Data",
+    "AippData",
+    "QueueData",
+    "RefData",
+    "Enter",
+    "RefEnter",
+    "NextIteration",
+    "RefNextIteration",
+    "GetNext",
+    "AdpGetNext",
+    "DynamicGetNext",
+    "DropOutGenMask",
+];
+
 /// Every unit of a problem, plus the buffers placed outside units.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Units {
@@ -105,10 +139,24 @@ impl Units {
         let mut extended = 0usize;
         for (i, b) in problem.buffers.iter().enumerate() {
             let size = out.sizes.get(i).copied().unwrap_or(0);
-            let b_end = cross_ends
+            let mut b_end = cross_ends
                 .as_ref()
                 .and_then(|e| e.get(i).copied())
                 .unwrap_or(b.end);
+            // GE's node-type rules, by the producer's op type.
+            let op_type = b
+                .producer
+                .and_then(|p| usize::try_from(p).ok())
+                .and_then(|p| problem.ops.get(p))
+                .map_or("", |o| o.op_type.as_str());
+            let b_start = if NO_PRE_REUSE.contains(&op_type) {
+                0
+            } else {
+                b.start
+            };
+            if NO_POST_REUSE.contains(&op_type) {
+                b_end = problem.steps.saturating_sub(1).max(b_end);
+            }
             if b_end > b.end && size > 0 {
                 extended += 1;
             }
@@ -135,7 +183,7 @@ impl Units {
                         let unit = &mut out.list[u];
                         unit.buffers.push(i);
                         unit.size = add(unit.size, size, "size of a continuous-output block")?;
-                        unit.start = unit.start.min(b.start);
+                        unit.start = unit.start.min(b_start);
                         unit.end = unit.end.max(b_end);
                         if unit.gear != b.gear {
                             // A group spanning gears cannot overlay with either gear.
@@ -178,7 +226,7 @@ impl Units {
             out.list.push(Unit {
                 buffers: alloc::vec![i],
                 size,
-                start: b.start,
+                start: b_start,
                 end: b_end,
                 stream: b.stream,
                 gear: b.gear,
