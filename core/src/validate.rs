@@ -231,7 +231,7 @@ pub fn validate(problem: &Problem, plan: &Plan) -> Result<(), Violation> {
     for space in spaces(problem, plan) {
         let here = |i: BufferId| space_of(problem, plan, i) == space;
         if gears.is_empty() {
-            sweep(problem, plan, |i| here(i))?;
+            sweep(problem, plan, here)?;
         } else {
             gears.iter().try_for_each(|g| {
                 sweep(problem, plan, |i| {

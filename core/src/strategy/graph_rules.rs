@@ -74,6 +74,9 @@ pub(crate) fn stream_safe(problem: &Problem) -> Option<Problem> {
     Some(out)
 }
 
+/// A continuous group within one gear: (group id, gear).
+type GroupKey = (u32, Option<u64>);
+
 /// Runs `run` with each continuous group ([`crate::Continuous`], per gear) merged into one
 /// buffer of the sum of its members' planned sizes, live over the union of their ranges, then
 /// places the members one after another inside it in index order. Without groups, `run` on
@@ -90,7 +93,7 @@ pub(crate) fn with_continuous_groups(
         return run(problem);
     }
     // (group, gear) -> members (index, buffer), and each buffer's place in the merged problem.
-    let mut groups: BTreeMap<(u32, Option<u64>), Vec<(u32, BufferId)>> = BTreeMap::new();
+    let mut groups: BTreeMap<GroupKey, Vec<(u32, BufferId)>> = BTreeMap::new();
     for (i, b) in problem.buffers.iter().enumerate() {
         if let (Some(c), None) = (b.continuous, b.fixed_offset) {
             groups
@@ -102,7 +105,7 @@ pub(crate) fn with_continuous_groups(
     let sizes = super::planned_sizes(problem, options)?;
     let mut merged: Vec<Buffer> = Vec::new();
     let mut slot: Vec<usize> = alloc::vec![usize::MAX; problem.buffers.len()];
-    let mut head_of: BTreeMap<(u32, Option<u64>), usize> = BTreeMap::new();
+    let mut head_of: BTreeMap<GroupKey, usize> = BTreeMap::new();
     for (i, b) in problem.buffers.iter().enumerate() {
         let key = b
             .continuous
