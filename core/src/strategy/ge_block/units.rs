@@ -154,7 +154,10 @@ impl Units {
             } else {
                 b.start
             };
-            if NO_POST_REUSE.contains(&op_type) {
+            // The root graph's inputs allow post-reuse under GE's input-reuse option
+            // (`ge.exec.inputReuseMemIndexes`, here `zero_copy_io = false`).
+            let io_reuse = b.kind == BufferKind::GraphInput && !options.zero_copy_io;
+            if NO_POST_REUSE.contains(&op_type) && !io_reuse {
                 b_end = problem.steps.saturating_sub(1).max(b_end);
             }
             if b_end > b.end && size > 0 {
