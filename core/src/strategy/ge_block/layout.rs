@@ -170,8 +170,24 @@ pub(crate) fn build(
         let atomic = cursor - atomic_start;
         let zc_start = cursor;
         cursor = a.zero_copy(mem, cursor, align)?;
-        let in_type: Vec<&super::units::Unit> =
-            units.list.iter().filter(|u| u.mem == mem).collect();
+        // GE's statistics count the ungeared tensors and the largest gear's only
+        // (GetMaxBatchAllMemorySize: the gear with the largest sum of sizes).
+        let mut gear_sum: BTreeMap<u64, u64> = BTreeMap::new();
+        for u in units.list.iter().filter(|u| u.mem == mem) {
+            if let Some(g) = u.gear {
+                let t = gear_sum.entry(g).or_insert(0);
+                *t = t.saturating_add(u.size);
+            }
+        }
+        let max_gear = gear_sum
+            .iter()
+            .max_by(|x, y| x.1.cmp(y.1).then(y.0.cmp(x.0)))
+            .map(|(&g, _)| g);
+        let in_type: Vec<&super::units::Unit> = units
+            .list
+            .iter()
+            .filter(|u| u.mem == mem && (u.gear.is_none() || u.gear == max_gear))
+            .collect();
         if mem != 0 && in_type.is_empty() && base == 0 {
             continue;
         }

@@ -424,6 +424,11 @@ fn rule5_each_gears_continuous_inputs_stay_adjacent_and_overlay() {
     assert_eq!(p.buffers[0].size, 4096); // the largest gear's input
     let plan = check(&p, "ge-block", &PlanOptions::default());
     assert_eq!(plan.peak, 22_528);
+    // GE's statistics count the ungeared tensors and the largest gear's only
+    // (GetMaxBatchAllMemorySize): in 4608 + z 8704 + x@4 4608 + y@4 4608, none reused.
+    for s in ["total_size", "no_reuse", "theory_min", "memoffset"] {
+        assert_eq!(plan.stat(s), Some(22_528), "{s}");
+    }
     let (x1, y1, x4, y4) = (
         off(&p, &plan, "x@Batch_1"),
         off(&p, &plan, "y@Batch_1"),
