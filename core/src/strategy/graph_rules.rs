@@ -9,6 +9,10 @@ use crate::error::{add, Result};
 use crate::plan::{Plan, PlanOptions};
 use crate::problem::{Buffer, BufferId, Problem};
 
+/// Cells of the ops × streams reachability table [`stream_safe`] builds (16 Mi entries,
+/// 128 MiB); beyond it every buffer is kept to the end instead.
+const MAX_REACH_CELLS: usize = 1 << 24;
+
 /// `problem` with each buffer's `end` extended so that any buffer starting after it is
 /// ordered after every access of it (ops of one stream run in step order; streams are ordered
 /// only by [`crate::OpInfo::preds`]). For an access at step `x` and another stream `t`, the
@@ -25,6 +29,13 @@ pub(crate) fn stream_safe(problem: &Problem) -> Option<Problem> {
     streams.dedup();
     let sid = |s: u32| streams.binary_search(&s).unwrap_or(0);
     let ns = streams.len();
+    if n.saturating_mul(ns) > MAX_REACH_CELLS {
+        // Too many streams for the table: every buffer lives to the end (safe, no reuse).
+        let mut out = problem.clone();
+        let last = problem.steps.saturating_sub(1);
+        out.buffers.iter_mut().for_each(|b| b.end = b.end.max(last));
+        return Some(out);
+    }
     // reach[k * ns + t]: the first step of stream t reachable from step k (strictly after),
     // u64::MAX if none. Built backwards over successors (edges and the next op of the stream).
     let mut reach = alloc::vec![u64::MAX; n * ns];
