@@ -24,6 +24,14 @@ ensure_wasm_target() {
   fi
 }
 
+# ensure_target TRIPLE WHY: adds a Rust target once.
+ensure_target() {
+  if ! rustup target list --installed 2>/dev/null | grep -qx "$1"; then
+    say "adding Rust target $1 ($2)"
+    rustup target add "$1"
+  fi
+}
+
 ensure_trunk() {
   if ! trunk --version 2>/dev/null | grep -q " $TRUNK_VERSION\$"; then
     say "installing trunk $TRUNK_VERSION from crates.io (builds the playground; ~10 min on 2 cores, once)"

@@ -10,7 +10,10 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use clap::{Parser, Subcommand, ValueEnum};
-use memplan_core::{gears, units, Error, ErrorKind, Lowered, Padding, Plan, PlanOptions, Problem};
+use memplan_core::graph::gears;
+use memplan_core::report::{overlay_report, OverlayReport};
+use memplan_core::strategy::Ctx;
+use memplan_core::{units, Error, ErrorKind, Lowered, Padding, Plan, PlanOptions, Problem};
 
 use load::{Input, Shapes};
 use report::{
@@ -449,7 +452,7 @@ fn run_plan(args: &PlanArgs) -> Result<bool, Error> {
         let overlay = if problem.gears().is_empty() {
             None
         } else {
-            Some(gears::overlay_report(problem, &plan, s.name, &opts)?)
+            Some(overlay_report(problem, &plan, s.name, &opts)?)
         };
         entries.push(entry(problem, &plan, us, overlay));
         plans.push(plan);
@@ -524,44 +527,24 @@ fn run_plan(args: &PlanArgs) -> Result<bool, Error> {
     Ok(fits)
 }
 
-/// Runs a strategy; `optimal` gets the wall clock for its time limit (the registry entry,
-/// which has no clock in `no_std`, counts search nodes instead), and with a `capacity` looks
-/// for a plan under it instead of the smallest peak.
+/// Runs a strategy under the wall clock (anytime strategies stop at `--time-limit`), with the
+/// memory budget for those that can search under one.
 fn run_strategy(
     s: &memplan_core::StrategyInfo,
     problem: &Problem,
     opts: &PlanOptions,
     capacity: Option<u64>,
 ) -> Result<Plan, Error> {
-    use memplan_core::strategy::optimal;
-    if s.name != "optimal" {
-        return s.run(problem, opts);
-    }
     let t0 = Instant::now();
     let clock = move || u64::try_from(t0.elapsed().as_millis()).unwrap_or(u64::MAX);
-    // Streams and continuous groups as every strategy outside GE's honours them.
-    use memplan_core::strategy::with_graph_rules as rules;
-    if let Some(cap) = capacity {
-        let params = optimal::SolverParams::default();
-        match rules(problem, opts, |p| {
-            optimal::solve_with_capacity(p, opts, &params, &clock, cap).map(|s| s.plan)
-        }) {
-            Ok(plan) => return Ok(plan),
-            // Proven not to fit (below the lower bound, answered at once, or by the search):
-            // the smallest peak then says by how much.
-            Err(e) if e.kind() == ErrorKind::Infeasible => {}
-            Err(e) => return Err(e),
-        }
-    }
-    rules(problem, opts, |p| optimal::plan_with_clock(p, opts, &clock))
+    s.run_in(
+        problem,
+        opts,
+        &Ctx::with_clock(&clock).with_capacity(capacity),
+    )
 }
 
-fn entry(
-    problem: &Problem,
-    plan: &Plan,
-    us: u64,
-    overlay: Option<gears::OverlayReport>,
-) -> PlanEntry {
+fn entry(problem: &Problem, plan: &Plan, us: u64, overlay: Option<OverlayReport>) -> PlanEntry {
     let streams = multi_stream(problem);
     PlanEntry {
         strategy: plan.strategy.clone(),
@@ -710,7 +693,7 @@ fn table(f: &PlanFile, o: &PlanOptions) -> String {
             ratio,
             e.plan_time_us as f64 / 1000.0
         );
-        if e.strategy == "optimal" {
+        if memplan_core::find_strategy(&e.strategy).is_ok_and(|s| s.caps.anytime) {
             for n in &e.notes {
                 let _ = writeln!(s, "  {n}");
             }

@@ -69,7 +69,7 @@ pub struct PlanEntry {
     pub plan_time_us: u64,
     /// Per-gear figures with dynamic batch.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub gears: Option<Vec<memplan_core::gears::GearReport>>,
+    pub gears: Option<Vec<memplan_core::report::GearReport>>,
     /// Overlaid size of the gears (= peak) with dynamic batch.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub overlay_bytes: Option<u64>,

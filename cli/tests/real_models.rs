@@ -1,19 +1,16 @@
-//! The CLI on real models of `shared/models` against the reference figures of its README
-//! (live-set lower bound at batch 1, raw sizes, file order). Skipped when `shared/` is absent.
+//! The CLI on real models of `testdata/models` against the reference figures of its
+//! `SOURCES.md` (live-set lower bound at batch 1, raw sizes, file order).
 
 use std::path::PathBuf;
 use std::process::Command;
 
-fn model(name: &str) -> Option<PathBuf> {
+/// A model of the repository's acceptance set (`testdata/models`). Missing data fails.
+fn model(name: &str) -> PathBuf {
     let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../shared/models/onnx-stripped")
+        .join("../testdata/models/onnx-stripped")
         .join(name);
-    if p.exists() {
-        Some(p)
-    } else {
-        println!("skipped: {} not found", p.display());
-        None
-    }
+    assert!(p.exists(), "{} is missing from the repository", p.display());
+    p
 }
 
 fn plan_json(args: &[&str]) -> serde_json::Value {
@@ -31,9 +28,7 @@ fn plan_json(args: &[&str]) -> serde_json::Value {
 fn made_up_dims_bound_by_name_reach_the_derived_dims() {
     // ppocr_mobile_v2_cls's input is [-1, 3, ?, ?]: named ?x.0, ?x.2, ?x.3 by the importer.
     // Reference at 1x3x48x192: lower bound 485,376 B, no reuse 13,388,916 B.
-    let Some(m) = model("ppocr_mobile_v2_cls.stripped.onnx") else {
-        return;
-    };
+    let m = model("ppocr_mobile_v2_cls.stripped.onnx");
     let m = m.to_string_lossy();
     let by_dims = plan_json(&[
         "plan", &m, "--dim", "?x.0=1", "--dim", "?x.2=48", "--dim", "?x.3=192", "-s", "no-reuse",
@@ -61,9 +56,7 @@ fn gears_of_a_model_whose_shapes_need_the_batch_bound() {
     // batch bound. Reference at batch 1: lower bound 3,121,168 B. Nearly every activation
     // scales with the batch (small shape tensors do not), so gear 8's bound is just under 8x;
     // before the re-import, most tensors were unknown and planned as 0 bytes.
-    let Some(m) = model("magika_standard_v3_3.stripped.onnx") else {
-        return;
-    };
+    let m = model("magika_standard_v3_3.stripped.onnx");
     let v = plan_json(&[
         "plan",
         &m.to_string_lossy(),
@@ -87,9 +80,7 @@ fn dims_left_unbound_plan_as_if_bound_to_one() {
     // magika's batch dims are unnamed (unk__214, unk__215); left unbound they are bound to 1,
     // and the figures must be the batch-1 reference (lower bound 3,121,168 B, no reuse
     // 26,700,204 B), as with `--dim unk__214=1`, in `plan` and in `simulate`.
-    let Some(m) = model("magika_standard_v3_3.stripped.onnx") else {
-        return;
-    };
+    let m = model("magika_standard_v3_3.stripped.onnx");
     let m = m.to_string_lossy();
     let v = plan_json(&["plan", &m, "-s", "no-reuse", "--format", "json"]);
     assert_eq!(v["problem"]["lower_bound_bytes"], 3_121_168);

@@ -3,7 +3,7 @@
 //! `cargo bench -p memplan-core --bench optimal -- [--time-limit MS] [FILE.csv | gen:N:SEED]...`
 //!
 //! Without files: the MiniMalloc challenging suite and the real traces of
-//! `/work/shared/benchmarks` (or `$MEMPLAN_BENCHMARKS`), then generated instances of 20k, 40k
+//! `testdata/benchmarks` (or `$MEMPLAN_BENCHMARKS`), then generated instances of 20k, 40k
 //! and 60k buffers. Prints one Markdown table row per input; then, for files named like
 //! MiniMalloc's `X.CAPACITY.csv`, a second table: capacity mode at that capacity (the setting
 //! of MiniMalloc's published solve times), the time to a plan that fits.
@@ -71,8 +71,8 @@ fn main() {
             .unwrap_or(limit);
         args.drain(i..(i + 2).min(args.len()));
     }
-    let root =
-        std::env::var("MEMPLAN_BENCHMARKS").unwrap_or_else(|_| "/work/shared/benchmarks".into());
+    let root = std::env::var("MEMPLAN_BENCHMARKS")
+        .unwrap_or_else(|_| concat!(env!("CARGO_MANIFEST_DIR"), "/../testdata/benchmarks").into());
     if args.is_empty() {
         for f in "ABCDEFGHIJK".chars() {
             args.push(format!("{root}/minimalloc/challenging/{f}.1048576.csv"));

@@ -1,5 +1,5 @@
 //! Strategy benchmark: time per strategy on generated problems of 1k, 10k and 100k buffers,
-//! and peak / lower bound on every CSV under `shared/benchmarks` (skipped if absent).
+//! and peak / lower bound on every CSV under `testdata/benchmarks`.
 //!
 //! Run: `cargo bench -p memplan-core --bench strategies`. Prints Markdown tables.
 //! Environment: `MEMPLAN_BENCH_SIZES=1000,10000` to change the generated sizes,
@@ -121,7 +121,7 @@ fn ms(d: Duration) -> String {
 }
 
 /// The "best production greedy" peak / LB of the MiniMalloc challenging files, from
-/// `shared/benchmarks/README.md`.
+/// `testdata/benchmarks/README.md`.
 fn production(file: &str) -> Option<f64> {
     let table = [
         ("A", 1.290),
@@ -259,7 +259,7 @@ fn main() {
 
     // (2) peak / LB on the shared benchmarks
     let dir = std::env::var("MEMPLAN_BENCH_DIR").map_or_else(
-        |_| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/benchmarks"),
+        |_| Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/benchmarks"),
         PathBuf::from,
     );
     let mut files = Vec::new();
@@ -270,7 +270,7 @@ fn main() {
         return;
     }
     println!("\n## Peak / lower bound on the shared benchmarks (exact sizes, alignment 1)\n");
-    println!("`prod` = best production greedy from `shared/benchmarks/README.md`; **bold** = best of the row.\n");
+    println!("`prod` = best production greedy from `testdata/benchmarks/README.md`; **bold** = best of the row.\n");
     let mut head = String::from("| file | buffers | LB |");
     let mut rule = String::from("|---|---:|---:|");
     for n in &names {

@@ -1,30 +1,29 @@
 //! Dynamic batch on real models: `gears::expand` of resnet50 and mobilenet_v2 (symbolic
-//! `batch`) at gears 1, 2, 4, 8 against the onnxruntime shapes oracle in `shared/models`,
+//! `batch`) at gears 1, 2, 4, 8 against the onnxruntime shapes oracle in `testdata/models`,
 //! overlaid plans of both strategy families, and GE's 400 MiB split rule on a hand case.
 #![cfg(feature = "onnx")]
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use memplan_core::gears::{expand, overlay_report};
+use memplan_core::graph::gears::expand;
 use memplan_core::import::onnx::{parse, OnnxOptions};
+use memplan_core::report::overlay_report;
 use memplan_core::{lower_bound, plan, validate, Bindings, Buffer, Padding, PlanOptions, Problem};
 use serde_json::Value;
 
 const GEARS: [u64; 4] = [1, 2, 4, 8];
 const MIB: u64 = 1 << 20;
 
-fn models_dir() -> Option<PathBuf> {
-    let d = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/models");
-    if d.join("shapes").is_dir() && d.join("onnx-stripped").is_dir() {
-        Some(d)
-    } else {
-        println!(
-            "note: {} not found; dynamic-batch model tests skipped",
-            d.display()
-        );
-        None
-    }
+/// The models and their oracles, in the repository (`testdata/models`). Missing data fails.
+fn models_dir() -> PathBuf {
+    let d = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../testdata/models");
+    assert!(
+        d.join("shapes").is_dir() && d.join("onnx-stripped").is_dir(),
+        "{} is missing: the model test data lives in the repository",
+        d.display()
+    );
+    d
 }
 
 /// Bytes per element of the oracle's dtype names (only what these models use).
@@ -83,9 +82,7 @@ fn load(dir: &std::path::Path, name: &'static str, lb1: u64) -> Model {
 }
 
 fn models() -> Vec<Model> {
-    let Some(dir) = models_dir() else {
-        return Vec::new();
-    };
+    let dir = models_dir();
     vec![
         load(&dir, "resnet50_randinit", 9_633_792),
         load(&dir, "mobilenet_v2_randinit", 9_633_792),

@@ -1,4 +1,4 @@
-//! The ONNX importer against the acceptance set in `shared/models` (next to the repo): every
+//! The ONNX importer against the acceptance set in `testdata/models` (in the repo): every
 //! top-level tensor's dtype and dims against onnxruntime's (the `shapes/*.shapes.json`
 //! oracle), and the lowered problem's figures against the reference `memory` figures.
 #![cfg(feature = "onnx")]
@@ -10,17 +10,16 @@ use memplan_core::import::onnx::{parse, OnnxOptions};
 use memplan_core::{lower_bound, Bindings, DType};
 use serde_json::Value;
 
-fn models_dir() -> Option<PathBuf> {
-    let d = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/models");
-    if d.join("shapes").is_dir() {
-        Some(d)
-    } else {
-        println!(
-            "note: {} not found; ONNX acceptance tests skipped",
-            d.display()
-        );
-        None
-    }
+/// The acceptance set, in the repository (`testdata/models`, see its `SOURCES.md`). Missing
+/// data fails the test: it never passes without checking.
+fn models_dir() -> PathBuf {
+    let d = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../testdata/models");
+    assert!(
+        d.join("shapes").is_dir() && d.join("onnx-stripped").is_dir(),
+        "{} is missing: the ONNX acceptance data lives in the repository",
+        d.display()
+    );
+    d
 }
 
 /// ONNX `TensorProto.DataType` names as the oracle writes them.
@@ -44,7 +43,8 @@ fn oracle_dtype(name: &str) -> Option<DType> {
     })
 }
 
-/// (onnx file, shapes json) pairs: both the full and the stripped copy of each model.
+/// (onnx file, shapes json) pairs: the stripped copy of each model (weights' sizes kept, bytes
+/// dropped: the same graph as the full file).
 fn cases(dir: &std::path::Path) -> Vec<(PathBuf, PathBuf)> {
     let mut v = Vec::new();
     let mut shapes: Vec<PathBuf> = std::fs::read_dir(dir.join("shapes"))
@@ -59,16 +59,13 @@ fn cases(dir: &std::path::Path) -> Vec<(PathBuf, PathBuf)> {
             .and_then(|n| n.strip_suffix(".shapes.json"))
             .expect("name")
             .to_string();
-        for f in [
-            dir.join("onnx").join(format!("{stem}.onnx")),
-            dir.join("onnx-stripped")
-                .join(format!("{stem}.stripped.onnx")),
-        ] {
-            if f.exists() {
-                v.push((f, s.clone()));
-            }
-        }
+        let f = dir
+            .join("onnx-stripped")
+            .join(format!("{stem}.stripped.onnx"));
+        assert!(f.exists(), "{} has no model {}", s.display(), f.display());
+        v.push((f, s.clone()));
     }
+    assert_eq!(v.len(), 11, "the acceptance set has 11 models");
     v
 }
 
@@ -94,12 +91,12 @@ fn options(oracle: &Value) -> OnnxOptions {
 
 #[test]
 fn every_tensor_matches_onnxruntime() {
-    let Some(dir) = models_dir() else { return };
+    let dir = models_dir();
     let mut mismatches = Vec::new();
     let mut checked = 0usize;
     let cases = cases(&dir);
     assert!(
-        cases.len() >= 17,
+        cases.len() == 11,
         "expected the whole acceptance set, got {}",
         cases.len()
     );
@@ -155,7 +152,7 @@ fn every_tensor_matches_onnxruntime() {
 
 #[test]
 fn lower_bound_matches_reference_figures() {
-    let Some(dir) = models_dir() else { return };
+    let dir = models_dir();
     let mut bad = Vec::new();
     for (file, shapes) in cases(&dir) {
         let oracle: Value =

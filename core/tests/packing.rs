@@ -6,14 +6,20 @@ use memplan_core::import::csv;
 use memplan_core::{lower_bound, plan, validate, Buffer, ErrorKind, Plan, PlanOptions, Problem};
 use proptest::prelude::*;
 
-const PACKING: &[&str] = &[
-    "greedy-size-best-fit",
-    "greedy-size-first-fit",
-    "best-fit-spatial",
-    "best-fit-temporal",
-    "greedy-breadth",
-    "portfolio",
-];
+/// Every registered packing heuristic (not the anytime exact search, tested on its own): a
+/// new heuristic is picked up by every test here from its registry entry.
+static PACKING: std::sync::LazyLock<Vec<&'static str>> = std::sync::LazyLock::new(|| {
+    let v: Vec<&str> = memplan_core::strategies()
+        .iter()
+        .filter(|s| s.family == memplan_core::strategy::Family::Packing && !s.caps.anytime)
+        .map(|s| s.name)
+        .collect();
+    assert!(
+        v.len() >= 6,
+        "the registry lists the packing heuristics: {v:?}"
+    );
+    v
+});
 
 const MIB: u64 = 1 << 20;
 
@@ -92,15 +98,9 @@ fn diamond_with_ge_padding_and_alignment() {
 fn minimalloc_example_reaches_its_optimum() {
     let text = std::fs::read_to_string(concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/../../shared/benchmarks/minimalloc/examples/input.12.csv"
-    ));
-    let text = match text {
-        Ok(t) => t,
-        // the shared benchmarks are not part of the repository; this is the same file
-        Err(_) => {
-            "id,lower,upper,size\nb1,0,3,4\nb2,3,9,4\nb3,0,9,4\nb4,9,21,4\nb5,0,21,4\n".into()
-        }
-    };
+        "/../testdata/benchmarks/minimalloc/examples/input.12.csv"
+    ))
+    .expect("testdata/benchmarks/minimalloc/examples/input.12.csv (in the repository)");
     let p = csv::parse("input.12", &text).unwrap();
     let o = PlanOptions::exact();
     assert_eq!(lower_bound(&p).unwrap().lower_bound, 12);
@@ -135,7 +135,7 @@ fn per_buffer_alignment_is_respected() {
         alignment: 8,
         ..PlanOptions::exact()
     };
-    for name in PACKING {
+    for name in PACKING.iter() {
         let out = run(&p, name, &o);
         assert!(
             out.offsets[0] % 8 == 0 && out.offsets[1] % 16 == 0,
@@ -155,7 +155,7 @@ fn aligned_hole_is_used_not_skipped() {
     let mut z = Buffer::new("z", 4, 1, 2);
     z.alignment = 4;
     let p = Problem::from_buffers("hole", vec![x, y, z]);
-    for name in PACKING {
+    for name in PACKING.iter() {
         let out = run(&p, name, &PlanOptions::exact());
         assert_eq!(out.offsets, [0, 9, 4], "{name}");
         assert_eq!(out.peak, 16, "{name}");
@@ -175,7 +175,7 @@ fn fixed_offsets_are_kept_and_avoided() {
             Buffer::new("late", 12, 3, 5),
         ],
     );
-    for name in PACKING {
+    for name in PACKING.iter() {
         let out = run(&p, name, &PlanOptions::exact());
         assert_eq!(out.offsets[1], 4, "{name}");
         // the 4 bytes below the pinned buffer hold `small`
@@ -184,7 +184,7 @@ fn fixed_offsets_are_kept_and_avoided() {
     // two pinned buffers that overlap while live: infeasible, not a panic
     let mut p2 = p.clone();
     p2.buffers[2].fixed_offset = Some(8);
-    for name in PACKING {
+    for name in PACKING.iter() {
         let e = plan(&p2, name, &PlanOptions::exact()).unwrap_err();
         assert_eq!(e.kind(), ErrorKind::Infeasible, "{name}");
         assert!(e.to_string().contains("'small'"), "{name}: {e}");
@@ -201,7 +201,7 @@ fn no_reuse_flag_and_reuse_off() {
             Buffer::new("c", 4, 2, 2),
         ],
     );
-    for name in PACKING {
+    for name in PACKING.iter() {
         assert_eq!(run(&p, name, &PlanOptions::exact()).peak, 4, "{name}");
         let off = PlanOptions {
             reuse: false,
@@ -210,7 +210,7 @@ fn no_reuse_flag_and_reuse_off() {
         assert_eq!(run(&p, name, &off).peak, 12, "{name}");
     }
     p.buffers[1].flags.no_reuse = true;
-    for name in PACKING {
+    for name in PACKING.iter() {
         assert_eq!(run(&p, name, &PlanOptions::exact()).peak, 8, "{name}");
     }
 }
@@ -223,7 +223,7 @@ fn gears_overlay() {
     b.gear = Some(2);
     let c = Buffer::new("c", 3, 2, 4);
     let p = Problem::from_buffers("gears", vec![a, b, c]);
-    for name in PACKING {
+    for name in PACKING.iter() {
         assert_eq!(run(&p, name, &PlanOptions::exact()).peak, 13, "{name}");
     }
 }
@@ -237,7 +237,7 @@ fn huge_sizes_overflow_cleanly() {
             Buffer::new("b", 100, 1, 2),
         ],
     );
-    for name in PACKING {
+    for name in PACKING.iter() {
         let e = plan(&p, name, &PlanOptions::exact()).unwrap_err();
         assert_eq!(e.kind(), ErrorKind::Overflow, "{name}");
     }
@@ -245,7 +245,7 @@ fn huge_sizes_overflow_cleanly() {
     let mut bad = Buffer::new("bad", 1, 5, 5);
     bad.start = 6;
     let p = Problem::from_buffers("bad", vec![bad]);
-    for name in PACKING {
+    for name in PACKING.iter() {
         assert!(plan(&p, name, &PlanOptions::exact()).is_err(), "{name}");
     }
 }
@@ -253,7 +253,7 @@ fn huge_sizes_overflow_cleanly() {
 #[test]
 fn empty_problem() {
     let p = Problem::from_buffers("empty", vec![]);
-    for name in PACKING {
+    for name in PACKING.iter() {
         let out = run(&p, name, &PlanOptions::default());
         assert_eq!(out.peak, 0, "{name}");
     }
@@ -335,7 +335,7 @@ proptest! {
         };
         let mut without = p.clone();
         without.buffers.retain(|b| b.size > 0);
-        for name in PACKING {
+        for name in PACKING.iter() {
             let with = run(&p, name, &o);
             let base = run(&without, name, &o);
             prop_assert_eq!(with.peak, base.peak, "{}", name);
@@ -354,7 +354,7 @@ proptest! {
         // 6665: greedy by size stacks t1 on t2 and reaches 14589 > 14588), but a buffer
         // conflicts only with its two neighbours, so it ends at most s(i-1) + s(i) + s(i+1)
         // < 2 * lb.
-        for name in PACKING {
+        for name in PACKING.iter() {
             let peak = run(&p, name, &PlanOptions::exact()).peak;
             prop_assert!(lb <= peak && peak <= 2 * lb, "{}: {} vs bound {}", name, peak, lb);
         }

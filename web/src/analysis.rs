@@ -30,7 +30,7 @@ pub struct PaneResult {
     /// For a runtime allocator pane: what the simulated allocator did.
     pub sim: Option<SimSummary>,
     /// With dynamic-batch gears (static plans only): per-gear figures, overlay, side by side.
-    pub overlay: Option<memplan_core::gears::OverlayReport>,
+    pub overlay: Option<memplan_core::report::OverlayReport>,
 }
 
 /// A runtime allocator's statistics (see `memplan_core::simulate::SimReport`).
@@ -127,17 +127,14 @@ pub fn run(
     let (plan, sim) = if crate::settings::is_runtime(&settings.strategy) {
         let (plan, sim) = simulate(problem, settings, &options)?;
         (plan, Some(sim))
-    } else if settings.strategy == "optimal" {
-        // the exact search under the page's clock (the registry entry counts nodes instead);
-        // whole milliseconds of performance.now(): far below 2^53
+    } else {
+        // anytime strategies (the exact search) run under the page's clock; whole milliseconds
+        // of performance.now(): far below 2^53
         #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
         let clock = || now().max(0.0) as u64;
-        let plan = memplan_core::strategy::optimal::plan_with_clock(problem, &options, &clock)
+        let ctx = memplan_core::strategy::Ctx::with_clock(&clock);
+        let plan = memplan_core::strategy::plan_in(problem, &settings.strategy, &options, &ctx)
             .map_err(|e| e.to_string())?;
-        (plan, None)
-    } else {
-        let plan =
-            memplan_core::plan(problem, &settings.strategy, &options).map_err(|e| e.to_string())?;
         (plan, None)
     };
     let time_ms = now() - t0;
@@ -151,7 +148,7 @@ pub fn run(
     let peak_step = peak_step(&curve);
     let valid = memplan_core::validate(problem, &plan).map_err(|v| v.describe(problem));
     let overlay = if sim.is_none() && !problem.gears().is_empty() {
-        memplan_core::gears::overlay_report(problem, &plan, &settings.strategy, &options).ok()
+        memplan_core::report::overlay_report(problem, &plan, &settings.strategy, &options).ok()
     } else {
         None
     };

@@ -1034,10 +1034,11 @@ fn kind_changed(last: Option<bool>, is_graph: bool) -> bool {
 /// What a pane shows while its plan is computed in the worker.
 pub(crate) const PLANNING: &str = "Planning in a background worker…";
 
-/// Whether planning may take long enough (over ~50 ms) to leave the main thread: the exact
-/// solver, and large problems.
+/// Whether planning may take long enough (over ~50 ms) to leave the main thread: anytime
+/// strategies (the exact solver), and large problems.
 fn heavy(problem: &memplan_core::Problem, s: &PaneSettings) -> bool {
-    s.strategy == "optimal" || problem.buffers.len() >= 1500
+    memplan_core::find_strategy(&s.strategy).is_ok_and(|s| s.caps.anytime)
+        || problem.buffers.len() >= 1500
 }
 
 #[cfg(test)]

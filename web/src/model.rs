@@ -298,10 +298,10 @@ fn from_graph(
     let (lowered, gear_info) = if gears.is_empty() {
         (graph.lower(bindings)?, None)
     } else {
-        let dim = memplan_core::gears::batch_dim(graph, None)?;
+        let dim = memplan_core::graph::gears::batch_dim(graph, None)?;
         let mut dims = bindings.clone();
         dims.remove(&dim);
-        let l = memplan_core::gears::expand(graph, &dims, &dim, gears)?;
+        let l = memplan_core::graph::gears::expand(graph, &dims, &dim, gears)?;
         (l, Some((dim, gears.to_vec())))
     };
     from_lowered(graph, bindings, lowered, gear_info, warnings)
@@ -316,11 +316,11 @@ fn onnx_gears(
     gears: &[u64],
 ) -> Result<Built, memplan_core::Error> {
     use memplan_core::import::onnx::{parse, OnnxOptions};
-    let dim = memplan_core::gears::batch_dim(free, None)?;
+    let dim = memplan_core::graph::gears::batch_dim(free, None)?;
     let mut dims = bindings.clone();
     dims.remove(&dim);
     let first = core::cell::RefCell::new(Vec::new());
-    let lowered = memplan_core::gears::expand_with(gears, &dim, |g| {
+    let lowered = memplan_core::graph::gears::expand_with(gears, &dim, |g| {
         let mut d = dims.clone();
         d.insert(dim.clone(), g);
         let m = parse(

@@ -1,5 +1,7 @@
-//! Strategies: name → plan. Every strategy takes the same [`PlanOptions`] and returns a
-//! [`Plan`] that [`crate::validate`] accepts.
+//! Strategies: name → plan. One contract for all of them: `run(&Problem, &PlanOptions, &Ctx)`
+//! returns a [`Plan`] that [`crate::validate`] accepts; what a strategy does with the context
+//! (clock, capacity) and with gears is declared in its [`Capabilities`], so callers (CLI, web,
+//! property tests) iterate the registry and branch on capabilities, never on names.
 
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -8,12 +10,16 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::plan::{Plan, PlanOptions};
 use crate::problem::Problem;
 
+pub mod ctx;
 pub mod ge_block;
 mod graph_rules;
 pub mod no_reuse;
 pub mod optimal;
+pub mod overlay;
 pub mod packing;
 mod packing_index;
+
+pub use ctx::{Capabilities, Clock, Ctx, NoClock};
 
 /// Which family a strategy belongs to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -35,33 +41,41 @@ pub struct StrategyInfo {
     pub family: Family,
     /// One line: what it does and where it comes from.
     pub summary: &'static str,
-    run: fn(&Problem, &PlanOptions) -> Result<Plan>,
+    /// What it does with the context and with gears.
+    pub caps: Capabilities,
+    run: fn(&Problem, &PlanOptions, &Ctx) -> Result<Plan>,
 }
 
 impl StrategyInfo {
-    /// Runs the strategy.
+    /// Runs the strategy untimed ([`Ctx::untimed`]).
     ///
     /// # Errors
     /// As [`plan`].
     pub fn run(&self, problem: &Problem, options: &PlanOptions) -> Result<Plan> {
+        self.run_in(problem, options, &Ctx::untimed())
+    }
+
+    /// Runs the strategy in `ctx` (clock, capacity, cancellation).
+    ///
+    /// # Errors
+    /// As [`plan`].
+    pub fn run_in(&self, problem: &Problem, options: &PlanOptions, ctx: &Ctx) -> Result<Plan> {
         options.check()?;
         check_pins(problem, options)?;
-        // Packing strategies overlay gears at a common base; block strategies (GE), the
-        // baseline and the portfolio (which overlays each candidate, so that it compares whole
-        // plans) handle gears themselves.
-        let mut plan = if self.family == Family::Block {
-            // GE's strategies apply GE's stream and continuous rules themselves.
-            (self.run)(problem, options)?
+        // Strategies that do not plan gears themselves get them overlaid at a common base;
+        // those that do not honour a graph's streams and continuous groups themselves plan
+        // with lifetimes safe across streams and each group as one buffer (graph_rules).
+        let run = |p: &Problem| {
+            if self.caps.plans_gears {
+                (self.run)(p, options, ctx)
+            } else {
+                overlay::plan_overlaid(p, |q| (self.run)(q, options, ctx))
+            }
+        };
+        let mut plan = if self.caps.graph_rules {
+            run(problem)?
         } else {
-            // The others plan with lifetimes safe across streams and each continuous group
-            // as one buffer (graph_rules).
-            with_graph_rules(problem, options, |p| {
-                if self.family == Family::Packing && self.name != "portfolio" {
-                    crate::gears::plan_overlaid(p, |q| (self.run)(q, options))
-                } else {
-                    (self.run)(p, options)
-                }
-            })?
+            with_graph_rules(problem, options, run)?
         };
         if plan.strategy.is_empty() {
             plan.strategy = String::from(self.name);
@@ -73,9 +87,8 @@ impl StrategyInfo {
 /// Runs a strategy that knows only steps and bytes so that its plan also honours a graph's
 /// streams and continuous groups (what [`crate::validate`] checks): `run` gets `problem` with
 /// lifetimes extended to be safe across streams and each continuous group merged into one
-/// buffer; the members are then placed one after another inside it. [`StrategyInfo::run`]
-/// does this for every strategy outside [`Family::Block`]; call it around a strategy run
-/// another way (the `optimal` solver with a clock).
+/// buffer; the members are then placed one after another inside it. [`StrategyInfo::run_in`]
+/// does this for every strategy without [`Capabilities::graph_rules`].
 ///
 /// # Errors
 /// Errors of `run`; [`ErrorKind::Overflow`] for a group's size.
@@ -133,73 +146,110 @@ pub fn strategies() -> &'static [StrategyInfo] {
     STRATEGIES
 }
 
+impl Capabilities {
+    /// A plain heuristic: no clock, no capacity search, gears overlaid by the registry.
+    pub const NONE: Capabilities = Capabilities {
+        anytime: false,
+        capacity_search: false,
+        plans_gears: false,
+        graph_rules: false,
+    };
+}
+
+/// Strategies that plan gears themselves and use nothing of the context.
+const GEARS_ITSELF: Capabilities = Capabilities {
+    anytime: false,
+    capacity_search: false,
+    plans_gears: true,
+    graph_rules: false,
+};
+
+/// GE's strategies: gears, streams and continuous groups by GE's own rules.
+const GE_RULES: Capabilities = Capabilities {
+    anytime: false,
+    capacity_search: false,
+    plans_gears: true,
+    graph_rules: true,
+};
+
 static STRATEGIES: &[StrategyInfo] = &[
     StrategyInfo {
         name: "ge-block",
         family: Family::Block,
         summary: "Huawei CANN GE HybridMemAssigner: binary-block and max-block, keeps the smaller",
-        run: ge_block::hybrid,
+        caps: GE_RULES,
+        run: |p, o, _| ge_block::hybrid(p, o),
     },
     StrategyInfo {
         name: "ge-binary-block",
         family: Family::Block,
         summary:
             "GE default BlockMemAssigner: exact 512-aligned size classes, LIFO, level-2 nesting",
-        run: ge_block::binary_block,
+        caps: GE_RULES,
+        run: |p, o, _| ge_block::binary_block(p, o),
     },
     StrategyInfo {
         name: "ge-max-block",
         family: Family::Block,
         summary: "GE MaxBlockMemAssigner: one size class (lifetimes only), no level 2",
-        run: ge_block::max_block,
+        caps: GE_RULES,
+        run: |p, o, _| ge_block::max_block(p, o),
     },
     StrategyInfo {
         name: "greedy-size-best-fit",
         family: Family::Packing,
         summary: "TFLite ArenaPlanner: largest first (ties by first use), smallest gap that fits",
-        run: packing::greedy_size_best_fit,
+        caps: Capabilities::NONE,
+        run: |p, o, _| packing::greedy_size_best_fit(p, o),
     },
     StrategyInfo {
         name: "greedy-size-first-fit",
         family: Family::Packing,
         summary: "TFLite Micro GreedyMemoryPlanner: largest first, lowest gap that fits",
-        run: packing::greedy_size_first_fit,
+        caps: Capabilities::NONE,
+        run: |p, o, _| packing::greedy_size_first_fit(p, o),
     },
     StrategyInfo {
         name: "best-fit-spatial",
         family: Family::Packing,
         summary: "XLA GlobalDecreasingSizeBestFitHeap, spatial order: size, then lifetime; best-fit chunk",
-        run: packing::best_fit_spatial,
+        caps: Capabilities::NONE,
+        run: |p, o, _| packing::best_fit_spatial(p, o),
     },
     StrategyInfo {
         name: "best-fit-temporal",
         family: Family::Packing,
         summary: "XLA GlobalDecreasingSizeBestFitHeap, temporal order: lifetime, then size; best-fit chunk",
-        run: packing::best_fit_temporal,
+        caps: Capabilities::NONE,
+        run: |p, o, _| packing::best_fit_temporal(p, o),
     },
     StrategyInfo {
         name: "greedy-breadth",
         family: Family::Packing,
         summary: "Pisarchyk & Lee 2020 greedy by breadth: widest ops first, their tensors largest first",
-        run: packing::greedy_breadth,
+        caps: Capabilities::NONE,
+        run: |p, o, _| packing::greedy_breadth(p, o),
     },
     StrategyInfo {
         name: "portfolio",
         family: Family::Packing,
         summary: "every packing heuristic above, keeps the smallest peak (portfolio:<winner>)",
-        run: packing::portfolio,
+        caps: GEARS_ITSELF,
+        run: |p, o, _| packing::portfolio(p, o),
     },
     StrategyInfo {
         name: "optimal",
         family: Family::Packing,
         summary: "exact anytime branch-and-bound over canonical placements (MiniMalloc, Moffitt 2023), seeded by the best heuristic; proves optimality or reports the gap",
-        run: optimal::plan,
+        caps: Capabilities { anytime: true, capacity_search: true, plans_gears: true, graph_rules: false },
+        run: optimal::run_in,
     },
     StrategyInfo {
         name: "no-reuse",
         family: Family::Baseline,
         summary: "every buffer its own bytes, in buffer order (the no-reuse total)",
-        run: no_reuse::plan,
+        caps: GEARS_ITSELF,
+        run: |p, o, _| no_reuse::plan(p, o),
     },
 ];
 
@@ -224,6 +274,14 @@ pub fn find(name: &str) -> Result<&'static StrategyInfo> {
 /// [`ErrorKind::Overflow`] if a padded size or offset exceeds `u64`.
 pub fn plan(problem: &Problem, name: &str, options: &PlanOptions) -> Result<Plan> {
     find(name)?.run(problem, options)
+}
+
+/// Plans `problem` with the strategy called `name` in `ctx` (clock, capacity, cancellation).
+///
+/// # Errors
+/// As [`plan`].
+pub fn plan_in(problem: &Problem, name: &str, options: &PlanOptions, ctx: &Ctx) -> Result<Plan> {
+    find(name)?.run_in(problem, options, ctx)
 }
 
 /// The planned size of every buffer under `options` (see [`PlanOptions::planned_size`]).

@@ -458,7 +458,7 @@ pub const PORTFOLIO: &[(&str, Heuristic)] = &[
 /// `portfolio` — runs every packing heuristic of [`PORTFOLIO`] and keeps the plan with the
 /// smallest peak (ties: the first in that list). The plan is named `portfolio:<winner>`; its
 /// `stats` hold each candidate's peak in bytes under the candidate's name. With dynamic-batch
-/// gears each candidate is overlaid on its own ([`crate::gears::plan_overlaid`]), so whole plans
+/// gears each candidate is overlaid on its own ([`crate::strategy::overlay::plan_overlaid`]), so whole plans
 /// are compared.
 ///
 /// # Errors
@@ -467,7 +467,7 @@ pub fn portfolio(problem: &Problem, options: &PlanOptions) -> Result<Plan> {
     let mut best: Option<Plan> = None;
     let mut stats: Vec<(String, u64)> = Vec::with_capacity(PORTFOLIO.len());
     for &(name, run) in PORTFOLIO {
-        let plan = crate::gears::plan_overlaid(problem, |p| run(p, options))?;
+        let plan = crate::strategy::overlay::plan_overlaid(problem, |p| run(p, options))?;
         stats.push((String::from(name), plan.peak));
         if best.as_ref().is_none_or(|b| plan.peak < b.peak) {
             best = Some(plan);

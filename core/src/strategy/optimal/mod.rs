@@ -35,7 +35,7 @@
 //! budget of [`NODES_PER_MS`] search nodes per millisecond.
 //!
 //! Gears: problems with two or more gears are planned gear by gear and overlaid as every
-//! packing strategy does ([`crate::gears::plan_overlaid`]); the result is claimed optimal only
+//! packing strategy does ([`crate::strategy::overlay::plan_overlaid`]); the result is claimed optimal only
 //! if its peak equals the lower bound.
 
 use alloc::format;
@@ -46,6 +46,7 @@ use core::cell::RefCell;
 use crate::error::{Error, ErrorKind, Result};
 use crate::plan::{Plan, PlanOptions};
 use crate::problem::Problem;
+use crate::strategy::ctx::Ctx;
 
 mod instance;
 mod layered;
@@ -64,35 +65,7 @@ use search::{decide, Decision, Limits};
 /// build or a slower machine simply takes longer for the same answer).
 pub const NODES_PER_MS: u64 = 300;
 
-/// A millisecond clock supplied by the caller, and an optional cancellation flag.
-///
-/// Any `Fn() -> u64` returning milliseconds is a clock (`|| start.elapsed().as_millis() as u64`
-/// natively, `performance.now()` on the web).
-pub trait Clock {
-    /// Milliseconds since any fixed origin; must not decrease.
-    fn now_ms(&self) -> u64;
-    /// `true` to stop the search as soon as possible (polled every 128 nodes); the best plan
-    /// found so far is returned.
-    fn cancelled(&self) -> bool {
-        false
-    }
-}
-
-impl<F: Fn() -> u64> Clock for F {
-    fn now_ms(&self) -> u64 {
-        self()
-    }
-}
-
-/// A clock that never moves: only node budgets stop the search.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct NoClock;
-
-impl Clock for NoClock {
-    fn now_ms(&self) -> u64 {
-        0
-    }
-}
+pub use crate::strategy::ctx::{Clock, NoClock};
 
 /// Static buffer orders tried in turn by the round robin (MiniMalloc's preordering
 /// heuristics): letters are sort keys, descending, in priority order: `T` the largest
@@ -230,22 +203,48 @@ pub fn seed_plan(problem: &Problem, options: &PlanOptions) -> Result<Plan> {
     super::packing::portfolio(problem, options)
 }
 
-/// Registry entry `optimal`: [`solve`] without a clock, under a node budget of
-/// `options.time_limit_ms * NODES_PER_MS` nodes.
+/// Registry entry `optimal`, in the caller's context: timed, [`solve`] under the context's
+/// clock for `options.time_limit_ms` (no node budget); untimed, under a node budget of
+/// `options.time_limit_ms * NODES_PER_MS` nodes (deterministic). With a capacity it looks for a
+/// plan under it first ([`solve_with_capacity`]); when that is proven impossible it returns the
+/// smallest peak it finds, so the caller can say by how much the budget is missed. Gears are
+/// overlaid as the registry overlays packing strategies.
+///
+/// # Errors
+/// As [`solve`].
+pub fn run_in(problem: &Problem, options: &PlanOptions, ctx: &Ctx) -> Result<Plan> {
+    let params = SolverParams {
+        node_limit: if ctx.is_timed() {
+            None
+        } else {
+            Some(options.time_limit_ms.saturating_mul(NODES_PER_MS))
+        },
+        ..SolverParams::default()
+    };
+    let clock = ctx.clock();
+    if let Some(cap) = ctx.capacity() {
+        match solve_with_capacity(problem, options, &params, clock, cap) {
+            Ok(s) => return Ok(s.plan),
+            // Proven not to fit: the smallest peak then says by how much.
+            Err(e) if e.kind() == ErrorKind::Infeasible => {}
+            Err(e) => return Err(e),
+        }
+    }
+    crate::strategy::overlay::plan_overlaid(
+        problem,
+        |p| Ok(solve(p, options, &params, clock)?.plan),
+    )
+}
+
+/// Untimed [`run_in`]: a node budget of `options.time_limit_ms * NODES_PER_MS` nodes.
 ///
 /// # Errors
 /// As [`solve`].
 pub fn plan(problem: &Problem, options: &PlanOptions) -> Result<Plan> {
-    let params = SolverParams {
-        node_limit: Some(options.time_limit_ms.saturating_mul(NODES_PER_MS)),
-        ..SolverParams::default()
-    };
-    Ok(solve(problem, options, &params, &NoClock)?.plan)
+    run_in(problem, options, &Ctx::untimed())
 }
 
-/// [`solve`] under the caller's `clock` for `options.time_limit_ms` (no node budget), gears
-/// overlaid as the registry overlays packing strategies: what the CLI (wall clock) and the
-/// playground (`performance.now`) run for `optimal`.
+/// Timed [`run_in`]: the caller's `clock` for `options.time_limit_ms` (no node budget).
 ///
 /// # Errors
 /// As [`solve`].
@@ -254,11 +253,7 @@ pub fn plan_with_clock(
     options: &PlanOptions,
     clock: &dyn Clock,
 ) -> Result<Plan> {
-    let params = SolverParams {
-        node_limit: None,
-        ..SolverParams::default()
-    };
-    crate::gears::plan_overlaid(problem, |p| Ok(solve(p, options, &params, clock)?.plan))
+    run_in(problem, options, &Ctx::with_clock(clock))
 }
 
 /// The smallest peak the search can reach within `options.time_limit_ms` of `clock` (and
@@ -335,7 +330,7 @@ fn run(
     });
     let gears = problem.gears().len();
     let mut plan = if gears >= 2 {
-        let p = crate::gears::plan_overlaid(problem, |sub| {
+        let p = crate::strategy::overlay::plan_overlaid(problem, |sub| {
             let mut sh = shared.borrow_mut();
             let out = solve_one(sub, options, params, &mut sh.limits, capacity, false)?;
             sh.seed_peak = sh.seed_peak.max(out.seed_peak);

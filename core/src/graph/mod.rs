@@ -11,6 +11,8 @@ use alloc::string::String;
 use alloc::vec::Vec;
 use core::cmp::Reverse;
 
+pub mod gears;
+
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::problem::{Buffer, BufferKind, Continuous, Flags, OpInfo, Problem};
@@ -393,20 +395,20 @@ impl Graph {
         if in_order {
             return Ok((0..self.ops.len()).collect());
         }
-        // Kahn with a stable tie-break, over a petgraph graph for cycle reporting.
-        let mut g = petgraph::graphmap::DiGraphMap::<usize, ()>::new();
-        (0..self.ops.len()).for_each(|k| {
-            g.add_node(k);
-        });
+        // Kahn with a stable tie-break (lowest op index first) over deduplicated edges.
+        let mut succs: Vec<Vec<OpId>> = alloc::vec![Vec::new(); self.ops.len()];
         let mut indegree = alloc::vec![0usize; self.ops.len()];
         for (k, ps) in preds.iter().enumerate() {
-            for &p in ps {
-                if p != k && g.add_edge(p, k, ()).is_none() {
-                    indegree[k] += 1;
-                } else if p == k {
+            let mut ps: Vec<OpId> = ps.clone();
+            ps.sort_unstable();
+            ps.dedup();
+            for p in ps {
+                if p == k {
                     return Err(Error::invalid("reads its own output (a cycle)")
                         .at(alloc::format!("op '{}'", self.ops[k].name)));
                 }
+                succs[p].push(k);
+                indegree[k] += 1;
             }
         }
         let mut ready: BinaryHeap<Reverse<OpId>> = (0..self.ops.len())
@@ -416,7 +418,7 @@ impl Graph {
         let mut order = Vec::with_capacity(self.ops.len());
         while let Some(Reverse(k)) = ready.pop() {
             order.push(k);
-            for s in g.neighbors_directed(k, petgraph::Direction::Outgoing) {
+            for &s in &succs[k] {
                 indegree[s] -= 1;
                 if indegree[s] == 0 {
                     ready.push(Reverse(s));
