@@ -406,7 +406,7 @@ fn rule5_each_gears_continuous_inputs_stay_adjacent_and_overlay() {
         "inputs":["in"],"outputs":["z"]}"#,
     )
     .unwrap();
-    let p = crate::gears::expand(&g, &crate::graph::Bindings::new(), "batch", &[1, 4])
+    let p = crate::graph::gears::expand(&g, &crate::graph::Bindings::new(), "batch", &[1, 4])
         .unwrap()
         .problem;
     let names: Vec<&str> = p.buffers.iter().map(|b| b.name.as_str()).collect();
