@@ -125,6 +125,10 @@ struct ShapeArgs {
     /// not infer, or to override one).
     #[arg(long = "size", value_name = "NAME=BYTES")]
     sizes: Vec<String>,
+    /// Let Reshape, Flatten, Squeeze, Unsqueeze and Identity outputs share their input's
+    /// buffer when the input dies there, as runtimes do (ONNX models; off by default).
+    #[arg(long)]
+    alias_views: bool,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -262,7 +266,9 @@ fn run_inspect(
 }
 
 fn shapes(args: &PlanArgs) -> Result<Shapes, Error> {
-    parse_shapes(&args.shape.dims, &args.shape.inputs, &args.shape.sizes)
+    let mut s = parse_shapes(&args.shape.dims, &args.shape.inputs, &args.shape.sizes)?;
+    s.alias_views = args.shape.alias_views;
+    Ok(s)
 }
 
 fn parse_shapes(dims: &[String], inputs: &[String], sizes: &[String]) -> Result<Shapes, Error> {
@@ -479,6 +485,18 @@ fn run_plan(args: &PlanArgs) -> Result<bool, Error> {
             } else {
                 Vec::new()
             },
+            unknown_size_tensors: lowered.unknown.len(),
+            aliased_views: lowered.views.as_ref().map(|v| v.tensors),
+            aliased_view_bytes: lowered.views.as_ref().map(|v| v.bytes),
+            unknown_size: lowered
+                .unknown
+                .iter()
+                .map(|u| report::UnknownEntry {
+                    name: u.name.clone(),
+                    op: u.op.clone(),
+                    why: u.why.clone(),
+                })
+                .collect(),
         },
         plans: entries,
     };
@@ -649,13 +667,32 @@ fn table(f: &PlanFile, o: &PlanOptions) -> String {
     use std::fmt::Write as _;
     let mut s = String::new();
     let p = &f.problem;
+    // Every figure leaves out the tensors of unknown size: say so next to each.
+    let unk = match p.unknown_size_tensors {
+        0 => String::new(),
+        1 => " (+1 tensor of unknown size)".to_string(),
+        n => format!(" (+{n} tensors of unknown size)"),
+    };
     let _ = writeln!(s, "{}: {} buffers, {} steps", f.input, p.buffers, p.steps);
     let _ = writeln!(
         s,
-        "lower bound {}   no reuse {}",
+        "lower bound {}{unk}   no reuse {}{unk}",
         units::with_exact(p.lower_bound_bytes),
         units::with_exact(p.no_reuse_bytes)
     );
+    if let (Some(n), Some(b)) = (p.aliased_views, p.aliased_view_bytes) {
+        let _ = writeln!(
+            s,
+            "views aliased: {n} tensors share their input's buffer ({} not allocated)",
+            units::with_exact(b)
+        );
+    }
+    for u in &p.unknown_size {
+        let by =
+            u.op.as_ref()
+                .map_or(String::new(), |o| format!(" from op {o}"));
+        let _ = writeln!(s, "  unknown size: '{}'{by}: {}", u.name, u.why);
+    }
     if p.weight_bytes > 0 {
         let _ = writeln!(
             s,
@@ -686,7 +723,7 @@ fn table(f: &PlanFile, o: &PlanOptions) -> String {
         };
         let _ = writeln!(
             s,
-            "{:<34} {:>12} {:>16} {:>9.4} {:>8.2}ms",
+            "{:<34} {:>12} {:>16} {:>9.4} {:>8.2}ms{unk}",
             e.strategy,
             units::binary(e.peak_bytes),
             e.peak_bytes,

@@ -33,6 +33,18 @@ pub struct ProblemSummary {
     /// check cross-stream reuse (absent for one stream, where step order is the whole rule).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub ops: Vec<OpEntry>,
+    /// Number of tensors of unknown size: not planned, not in any figure here.
+    #[serde(default)]
+    pub unknown_size_tensors: usize,
+    /// Those tensors, each with the op that produced it and why its size is unknown.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unknown_size: Vec<UnknownEntry>,
+    /// With `--alias-views`: view outputs merged into their input's buffer.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub aliased_views: Option<usize>,
+    /// With `--alias-views`: their bytes (the no-reuse total is this much smaller).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub aliased_view_bytes: Option<u64>,
 }
 
 /// One op of the schedule, at step = its index.
@@ -54,6 +66,18 @@ pub struct ContinuousEntry {
     pub group: u32,
     /// Position in the group, from 0.
     pub index: u32,
+}
+
+/// A tensor of unknown size (not planned).
+#[derive(Serialize, Deserialize)]
+pub struct UnknownEntry {
+    /// Tensor name.
+    pub name: String,
+    /// Producing op, `'name' (OpType)`; absent for graph inputs and weights.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub op: Option<String>,
+    /// Why the size is unknown.
+    pub why: String,
 }
 
 /// One plan.

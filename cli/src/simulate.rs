@@ -9,7 +9,8 @@ use crate::load::{self, Input};
 use crate::{parse_kv, parse_shapes, AllocatorArg, Format, SimArgs};
 
 pub fn run(args: &SimArgs) -> Result<(), Error> {
-    let shapes = parse_shapes(&args.shape.dims, &args.shape.inputs, &args.shape.sizes)?;
+    let mut shapes = parse_shapes(&args.shape.dims, &args.shape.inputs, &args.shape.sizes)?;
+    shapes.alias_views = args.shape.alias_views;
     let shown = args.input.display().to_string();
     let problem = match load::read(&args.input, &shapes)? {
         Input::Buffers(p) => p,
