@@ -16,7 +16,9 @@ use memplan_core::strategy::Ctx;
 use memplan_core::{units, Error, ErrorKind, Lowered, Padding, Plan, PlanOptions, Problem};
 
 use load::{Input, Shapes};
-use report::{BlockEntry, BufferEntry, PlanEntry, PlanFile, ProblemSummary};
+use report::{
+    BlockEntry, BufferEntry, ContinuousEntry, OpEntry, PlanEntry, PlanFile, ProblemSummary,
+};
 
 #[derive(Parser)]
 #[command(
@@ -516,6 +518,19 @@ fn run_plan(args: &PlanArgs) -> Result<bool, Error> {
             lower_bound_bytes: bounds.lower_bound,
             no_reuse_bytes: bounds.no_reuse,
             weight_bytes: problem.weight_bytes,
+            ops: if multi_stream(problem) {
+                problem
+                    .ops
+                    .iter()
+                    .map(|o| OpEntry {
+                        name: o.name.clone(),
+                        stream: o.stream,
+                        preds: o.preds.clone(),
+                    })
+                    .collect()
+            } else {
+                Vec::new()
+            },
             unknown_size_tensors: lowered.unknown.len(),
             aliased_views: lowered.views.as_ref().map(|v| v.tensors),
             aliased_view_bytes: lowered.views.as_ref().map(|v| v.bytes),
@@ -615,6 +630,7 @@ fn entry(
     opts: &PlanOptions,
 ) -> PlanEntry {
     use memplan_core::strategy::semantics;
+    let streams = multi_stream(problem);
     PlanEntry {
         strategy: plan.strategy.clone(),
         alignment: plan.alignment,
@@ -623,6 +639,7 @@ fn entry(
         overlay_bytes: overlay.as_ref().map(|o| o.overlay_bytes),
         side_by_side_bytes: overlay.as_ref().map(|o| o.side_by_side_bytes),
         gears: overlay.map(|o| o.gears),
+        arenas: plan.arenas.clone(),
         stats: plan.stats.clone(),
         notes: plan.notes.clone(),
         blocks: plan
@@ -662,9 +679,62 @@ fn entry(
                     .into_iter()
                     .map(String::from)
                     .collect(),
+                stream: streams.then_some(b.stream),
+                producer: if streams { b.producer } else { None },
+                readers: if streams {
+                    b.readers.clone()
+                } else {
+                    Vec::new()
+                },
+                memory_type: b.memory_type,
+                continuous: b.continuous.map(|c| ContinuousEntry {
+                    group: c.group,
+                    index: c.index,
+                }),
             })
             .collect(),
     }
+}
+
+/// GE's build-log line per memory type for a GE plan (graph_mem_assigner.cc:
+/// `[IMAS]AfterAssignMemory : <graph> memoffset[..] theory_min[..] zero_copy[..]
+/// total_size[..] no_reuse[..] streams[..]`), from the plan's stats; none for other plans.
+fn imas_lines(graph: &str, e: &PlanEntry) -> Vec<String> {
+    let stat = |n: &str| e.stats.iter().find(|(k, _)| k == n).map(|(_, v)| *v);
+    let mut types: Vec<String> = vec![String::new()];
+    types.extend(
+        e.arenas
+            .iter()
+            .filter(|a| a.memory_type != 0)
+            .map(|a| format!("@{}", a.name)),
+    );
+    let mut out = Vec::new();
+    for t in types {
+        let Some(memoffset) = stat(&format!("memoffset{t}")) else {
+            continue;
+        };
+        let v = |n: &str| stat(&format!("{n}{t}")).unwrap_or(0);
+        out.push(format!(
+            "[IMAS]AfterAssignMemory : {graph} memoffset[{memoffset}] theory_min[{}] zero_copy[{}] total_size[{}] no_reuse[{}] streams[{}]{}",
+            v("theory_min"),
+            v("zero_copy"),
+            v("total_size"),
+            v("no_reuse"),
+            stat("streams").unwrap_or(1),
+            if t.is_empty() {
+                String::new()
+            } else {
+                format!(" memory_type[{}]", &t[1..])
+            }
+        ));
+    }
+    out
+}
+
+/// Whether the problem's ops run on more than one stream.
+fn multi_stream(problem: &Problem) -> bool {
+    let first = problem.ops.first().map(|o| o.stream);
+    problem.ops.iter().any(|o| Some(o.stream) != first)
 }
 
 fn table(f: &PlanFile, o: &PlanOptions) -> String {
@@ -738,6 +808,9 @@ fn table(f: &PlanFile, o: &PlanOptions) -> String {
             for n in &e.notes {
                 let _ = writeln!(s, "  {n}");
             }
+        }
+        for line in imas_lines(&f.input, e) {
+            let _ = writeln!(s, "  {line}");
         }
         if let Some(gs) = &e.gears {
             for g in gs {

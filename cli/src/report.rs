@@ -30,6 +30,10 @@ pub struct ProblemSummary {
     /// Constants and weights, not planned.
     #[serde(default)]
     pub weight_bytes: u64,
+    /// The schedule's ops when they run on several streams: what `memplan validate` needs to
+    /// check cross-stream reuse (absent for one stream, where step order is the whole rule).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ops: Vec<OpEntry>,
     /// Number of tensors of unknown size: not planned, not in any figure here.
     #[serde(default)]
     pub unknown_size_tensors: usize,
@@ -42,6 +46,27 @@ pub struct ProblemSummary {
     /// With `--alias-views`: their bytes (the no-reuse total is this much smaller).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub aliased_view_bytes: Option<u64>,
+}
+
+/// One op of the schedule, at step = its index.
+#[derive(Serialize, Deserialize)]
+pub struct OpEntry {
+    /// Name.
+    pub name: String,
+    /// Stream it runs on.
+    pub stream: u32,
+    /// Steps of the ops it waits for (data and control edges).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub preds: Vec<u64>,
+}
+
+/// Membership of a buffer in a continuous group.
+#[derive(Serialize, Deserialize, Clone, Copy)]
+pub struct ContinuousEntry {
+    /// Group id.
+    pub group: u32,
+    /// Position in the group, from 0.
+    pub index: u32,
 }
 
 /// A tensor of unknown size (not planned).
@@ -76,6 +101,10 @@ pub struct PlanEntry {
     /// Sum of the gears planned alone.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub side_by_side_bytes: Option<u64>,
+    /// With several memory types (GE strategies): one arena per type, each from offset 0;
+    /// `peak_bytes` is HBM's.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub arenas: Vec<memplan_core::Arena>,
     /// Strategy statistics (GE: memoffset, theory_min, ...).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub stats: Vec<(String, u64)>,
@@ -136,6 +165,25 @@ pub struct BufferEntry {
     /// of a compatible gear; `atomic_clean` (centralised clean) owns its bytes from step 0.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub flags: Vec<String>,
+    /// Stream of the producer, when the problem has several streams.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stream: Option<u32>,
+    /// Producer's step (absent for graph inputs), when the problem has several streams.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub producer: Option<u64>,
+    /// Steps of the readers, when the problem has several streams.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub readers: Vec<u64>,
+    /// Memory type (0 = HBM, omitted).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub memory_type: u32,
+    /// Continuous group membership: members must be adjacent in index order.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub continuous: Option<ContinuousEntry>,
+}
+
+fn is_zero(v: &u32) -> bool {
+    *v == 0
 }
 
 fn one() -> u64 {
@@ -165,6 +213,15 @@ pub fn check_entry(file: &PlanFile, e: &PlanEntry) -> Result<(), String> {
         x.gear = b.gear;
         x.alignment = b.alignment;
         x.fixed_offset = b.fixed_offset;
+        x.stream = b.stream.unwrap_or(0);
+        x.producer = b.producer;
+        x.readers = b.readers.clone();
+        x.memory_type = b.memory_type;
+        x.continuous = b.continuous.map(|c| memplan_core::Continuous {
+            group: c.group,
+            index: c.index,
+            outputs: false,
+        });
         for f in &b.flags {
             match f.as_str() {
                 "no_reuse" => x.flags.no_reuse = true,
@@ -185,6 +242,17 @@ pub fn check_entry(file: &PlanFile, e: &PlanEntry) -> Result<(), String> {
         name: file.input.clone(),
         buffers,
         steps: p.steps,
+        // the ops' streams and edges: what the cross-stream check needs
+        ops: p
+            .ops
+            .iter()
+            .map(|o| memplan_core::OpInfo {
+                name: o.name.clone(),
+                stream: o.stream,
+                preds: o.preds.clone(),
+                ..memplan_core::OpInfo::default()
+            })
+            .collect(),
         ..Problem::default()
     };
     problem.check().map_err(|err| err.to_string())?;
@@ -195,7 +263,8 @@ pub fn check_entry(file: &PlanFile, e: &PlanEntry) -> Result<(), String> {
         e.buffers.iter().map(|b| b.bytes).collect(),
     )
     .map_err(|err| err.to_string())?;
-    if plan.peak > e.peak_bytes {
+    plan.arenas = e.arenas.clone();
+    if plan.arenas.is_empty() && plan.peak > e.peak_bytes {
         return Err(format!(
             "buffers reach byte {} above peak_bytes {}",
             plan.peak, e.peak_bytes

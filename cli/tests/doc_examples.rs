@@ -34,3 +34,64 @@ fn the_json_graph_example_plans() {
     assert!(out.status.success(), "{stderr}");
     assert!(!stderr.contains("warning"), "{stderr}");
 }
+
+#[test]
+fn the_streams_example_plans_and_the_race_is_refused() {
+    // docs/formats.md "Streams": every plan validates; the plan that puts b onto a without
+    // the edge back (GE GetDiffStreamMaxLifeTime keeps a alive on stream 0) is refused.
+    let dir = std::env::temp_dir().join(format!("memplan-doc-streams-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let graph = blocks("json")
+        .into_iter()
+        .find(|b| b.contains("two-streams"))
+        .expect("the two-streams example");
+    let bin = env!("CARGO_BIN_EXE_memplan");
+    for (name, text) in [
+        ("with-edge", graph.clone()),
+        ("no-edge", graph.replace(r#", "after": ["R"]"#, "")),
+    ] {
+        let path = dir.join(format!("{name}.json"));
+        std::fs::write(&path, &text).expect("write");
+        let plan_path = dir.join(format!("{name}.plan.json"));
+        let out = Command::new(bin)
+            .args(["plan", &path.to_string_lossy(), "--format", "json"])
+            .output()
+            .expect("run memplan");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        std::fs::write(&plan_path, &out.stdout).expect("write plan");
+        let ok = Command::new(bin)
+            .args(["validate", &plan_path.to_string_lossy()])
+            .output()
+            .expect("run memplan");
+        assert!(
+            ok.status.success(),
+            "{}",
+            String::from_utf8_lossy(&ok.stdout)
+        );
+        // b onto a's offset in the ge-block plan
+        let mut v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+        let bufs = v["plans"][0]["buffers"].as_array_mut().expect("buffers");
+        let at = |n: &str| bufs.iter().position(|b| b["name"] == n).expect(n);
+        let (a, b) = (at("a"), at("b"));
+        bufs[b]["offset"] = bufs[a]["offset"].clone();
+        std::fs::write(&plan_path, v.to_string()).expect("write plan");
+        let moved = Command::new(bin)
+            .args(["validate", &plan_path.to_string_lossy()])
+            .output()
+            .expect("run memplan");
+        let text = String::from_utf8_lossy(&moved.stdout);
+        if name == "no-edge" {
+            assert!(!moved.status.success(), "{text}");
+            assert!(
+                text.contains("reuses memory of 'a' while step 1 (stream 1)"),
+                "{text}"
+            );
+        } else {
+            assert!(moved.status.success(), "{text}");
+        }
+    }
+}

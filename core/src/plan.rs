@@ -15,7 +15,8 @@ pub enum Padding {
     #[default]
     None,
     /// GE's tensor size: `ceil32(bytes) + 32` (GE `TensorUtils::GetTensorMemorySizeInBytes`,
-    /// `kDataMemAlignSize = 32`). Zero-size tensors stay 0 (GE gives them no block).
+    /// `kDataMemAlignSize = 32`). A zero-element tensor gets 32 B (tensor_utils.cc: "if size
+    /// is 0, align to 32 bytes"), so a block of one alignment unit.
     Ge,
 }
 
@@ -89,7 +90,7 @@ impl PlanOptions {
     pub fn padded(&self, raw: u64, name: &str) -> Result<u64> {
         match self.padding {
             Padding::None => Ok(raw),
-            Padding::Ge if raw == 0 => Ok(0),
+            Padding::Ge if raw == 0 => Ok(32),
             Padding::Ge => {
                 let what = || alloc::format!("padded size of '{name}'");
                 crate::error::add(round_up(raw, 32, what())?, 32, what())
@@ -167,6 +168,31 @@ pub struct Block {
     pub tag: Option<String>,
 }
 
+/// One offset space of a plan: GE lays each memory type out from 0 (graph_mem_assigner.cc
+/// `AddBlockMemOffset`) and reports each apart (`[IMAS]AfterAssignMemory` per type).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct Arena {
+    /// Memory type ([`crate::Buffer::memory_type`]).
+    pub memory_type: u32,
+    /// Its name ([`memory_type_name`]).
+    pub name: String,
+    /// Size in bytes: the end of the last buffer or region of this type.
+    pub bytes: u64,
+}
+
+/// The name of a memory type: 0 `HBM`, 1 `P2P_DDR`, 2 `HOST`, 3 `HOST_SVM` (GE's
+/// `RT_MEMORY_*` kinds in this crate's numbering), otherwise `TYPE_N`.
+pub fn memory_type_name(t: u32) -> alloc::borrow::Cow<'static, str> {
+    match t {
+        0 => "HBM".into(),
+        1 => "P2P_DDR".into(),
+        2 => "HOST".into(),
+        3 => "HOST_SVM".into(),
+        n => alloc::format!("TYPE_{n}").into(),
+    }
+}
+
 /// A complete plan: an offset for every buffer of the problem.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -179,8 +205,11 @@ pub struct Plan {
     pub offsets: Vec<u64>,
     /// Size in bytes each buffer occupies (after padding and alignment), indexed like the buffers.
     pub sizes: Vec<u64>,
-    /// Arena size in bytes: the largest `offset + size`.
+    /// Arena size in bytes: the largest `offset + size`; with [`Plan::arenas`], HBM's.
     pub peak: u64,
+    /// With several memory types in separate offset spaces (GE): one arena per type, each from
+    /// offset 0; buffers of different types never share bytes. Empty: one space for all.
+    pub arenas: Vec<Arena>,
     /// GE blocks, for block-reuse strategies.
     pub blocks: Vec<Block>,
     /// Named figures a strategy reports (GE: `memoffset`, `theory_min`, `zero_copy`,
@@ -229,15 +258,16 @@ mod tests {
     #[test]
     fn ge_padding_matches_ge_formula() {
         let o = PlanOptions::default();
-        // floor((bytes + 63) / 32) * 32 for bytes > 0
-        for bytes in [1u64, 31, 32, 33, 1000, 1 << 20] {
+        // floor((bytes + 63) / 32) * 32
+        for bytes in [0u64, 1, 31, 32, 33, 1000, 1 << 20] {
             assert_eq!(
                 o.padded(bytes, "t").unwrap(),
                 (bytes + 63) / 32 * 32,
                 "{bytes}"
             );
         }
-        assert_eq!(o.padded(0, "t").unwrap(), 0);
+        // tensor_utils.cc: "if size is 0, align to 32 bytes" (the formula gives it too)
+        assert_eq!(o.padded(0, "t").unwrap(), 32);
         // an exact 1 MiB tensor costs 1 MiB + 512 in a 512-aligned arena
         let b = Buffer::new("t", 1 << 20, 0, 0);
         assert_eq!(o.planned_size(&b).unwrap(), (1 << 20) + 512);

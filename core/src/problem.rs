@@ -92,6 +92,12 @@ pub struct Buffer {
     pub continuous: Option<Continuous>,
     /// Step of the producing op; `None` for graph inputs and CSV buffers.
     pub producer: Option<u64>,
+    /// Steps of the ops that read the buffer (or write it in place through a ref alias),
+    /// ascending, the producer's step excluded. Empty for CSV buffers, where `end` stands for
+    /// the last reader. With several streams ([`OpInfo::stream`]) the validator needs them:
+    /// a reader on another stream may still run after the producer's stream has moved on
+    /// (GE block_mem_stream.cc `GetDiffStreamMaxLifeTime`).
+    pub readers: Vec<u64>,
     /// Names of other tensors sharing this buffer's address (GE ref/in-place symbols).
     pub aliases: Vec<String>,
     /// Required offset alignment in bytes (>= 1); combined with the plan's alignment by max.
@@ -144,8 +150,14 @@ pub struct OpInfo {
     pub op_type: String,
     /// Stream the op runs on.
     pub stream: u32,
-    /// Steps of the ops this op reads data from (its direct data-edge predecessors).
+    /// Steps of the ops this op waits for: its direct data-edge predecessors and its
+    /// control (event) predecessors, ascending. With [`OpInfo::stream`] these are the only
+    /// orderings between streams; ops of one stream run in step order.
     pub preds: Vec<u64>,
+    /// The buffers the op reads, in its input order (GE input anchors; a buffer read twice
+    /// appears once, at its first input). GE releases the blocks an op frees in this order
+    /// (block_mem_assigner.cc `ReleaseInputNodeOutMemory` over `GetSortAllInDataAnchors`).
+    pub inputs: Vec<BufferId>,
 }
 
 /// A planning problem: buffers and, optionally, the ops of the schedule (one per step).

@@ -72,6 +72,7 @@ fn build(rows: &[Row], pins: usize) -> Problem {
             op_type: "Op".into(),
             stream: u32::try_from(k % 2).unwrap_or(0),
             preds: if k == 0 { vec![] } else { vec![k - 1] },
+            ..OpInfo::default()
         })
         .collect();
     p

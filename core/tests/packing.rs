@@ -328,6 +328,11 @@ proptest! {
 
     #[test]
     fn zero_size_buffers_do_not_raise_the_peak(p in problems(300, true), o in options()) {
+        // Without padding: GE's padding gives a zero-element tensor 32 B (tensor_utils.cc).
+        let o = PlanOptions {
+            padding: memplan_core::Padding::None,
+            ..o
+        };
         let mut without = p.clone();
         without.buffers.retain(|b| b.size > 0);
         for name in PACKING.iter() {

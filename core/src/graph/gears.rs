@@ -1,15 +1,17 @@
 //! Dynamic batch ("gears"): one graph with a symbolic batch dim, planned for several batch
-//! sizes at once. Every batch-dependent tensor is copied once per gear and labelled with it
-//! (GE: `_batch_label = "Batch_N"`); tensors whose size does not depend on the batch are not
-//! copied. Only one gear runs at a time, so buffers of different gears may overlap
-//! ([`crate::Buffer::conflicts`]), and a plan's region costs the largest gear, not the sum.
+//! sizes at once. As GE's `MultiBatchClonePass` clones the graph per gear, every tensor except
+//! the graph's inputs and outputs is copied once per gear and labelled with it
+//! (GE: `_batch_label = "Batch_N"`), also those whose size does not depend on the batch; graph
+//! inputs and outputs are one buffer each at the largest gear's size. Only one gear runs at a
+//! time, so buffers of different gears may overlap ([`crate::Buffer::conflicts`]), and a
+//! plan's region costs the largest gear, not the sum.
 
 use alloc::string::String;
 use alloc::vec::Vec;
 
 use super::{Bindings, Dim, Graph, Lowered};
 use crate::error::{Error, Result};
-use crate::problem::{Buffer, Problem};
+use crate::problem::{Buffer, BufferKind, Problem};
 
 /// The batch dim to use: `name` if given, else the leading symbolic dim of the first graph
 /// input that has one.
@@ -45,9 +47,10 @@ pub fn batch_dim(graph: &Graph, name: Option<&str>) -> Result<String> {
 }
 
 /// Lowers `graph` once per gear (`batch_dim` bound to each value in `gears`, the other dims
-/// from `bindings`) and merges the results: buffers whose size differs between gears become one
-/// buffer per gear named `NAME@Batch_N` with `gear = Some(N)`; the others appear once, without
-/// a gear. Every gear shares the schedule, so live ranges are those of the graph.
+/// from `bindings`) and merges the results: when some size differs between gears, every buffer
+/// but the graph's inputs and outputs becomes one buffer per gear named `NAME@Batch_N` with
+/// `gear = Some(N)` (GE clones the graph per gear); inputs and outputs appear once, without a
+/// gear, at the largest gear's size. Every gear shares the schedule, so live ranges are those of the graph.
 ///
 /// # Errors
 /// [`crate::ErrorKind::BadOption`] for an empty or zero gear list; errors of
@@ -108,15 +111,28 @@ pub fn expand_with(
     let mut buffers: Vec<Buffer> = Vec::new();
     let mut tensor_of = Vec::new();
     // Shared buffers first, then each gear's copies, gear by gear.
+    let sized = |i: usize| {
+        lowered
+            .iter()
+            .any(|l| l.problem.buffers[i].size != first.problem.buffers[i].size)
+    };
+    let any_sized = (0..n).any(sized);
+    // GE MultiBatchClonePass clones the whole graph per gear and labels every node, so every
+    // tensor inside a gear is per gear (even one whose size does not depend on the batch),
+    // except the root graph's inputs and outputs: one zero-copy tensor each, at the largest
+    // gear's size (ge-memory-planning.md §8.10).
+    let io = |b: &Buffer| matches!(b.kind, BufferKind::GraphInput | BufferKind::GraphOutput);
     let depends: Vec<bool> = (0..n)
-        .map(|i| {
-            lowered
-                .iter()
-                .any(|l| l.problem.buffers[i].size != first.problem.buffers[i].size)
-        })
+        .map(|i| any_sized && gears.len() > 1 && !io(&first.problem.buffers[i]))
         .collect();
     for i in (0..n).filter(|&i| !depends[i]) {
-        buffers.push(first.problem.buffers[i].clone());
+        let mut b = first.problem.buffers[i].clone();
+        b.size = lowered
+            .iter()
+            .map(|l| l.problem.buffers[i].size)
+            .max()
+            .unwrap_or(b.size);
+        buffers.push(b);
         tensor_of.push(first.tensor_of[i]);
     }
     for (l, &g) in lowered.iter().zip(&gears) {

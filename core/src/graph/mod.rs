@@ -351,6 +351,13 @@ pub struct Op {
     pub ref_outputs: Vec<(TensorId, TensorId)>,
     /// GE `OP_NO_REUSE_MEM` / `no_reuse_mem_flag`: the op's outputs are not reused.
     pub no_reuse: bool,
+    /// Control predecessors: ops this op waits for without reading their data (GE control
+    /// edges; across streams, the send/recv events). They order the schedule and the streams.
+    pub after: Vec<OpId>,
+    /// Reuse blockers per workspace, by index (missing entries: none). GE: a workspace with
+    /// `workspace_reuse_flag[i] = false` is not reused (`no_reuse`); an atomic-clean
+    /// workspace goes to the atomic region (`atomic_clean`).
+    pub workspace_flags: Vec<Flags>,
 }
 
 /// A computation graph: ops in file order and the tensors they read and write.
@@ -461,6 +468,10 @@ impl Graph {
         let mut preds: Vec<Vec<OpId>> = alloc::vec![Vec::new(); self.ops.len()];
         let mut in_order = true;
         for (k, op) in self.ops.iter().enumerate() {
+            for &p in &op.after {
+                in_order &= p < k;
+                preds[k].push(p);
+            }
             for &t in &op.inputs {
                 match producer[t] {
                     Some(p) => {
@@ -551,9 +562,12 @@ impl Graph {
             start[t] = 0;
             kind[t] = BufferKind::GraphInput;
         }
+        // Readers per tensor, by step (a ref output's readers join its host buffer below).
+        let mut readers: Vec<Vec<u64>> = alloc::vec![Vec::new(); self.tensors.len()];
         for (k, op) in self.ops.iter().enumerate() {
             for &t in &op.inputs {
                 end[t] = end[t].max(step_of[k]);
+                readers[t].push(step_of[k]);
             }
         }
         for &t in &self.outputs {
@@ -628,6 +642,12 @@ impl Graph {
                 memory_type: tensor.memory_type,
                 flags: tensor.flags,
                 producer: producer[t].map(|p| step_of[p]),
+                readers: {
+                    let mut r = readers[t].clone();
+                    r.sort_unstable();
+                    r.dedup();
+                    r
+                },
                 alignment: 1,
                 ..Buffer::default()
             }))
@@ -643,6 +663,14 @@ impl Graph {
             if core::mem::replace(&mut seen[t], true) {
                 continue;
             }
+            // A ref output onto a weight or variable is that weight's memory: no buffer
+            // (GE block_mem_assigner.cc IsOutputIndexRef: no block at all).
+            if ref_target
+                .get(&t)
+                .is_some_and(|&inp| self.tensors[inp].constant)
+            {
+                continue;
+            }
             let Some(mut b) = make(t, &mut unknown)? else {
                 continue;
             };
@@ -652,6 +680,11 @@ impl Graph {
                     host.end = host.end.max(b.end);
                     host.size = host.size.max(b.size);
                     host.aliases.push(b.name);
+                    // The ref op writes the host in place, then the alias's readers read it.
+                    host.readers.extend(b.producer);
+                    host.readers.extend_from_slice(&b.readers);
+                    host.readers.sort_unstable();
+                    host.readers.dedup();
                     if b.kind == BufferKind::GraphOutput {
                         host.kind = BufferKind::GraphOutput;
                     }
@@ -680,7 +713,8 @@ impl Graph {
                 b.kind = BufferKind::Workspace;
                 b.stream = op.stream;
                 b.producer = Some(step_of[k]);
-                b.flags.no_reuse = op.no_reuse;
+                b.flags = op.workspace_flags.get(i).copied().unwrap_or_default();
+                b.flags.no_reuse |= op.no_reuse;
                 buffers.push(b);
                 tensor_of.push(None);
             }
@@ -729,15 +763,23 @@ impl Graph {
                     .inputs
                     .iter()
                     .filter_map(|&t| producer[t])
+                    .chain(op.after.iter().copied())
                     .map(|p| step_of[p])
                     .collect();
                 preds.sort_unstable();
                 preds.dedup();
+                let mut inputs: Vec<usize> = Vec::new();
+                for b in op.inputs.iter().filter_map(|&t| buffer_of[t]) {
+                    if !inputs.contains(&b) {
+                        inputs.push(b);
+                    }
+                }
                 OpInfo {
                     name: op.name.clone(),
                     op_type: op.op_type.clone(),
                     stream: op.stream,
                     preds,
+                    inputs,
                 }
             })
             .collect();

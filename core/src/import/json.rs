@@ -56,7 +56,11 @@ struct RawOp {
     #[serde(default)]
     workspace_bytes: Vec<u64>,
     #[serde(default)]
+    workspace_flags: Vec<Vec<String>>,
+    #[serde(default)]
     stream: u32,
+    #[serde(default)]
+    after: Vec<String>,
     #[serde(default)]
     attrs: RawAttrs,
 }
@@ -103,6 +107,25 @@ fn unique_map<'de, D: serde::Deserializer<'de>>(
     d.deserialize_map(Unique)
 }
 
+/// Reuse blockers from their names (`no_reuse`, `zero_copy`, `atomic_clean`).
+fn parse_flags(names: &[String], at: &str) -> Result<Flags> {
+    let mut flags = Flags::default();
+    for f in names {
+        match f.as_str() {
+            "no_reuse" => flags.no_reuse = true,
+            "zero_copy" => flags.zero_copy = true,
+            "atomic_clean" => flags.atomic_clean = true,
+            other => {
+                return Err(Error::invalid(alloc::format!(
+                    "unknown flag '{other}' (known: no_reuse, zero_copy, atomic_clean)"
+                ))
+                .at(String::from(at)))
+            }
+        }
+    }
+    Ok(flags)
+}
+
 /// Parses a `memplan.graph/1` document (a leading UTF-8 byte-order mark is ignored).
 ///
 /// # Errors
@@ -136,20 +159,7 @@ pub fn parse(text: &str) -> Result<Graph> {
         if rt.bytes.is_none() && (dtype.is_none() || rt.shape.is_none()) {
             return Err(Error::invalid("needs \"bytes\", or \"dtype\" and \"shape\"").at(at));
         }
-        let mut flags = Flags::default();
-        for f in &rt.flags {
-            match f.as_str() {
-                "no_reuse" => flags.no_reuse = true,
-                "zero_copy" => flags.zero_copy = true,
-                "atomic_clean" => flags.atomic_clean = true,
-                other => {
-                    return Err(Error::invalid(alloc::format!(
-                        "unknown flag '{other}' (known: no_reuse, zero_copy, atomic_clean)"
-                    ))
-                    .at(at))
-                }
-            }
-        }
+        let flags = parse_flags(&rt.flags, &at)?;
         let constant = match rt.kind.as_deref() {
             None | Some("activation" | "input" | "output") => false,
             Some("constant" | "weight") => true,
@@ -176,13 +186,24 @@ pub fn parse(text: &str) -> Result<Graph> {
             Error::invalid(alloc::format!("unknown tensor '{name}'")).at(String::from(at))
         })
     };
-    let mut op_names: BTreeMap<String, ()> = BTreeMap::new();
+    let mut op_names: BTreeMap<String, usize> = BTreeMap::new();
+    for (k, ro) in raw.ops.iter().enumerate() {
+        if op_names.insert(ro.name.clone(), k).is_some() {
+            return Err(Error::invalid("duplicate op name").at(alloc::format!("op '{}'", ro.name)));
+        }
+    }
     let mut ops = Vec::with_capacity(raw.ops.len());
     for ro in raw.ops {
         let at = alloc::format!("op '{}'", ro.name);
-        if op_names.insert(ro.name.clone(), ()).is_some() {
-            return Err(Error::invalid("duplicate op name").at(at));
-        }
+        let after = ro
+            .after
+            .iter()
+            .map(|n| {
+                op_names.get(n).copied().ok_or_else(|| {
+                    Error::invalid(alloc::format!("unknown op '{n}' in \"after\"")).at(at.clone())
+                })
+            })
+            .collect::<Result<Vec<_>>>()?;
         let inputs = ro
             .inputs
             .iter()
@@ -199,6 +220,19 @@ pub fn parse(text: &str) -> Result<Graph> {
             .iter()
             .map(|(o, i)| Ok((lookup(o, &at)?, lookup(i, &at)?)))
             .collect::<Result<Vec<_>>>()?;
+        if ro.workspace_flags.len() > ro.workspace_bytes.len() {
+            return Err(Error::invalid(alloc::format!(
+                "{} workspace_flags for {} workspaces",
+                ro.workspace_flags.len(),
+                ro.workspace_bytes.len()
+            ))
+            .at(at));
+        }
+        let workspace_flags = ro
+            .workspace_flags
+            .iter()
+            .map(|f| parse_flags(f, &at))
+            .collect::<Result<Vec<_>>>()?;
         ops.push(Op {
             name: ro.name,
             op_type: ro.op_type,
@@ -210,6 +244,8 @@ pub fn parse(text: &str) -> Result<Graph> {
             continuous_outputs: ro.attrs.continuous_outputs,
             ref_outputs,
             no_reuse: ro.attrs.no_reuse,
+            after,
+            workspace_flags,
         });
     }
     let inputs = raw

@@ -125,4 +125,8 @@ pub struct Capabilities {
     /// plans); otherwise the registry overlays per-gear plans
     /// ([`crate::strategy::overlay::plan_overlaid`]).
     pub plans_gears: bool,
+    /// Honours a graph's streams and continuous groups by its own rules (GE); otherwise the
+    /// registry plans it with lifetimes safe across streams and each continuous group as
+    /// one buffer ([`crate::strategy::with_graph_rules`]).
+    pub graph_rules: bool,
 }

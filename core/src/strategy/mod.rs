@@ -12,6 +12,7 @@ use crate::problem::Problem;
 
 pub mod ctx;
 pub mod ge_block;
+mod graph_rules;
 pub mod no_reuse;
 pub mod optimal;
 pub mod overlay;
@@ -71,17 +72,44 @@ impl StrategyInfo {
         } else {
             &*normalised
         };
-        // Strategies that do not plan gears themselves get them overlaid at a common base.
-        let mut plan = if self.caps.plans_gears {
-            (self.run)(problem, options, ctx)?
+        // Strategies that do not plan gears themselves get them overlaid at a common base;
+        // those that do not honour a graph's streams and continuous groups themselves plan
+        // with lifetimes safe across streams and each group as one buffer (graph_rules).
+        let run = |p: &Problem| {
+            if self.caps.plans_gears {
+                (self.run)(p, options, ctx)
+            } else {
+                overlay::plan_overlaid(p, |q| (self.run)(q, options, ctx))
+            }
+        };
+        let mut plan = if self.caps.graph_rules {
+            run(problem)?
         } else {
-            overlay::plan_overlaid(problem, |p| (self.run)(p, options, ctx))?
+            with_graph_rules(problem, options, run)?
         };
         if plan.strategy.is_empty() {
             plan.strategy = String::from(self.name);
         }
         Ok(plan)
     }
+}
+
+/// Runs a strategy that knows only steps and bytes so that its plan also honours a graph's
+/// streams and continuous groups (what [`crate::validate`] checks): `run` gets `problem` with
+/// lifetimes extended to be safe across streams and each continuous group merged into one
+/// buffer; the members are then placed one after another inside it. [`StrategyInfo::run_in`]
+/// does this for every strategy without [`Capabilities::graph_rules`].
+///
+/// # Errors
+/// Errors of `run`; [`ErrorKind::Overflow`] for a group's size.
+pub fn with_graph_rules(
+    problem: &Problem,
+    options: &PlanOptions,
+    run: impl Fn(&Problem) -> Result<Plan>,
+) -> Result<Plan> {
+    let safe = graph_rules::stream_safe(problem);
+    let problem = safe.as_ref().unwrap_or(problem);
+    graph_rules::with_continuous_groups(problem, options, run)
 }
 
 /// Refuses pinned buffers ([`crate::Buffer::fixed_offset`]) whose bytes overlap while both are
@@ -135,6 +163,7 @@ impl Capabilities {
         anytime: false,
         capacity_search: false,
         plans_gears: false,
+        graph_rules: false,
     };
 }
 
@@ -143,6 +172,15 @@ const GEARS_ITSELF: Capabilities = Capabilities {
     anytime: false,
     capacity_search: false,
     plans_gears: true,
+    graph_rules: false,
+};
+
+/// GE's strategies: gears, streams and continuous groups by GE's own rules.
+const GE_RULES: Capabilities = Capabilities {
+    anytime: false,
+    capacity_search: false,
+    plans_gears: true,
+    graph_rules: true,
 };
 
 static STRATEGIES: &[StrategyInfo] = &[
@@ -150,7 +188,7 @@ static STRATEGIES: &[StrategyInfo] = &[
         name: "ge-block",
         family: Family::Block,
         summary: "Huawei CANN GE HybridMemAssigner: binary-block and max-block, keeps the smaller",
-        caps: GEARS_ITSELF,
+        caps: GE_RULES,
         run: |p, o, _| ge_block::hybrid(p, o),
     },
     StrategyInfo {
@@ -158,14 +196,14 @@ static STRATEGIES: &[StrategyInfo] = &[
         family: Family::Block,
         summary:
             "GE default BlockMemAssigner: exact 512-aligned size classes, LIFO, level-2 nesting",
-        caps: GEARS_ITSELF,
+        caps: GE_RULES,
         run: |p, o, _| ge_block::binary_block(p, o),
     },
     StrategyInfo {
         name: "ge-max-block",
         family: Family::Block,
         summary: "GE MaxBlockMemAssigner: one size class (lifetimes only), no level 2",
-        caps: GEARS_ITSELF,
+        caps: GE_RULES,
         run: |p, o, _| ge_block::max_block(p, o),
     },
     StrategyInfo {
@@ -214,7 +252,7 @@ static STRATEGIES: &[StrategyInfo] = &[
         name: "optimal",
         family: Family::Packing,
         summary: "exact anytime branch-and-bound over canonical placements (MiniMalloc, Moffitt 2023), seeded by the best heuristic; proves optimality or reports the gap",
-        caps: Capabilities { anytime: true, capacity_search: true, plans_gears: true },
+        caps: Capabilities { anytime: true, capacity_search: true, plans_gears: true, graph_rules: false },
         run: optimal::run_in,
     },
     StrategyInfo {

@@ -30,6 +30,10 @@ use crate::problem::Problem;
 pub(crate) struct Extra {
     /// Level-2 member splits, for the notes.
     pub splits: usize,
+    /// Level 2 ran: GE's `ReuseBlocksByLifeTime` sorts `memory_blocks_` in place (largest
+    /// `AlignSize` first, then fewer members, then earlier begin), and `ResizeMemoryBlocks`
+    /// lays the top-level blocks out in that order. Otherwise creation order.
+    pub level2_order: bool,
 }
 
 struct Arena<'a> {
@@ -112,14 +116,16 @@ pub(crate) fn build(
     let mut notes: Vec<String> = Vec::new();
 
     // Fixed offsets first; the arena starts above them.
-    let mut base = 0u64;
+    // Per memory type, the end of its fixed-offset buffers.
+    let mut base_of: BTreeMap<u32, u64> = BTreeMap::new();
     for &i in &units.pinned {
         if let (Some(b), Some(&s)) = (problem.buffers.get(i), units.sizes.get(i)) {
             let off = b.fixed_offset.unwrap_or(0);
             if let Some(o) = a.offsets.get_mut(i) {
                 *o = off;
             }
-            base = base.max(add(off, s, "end of a fixed-offset buffer")?);
+            let base = base_of.entry(b.memory_type).or_insert(0);
+            *base = (*base).max(add(off, s, "end of a fixed-offset buffer")?);
             a.out_blocks.push(Block {
                 members: alloc::vec![i],
                 size: s,
@@ -130,177 +136,115 @@ pub(crate) fn build(
             });
         }
     }
-    let mut cursor = round_up(base, align, "arena base")?;
-    let fm_start = cursor;
-
-    // Feature maps, per memory type.
-    let mut mems: Vec<u32> = blocks.iter().map(|b| b.mem).collect();
+    // Each memory type is its own offset space from 0 (GE AddBlockMemOffset); HBM's starts
+    // above the fixed-offset buffers. The headline peak is HBM's.
+    let mut mems: Vec<u32> = units.list.iter().map(|u| u.mem).collect();
+    mems.extend(base_of.keys().copied());
+    mems.push(0);
     mems.sort_unstable();
     mems.dedup();
     let mut gear_totals: BTreeMap<u64, u64> = BTreeMap::new();
+    let mut arenas: Vec<crate::plan::Arena> = Vec::new();
+    let mut hbm_end = base_of.get(&0).copied().unwrap_or(0);
     for mem in mems {
-        let tops: Vec<usize> = (0..blocks.len())
-            .filter(|&b| {
-                blocks
-                    .get(b)
-                    .is_some_and(|x| x.mem == mem && x.parent.is_none() && x.continuous.is_none())
-            })
-            .collect();
-        let (geared, plain): (Vec<usize>, Vec<usize>) = tops.into_iter().partition(|&b| {
-            blocks
-                .get(b)
-                .is_some_and(|x| x.reusable && x.gear.is_some())
-        });
-        for b in plain {
-            cursor = a.place_top(b, cursor)?;
+        let suffix = if mem == 0 {
+            String::new()
+        } else {
+            alloc::format!("@{}", crate::plan::memory_type_name(mem))
+        };
+        let base = base_of.get(&mem).copied().unwrap_or(0);
+        let mut cursor = round_up(base, align, "arena base")?;
+        let fm_start = cursor;
+        cursor = a.feature_maps(
+            mem,
+            cursor,
+            options,
+            extra.level2_order,
+            &mut gear_totals,
+            &mut notes,
+        )?;
+        cursor = a.continuous_inputs(mem, cursor)?;
+        let feature_map = cursor - fm_start;
+        let atomic_start = cursor;
+        cursor = a.atomic(mem, cursor, align)?;
+        let atomic = cursor - atomic_start;
+        let zc_start = cursor;
+        cursor = a.zero_copy(mem, cursor, align)?;
+        // GE's statistics count the ungeared tensors and the largest gear's only
+        // (GetMaxBatchAllMemorySize: the gear with the largest sum of sizes).
+        let mut gear_sum: BTreeMap<u64, u64> = BTreeMap::new();
+        for u in units.list.iter().filter(|u| u.mem == mem) {
+            if let Some(g) = u.gear {
+                let t = gear_sum.entry(g).or_insert(0);
+                *t = t.saturating_add(u.size);
+            }
         }
-        let entries: Vec<dynamic_batch::Entry> = geared
+        let max_gear = gear_sum
             .iter()
-            .filter_map(|&b| {
-                let g = blocks.get(b)?.gear?;
-                Some((b, g, a.resized.get(b).copied().unwrap_or(0)))
-            })
+            .max_by(|x, y| x.1.cmp(y.1).then(y.0.cmp(x.0)))
+            .map(|(&g, _)| g);
+        let in_type: Vec<&super::units::Unit> = units
+            .list
+            .iter()
+            .filter(|u| u.mem == mem && (u.gear.is_none() || u.gear == max_gear))
             .collect();
-        let ov = dynamic_batch::overlay(&entries, options.expandable_memory)?;
-        for (g, t) in &ov.gear_totals {
-            let e = gear_totals.entry(*g).or_insert(0);
-            *e = add(*e, *t, "size of a gear")?;
+        if mem != 0 && in_type.is_empty() && base == 0 {
+            continue;
         }
-        for v in &ov.virtuals {
-            let vi = a.out_blocks.len();
-            a.out_blocks.push(Block {
-                members: Vec::new(),
-                size: v.size,
-                offset: cursor,
-                level: BlockLevel::Top,
-                parent: None,
-                tag: Some(alloc::format!(
-                    "dynamic-batch (gear {} defines it)",
-                    ov.max_gear.unwrap_or(0)
-                )),
-            });
-            for &(b, rel) in &v.placed {
-                let off = add(cursor, rel, "offset of a gear block")?;
-                a.place_tree(b, off)?;
-                if let Some(ob) = a.index.get(b).and_then(|&i| a.out_blocks.get_mut(i)) {
-                    ob.level = BlockLevel::Child;
-                    ob.parent = Some(vi);
-                }
-            }
-            cursor = add(cursor, v.size, "end of a dynamic-batch block")?;
-        }
-        if !ov.leftovers.is_empty() {
-            notes.push(alloc::format!(
-                "{} gear block(s) found no room in the 400 MiB virtual blocks and stand alone",
-                ov.leftovers.len()
-            ));
-        }
-        for &b in &ov.leftovers {
-            cursor = a.place_top(b, cursor)?;
-        }
-    }
-    // Continuous inputs: each group adjacent, in input order, groups by first appearance.
-    let mut cont: Vec<(usize, u32, u32, usize)> = Vec::new(); // (first block of group, group, index, block)
-    let mut first_of: BTreeMap<u32, usize> = BTreeMap::new();
-    for (b, blk) in blocks.iter().enumerate() {
-        if let Some((g, i)) = blk.continuous {
-            let f = *first_of.entry(g).or_insert(b);
-            cont.push((f, g, i, b));
-        }
-    }
-    cont.sort_unstable();
-    for &(_, _, _, b) in &cont {
-        cursor = a.place_top(b, cursor)?;
-    }
-    let feature_map = cursor - fm_start;
-
-    // Atomic-clean outputs: no reuse; every gear restarts at the same start.
-    let atomic_start = cursor;
-    let mut atomic_end = cursor;
-    let mut atomic_gears: Vec<Option<u64>> = units
-        .list
-        .iter()
-        .filter(|u| u.role == Role::Atomic)
-        .map(|u| u.gear)
-        .collect();
-    atomic_gears.sort_unstable();
-    atomic_gears.dedup();
-    let mut shared_end = cursor;
-    for g in atomic_gears {
-        let mut c = if g.is_none() { cursor } else { shared_end };
-        for u in 0..units.list.len() {
-            if units
-                .list
-                .get(u)
-                .is_some_and(|x| x.role == Role::Atomic && x.gear == g)
-            {
-                c = a.place_unit(u, c, align, "atomic-clean")?;
-            }
-        }
-        if g.is_none() {
-            shared_end = c;
-        }
-        atomic_end = atomic_end.max(c);
-    }
-    cursor = atomic_end;
-
-    // Zero-copy: outputs (everything not a graph input) first, then inputs by size ascending.
-    let zc_start = cursor;
-    let mut zc: Vec<(bool, u64, UnitId)> = units
-        .list
-        .iter()
-        .enumerate()
-        .filter_map(|(u, x)| match x.role {
-            Role::ZeroCopy { input } => Some((input, if input { x.size } else { 0 }, u)),
-            _ => None,
-        })
-        .collect();
-    zc.sort_unstable();
-    for &(_, _, u) in &zc {
-        cursor = a.place_unit(u, cursor, align, "zero-copy")?;
-    }
-
-    stats.push(("memoffset".into(), cursor));
-    stats.push(("feature_map".into(), feature_map));
-    stats.push(("atomic".into(), atomic_end - atomic_start));
-    stats.push(("zero_copy".into(), cursor - zc_start));
-    let total = units
-        .sizes
-        .iter()
-        .try_fold(0u64, |s, &x| add(s, x, "total size"))?;
-    stats.push(("total_size".into(), total));
-    let no_reuse = units
-        .list
-        .iter()
-        .filter(|u| u.role != Role::Reusable)
-        .map(|u| u.size)
-        .chain(
+        stats.push((alloc::format!("memoffset{suffix}"), cursor));
+        stats.push((alloc::format!("feature_map{suffix}"), feature_map));
+        stats.push((alloc::format!("atomic{suffix}"), atomic));
+        stats.push((alloc::format!("zero_copy{suffix}"), cursor - zc_start));
+        // GE MemoryStat: total_size = sum with no reuse, no_reuse = what never takes part,
+        // theory_min = live peak of the reusable part plus the no-reuse part.
+        let pinned_here = || {
             units
                 .pinned
                 .iter()
-                .filter_map(|&i| units.sizes.get(i).copied()),
-        )
-        .try_fold(0u64, |s, x| add(s, x, "no-reuse size"))?;
-    stats.push(("no_reuse".into(), no_reuse));
-    let mut reusable = alloc::vec![false; n];
-    for u in units.list.iter().filter(|u| u.role == Role::Reusable) {
-        for &i in &u.buffers {
-            if let Some(r) = reusable.get_mut(i) {
-                *r = true;
+                .filter(move |&&i| problem.buffers.get(i).is_some_and(|b| b.memory_type == mem))
+                .filter_map(|&i| units.sizes.get(i).copied())
+        };
+        let total = in_type
+            .iter()
+            .map(|u| u.size)
+            .chain(pinned_here())
+            .try_fold(0u64, |s, x| add(s, x, "total size"))?;
+        stats.push((alloc::format!("total_size{suffix}"), total));
+        let no_reuse = in_type
+            .iter()
+            .filter(|u| u.role != Role::Reusable)
+            .map(|u| u.size)
+            .chain(pinned_here())
+            .try_fold(0u64, |s, x| add(s, x, "no-reuse size"))?;
+        stats.push((alloc::format!("no_reuse{suffix}"), no_reuse));
+        let mut reusable = alloc::vec![false; n];
+        for u in in_type.iter().filter(|u| u.role == Role::Reusable) {
+            for &i in &u.buffers {
+                if let Some(r) = reusable.get_mut(i) {
+                    *r = true;
+                }
             }
         }
+        let live = crate::bound::bounds_with(problem, |i| {
+            Ok(if reusable.get(i).copied().unwrap_or(false) {
+                units.sizes.get(i).copied().unwrap_or(0)
+            } else {
+                0
+            })
+        })?;
+        stats.push((
+            alloc::format!("theory_min{suffix}"),
+            add(live.lower_bound, no_reuse, "theory_min")?,
+        ));
+        if mem == 0 {
+            hbm_end = cursor;
+        }
+        arenas.push(crate::plan::Arena {
+            memory_type: mem,
+            name: crate::plan::memory_type_name(mem).into_owned(),
+            bytes: cursor,
+        });
     }
-    let live = crate::bound::bounds_with(problem, |i| {
-        Ok(if reusable.get(i).copied().unwrap_or(false) {
-            units.sizes.get(i).copied().unwrap_or(0)
-        } else {
-            0
-        })
-    })?;
-    stats.push((
-        "theory_min".into(),
-        add(live.lower_bound, no_reuse, "theory_min")?,
-    ));
     let mut streams: Vec<u32> = problem.buffers.iter().map(|b| b.stream).collect();
     streams.sort_unstable();
     streams.dedup();
@@ -320,12 +264,194 @@ pub(crate) fn build(
     }
     notes.extend(units.notes.iter().cloned());
 
-    let mut plan = Plan::new(name, align, a.offsets, units.sizes.clone())?;
-    plan.peak = plan.peak.max(cursor);
+    let sizes = units.sizes.clone();
+    let mut plan = Plan::new(name, align, a.offsets, sizes)?;
+    // The headline peak is HBM's: the end of HBM's buffers and of its regions.
+    plan.peak = problem
+        .buffers
+        .iter()
+        .enumerate()
+        .filter(|(_, b)| b.memory_type == 0)
+        .map(|(i, _)| plan.offsets[i].saturating_add(plan.sizes[i]))
+        .max()
+        .unwrap_or(0)
+        .max(hbm_end);
+    if arenas.len() > 1 {
+        plan.arenas = arenas;
+    }
     plan.blocks = a.out_blocks;
     plan.stats = stats;
     plan.notes = notes;
     Ok(plan)
+}
+
+impl Arena<'_> {
+    /// Feature maps of memory type `mem` from `cursor`: the ordinary top-level blocks one
+    /// after another, then the dynamic-batch virtual blocks; returns the new end.
+    fn feature_maps(
+        &mut self,
+        mem: u32,
+        mut cursor: u64,
+        options: &PlanOptions,
+        level2_order: bool,
+        gear_totals: &mut BTreeMap<u64, u64>,
+        notes: &mut Vec<String>,
+    ) -> Result<u64> {
+        let blocks = self.blocks;
+        let tops: Vec<usize> = (0..blocks.len())
+            .filter(|&b| {
+                blocks
+                    .get(b)
+                    .is_some_and(|x| x.mem == mem && x.parent.is_none() && x.continuous.is_none())
+            })
+            .collect();
+        let (geared, mut plain): (Vec<usize>, Vec<usize>) = tops.into_iter().partition(|&b| {
+            blocks
+                .get(b)
+                .is_some_and(|x| x.reusable && x.gear.is_some())
+        });
+        if level2_order {
+            let units = self.units;
+            plain.sort_by_key(|&b| {
+                blocks
+                    .get(b)
+                    .map(|x| (core::cmp::Reverse(x.size), x.units.len(), x.begin(units), b))
+            });
+        }
+        for b in plain {
+            cursor = self.place_top(b, cursor)?;
+        }
+        let entries: Vec<dynamic_batch::Entry> = geared
+            .iter()
+            .filter_map(|&b| {
+                let g = blocks.get(b)?.gear?;
+                Some((b, g, self.resized.get(b).copied().unwrap_or(0)))
+            })
+            .collect();
+        let ov = dynamic_batch::overlay(&entries, options.expandable_memory)?;
+        for (g, t) in &ov.gear_totals {
+            let e = gear_totals.entry(*g).or_insert(0);
+            *e = add(*e, *t, "size of a gear")?;
+        }
+        for v in &ov.virtuals {
+            let vi = self.out_blocks.len();
+            self.out_blocks.push(Block {
+                members: Vec::new(),
+                size: v.size,
+                offset: cursor,
+                level: BlockLevel::Top,
+                parent: None,
+                tag: Some(alloc::format!(
+                    "dynamic-batch (gear {} defines it)",
+                    ov.max_gear.unwrap_or(0)
+                )),
+            });
+            for &(b, rel) in &v.placed {
+                let off = add(cursor, rel, "offset of a gear block")?;
+                self.place_tree(b, off)?;
+                if let Some(ob) = self.index.get(b).and_then(|&i| self.out_blocks.get_mut(i)) {
+                    ob.level = BlockLevel::Child;
+                    ob.parent = Some(vi);
+                }
+            }
+            cursor = add(cursor, v.size, "end of a dynamic-batch block")?;
+        }
+        if !ov.leftovers.is_empty() {
+            notes.push(alloc::format!(
+                "{} gear block(s) found no room in the 400 MiB virtual blocks and stand alone",
+                ov.leftovers.len()
+            ));
+        }
+        for &b in &ov.leftovers {
+            cursor = self.place_top(b, cursor)?;
+        }
+        Ok(cursor)
+    }
+
+    /// Continuous inputs of memory type `mem`: each group adjacent, in input order, groups by
+    /// first appearance. Under gears each gear's part of a group is one run, and the gears'
+    /// runs overlay from the same start after the ungeared members (GE
+    /// dynamic_batch_mem_assigner.cc: each gear's group is one virtual block, the smaller
+    /// gears' at the head of the largest's). Returns the new end.
+    fn continuous_inputs(&mut self, mem: u32, mut cursor: u64) -> Result<u64> {
+        // (first block of group, group, gear, index, block); ungeared (None) sorts first.
+        let mut cont: Vec<(usize, u32, Option<u64>, u32, usize)> = Vec::new();
+        let mut first_of: BTreeMap<u32, usize> = BTreeMap::new();
+        for (b, blk) in self.blocks.iter().enumerate() {
+            if let (Some((g, i)), true) = (blk.continuous, blk.mem == mem) {
+                let f = *first_of.entry(g).or_insert(b);
+                cont.push((f, g, blk.gear, i, b));
+            }
+        }
+        cont.sort_unstable();
+        let mut k = 0;
+        while k < cont.len() {
+            let group = cont[k].1;
+            let (mut shared_end, mut group_end) = (cursor, cursor);
+            while k < cont.len() && cont[k].1 == group {
+                let gear = cont[k].2;
+                let mut c = if gear.is_none() { cursor } else { shared_end };
+                while k < cont.len() && cont[k].1 == group && cont[k].2 == gear {
+                    c = self.place_top(cont[k].4, c)?;
+                    k += 1;
+                }
+                if gear.is_none() {
+                    shared_end = c;
+                }
+                group_end = group_end.max(c);
+            }
+            cursor = group_end;
+        }
+        Ok(cursor)
+    }
+
+    /// Atomic-clean outputs of memory type `mem`: no reuse, one after another; the gears are
+    /// appended one after another too (GE atomic_memory_assigner.cc ReAssignAtomicMemory).
+    /// Returns the new end.
+    fn atomic(&mut self, mem: u32, mut cursor: u64, align: u64) -> Result<u64> {
+        let units = self.units;
+        let mut gears: Vec<Option<u64>> = units
+            .list
+            .iter()
+            .filter(|u| u.role == Role::Atomic && u.mem == mem)
+            .map(|u| u.gear)
+            .collect();
+        gears.sort_unstable();
+        gears.dedup();
+        for g in gears {
+            for u in 0..units.list.len() {
+                if units
+                    .list
+                    .get(u)
+                    .is_some_and(|x| x.role == Role::Atomic && x.gear == g && x.mem == mem)
+                {
+                    cursor = self.place_unit(u, cursor, align, "atomic-clean")?;
+                }
+            }
+        }
+        Ok(cursor)
+    }
+
+    /// Zero-copy units of memory type `mem`: outputs (everything not a graph input) first,
+    /// then inputs by size ascending (GE AssignZeroCopyMemory). Returns the new end.
+    fn zero_copy(&mut self, mem: u32, mut cursor: u64, align: u64) -> Result<u64> {
+        let mut zc: Vec<(bool, u64, UnitId)> = self
+            .units
+            .list
+            .iter()
+            .enumerate()
+            .filter(|(_, x)| x.mem == mem)
+            .filter_map(|(u, x)| match x.role {
+                Role::ZeroCopy { input } => Some((input, if input { x.size } else { 0 }, u)),
+                _ => None,
+            })
+            .collect();
+        zc.sort_unstable();
+        for &(_, _, u) in &zc {
+            cursor = self.place_unit(u, cursor, align, "zero-copy")?;
+        }
+        Ok(cursor)
+    }
 }
 
 impl Arena<'_> {

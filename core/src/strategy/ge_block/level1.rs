@@ -20,8 +20,9 @@ pub(crate) enum SizeClass {
     /// GE `binary-block` with `use_range_ = false`: the size rounded to the block alignment
     /// (block_mem_assigner.cc `GetBlockSize`, `ApplyMemory`: `Size() == block_size`).
     Aligned,
-    /// GE `max-block`: one range, the largest size, so every request has the same class and
-    /// only lifetimes decide (max_block_mem_assigner.cc `GetMemoryRanges`).
+    /// GE `max-block`: one range, the largest size, so every request up to it has the same
+    /// class and only lifetimes decide (max_block_mem_assigner.cc `GetMemoryRanges`); a larger
+    /// request (a continuous-output group, a tensor of a smaller gear) is its own class.
     Single,
 }
 
@@ -35,15 +36,21 @@ pub(crate) fn assign(units: &Units, class: SizeClass) -> Vec<BlockData> {
     // Events: (time, phase, unit). Phases at one step: 0 outputs, 1 workspaces,
     // 2 release of consumed inputs, 3 release of workspaces and suspended outputs (GE releases
     // those when the next node is processed, before it allocates).
-    let mut events: Vec<(u64, u8, UnitId)> = Vec::new();
+    // Releases of consumed inputs at one step go in the consumer's input order (GE
+    // `ReleaseInputNodeOutMemory` walks `GetSortAllInDataAnchors`), then by unit.
+    let mut events: Vec<(u64, u8, usize, UnitId)> = Vec::new();
     for (u, unit) in units.list.iter().enumerate() {
         if !in_feature_map(unit.role) {
             continue;
         }
-        events.push((unit.start, u8::from(unit.workspace), u));
+        events.push((unit.start, u8::from(unit.workspace), 0, u));
         if unit.role == Role::Reusable {
-            let phase = if unit.end == unit.start { 3 } else { 2 };
-            events.push((unit.end, phase, u));
+            let (phase, rank) = if unit.end == unit.start {
+                (3, 0)
+            } else {
+                (2, unit.release_rank)
+            };
+            events.push((unit.end, phase, rank, u));
         }
     }
     events.sort_unstable();
@@ -52,9 +59,12 @@ pub(crate) fn assign(units: &Units, class: SizeClass) -> Vec<BlockData> {
     let mut block_of: Vec<usize> = alloc::vec![usize::MAX; units.list.len()];
     // Each reusable unit's free list, numbered once (sorted keys) rather than looked up at
     // every event.
+    let range = single_range(units);
     let key_of = |u: &super::units::Unit| -> Key {
         let c = match class {
             SizeClass::Aligned => u.size,
+            // A request above the one range is its own exact class (GE GetBlockSize).
+            SizeClass::Single if u.size > range => u.size,
             SizeClass::Single => 0,
         };
         (u.mem, u.stream, u.gear, c)
@@ -80,7 +90,7 @@ pub(crate) fn assign(units: &Units, class: SizeClass) -> Vec<BlockData> {
         }
     }
     let mut free: Vec<Vec<usize>> = alloc::vec![Vec::new(); lists + 1];
-    for (_, phase, u) in events {
+    for (_, phase, _, u) in events {
         let Some(unit) = units.list.get(u) else {
             continue;
         };
@@ -123,6 +133,31 @@ pub(crate) fn assign(units: &Units, class: SizeClass) -> Vec<BlockData> {
         blocks.push(BlockData::new(u, unit));
     }
     blocks
+}
+
+/// GE max-block's one range (max_block_mem_assigner.cc `GetMemoryRanges`): the largest single
+/// tensor among the ungeared ones and those of the largest gear (the gear with the largest sum
+/// of sizes, GE `GetMaxBatchAllMemorySize`). A continuous-output group (one unit of several
+/// tensors) is not a single tensor and may exceed it.
+fn single_range(units: &Units) -> u64 {
+    let mut totals: alloc::collections::BTreeMap<u64, u64> = Default::default();
+    for u in &units.list {
+        if let Some(g) = u.gear {
+            let t = totals.entry(g).or_insert(0);
+            *t = t.saturating_add(u.size);
+        }
+    }
+    let largest = totals
+        .iter()
+        .max_by(|a, b| a.1.cmp(b.1).then(b.0.cmp(a.0)))
+        .map(|(&g, _)| g);
+    units
+        .list
+        .iter()
+        .filter(|u| u.buffers.len() == 1 && (u.gear.is_none() || u.gear == largest))
+        .map(|u| u.size)
+        .max()
+        .unwrap_or(0)
 }
 
 /// Whether a unit of this role is laid out in the feature-map region as a block.

@@ -33,9 +33,22 @@
 //!
 //! `kMaxSplitSizeForDynamicBatch` (400 MiB) is kept as is.
 //!
+//! # Streams, memory types, gears
+//! - A tensor read on another stream stays alive on its producer's stream until the first op
+//!   of that stream an edge chain from the reader reaches, or to the end if none does
+//!   (`streams::cross_stream_ends`, GE `GetDiffStreamMaxLifeTime`).
+//! - Cross-stream level 2 counts edges into earlier ops of the candidate's stream (program
+//!   order, GE `GetDependLifeBegin`).
+//! - Each memory type is its own arena from offset 0; the plan's peak is HBM's
+//!   ([`crate::Plan::arenas`]).
+//! - Each gear's continuous-input group is one run and the gears' runs overlay; atomic
+//!   regions of gears are appended.
+//!
 //! # Where this differs from GE, on purpose
-//! - Continuous-input blocks take no part in level 2 (GE nests them by special rules, one per
-//!   parent); keeping them out keeps each group adjacent.
+//! - Continuous-input blocks take no part in level 2 (GE nests ordinary children in them,
+//!   `AddContinuousLifeReuseBlock`); keeping them out keeps each group adjacent. Zero-copy
+//!   blocks host no children either (GE `AddZeroCopyLifeReuseBlock` under the I/O reuse
+//!   options).
 //! - Stream relabelling (`OptimizeDiffStream`), Merge exclusions, block-type conflicts and
 //!   the range-binary variants of `MemoryPriority` are not modelled.
 //! - Buffers with a fixed offset (CSV input) stay there and the arena starts above them.
@@ -99,6 +112,7 @@ fn run_with(
         let deps = streams::Deps::new(problem);
         let align = options.alignment.max(1);
         extra.splits = level2(&mut blocks, units, &deps, align, align);
+        extra.level2_order = true;
     }
     let name = match variant {
         Variant::Binary => "ge-binary-block",

@@ -63,7 +63,44 @@ pub(crate) struct Unit {
     pub align: u64,
     /// Region and reuse.
     pub role: Role,
+    /// Position of the unit among the inputs of the op at its last step (GE releases an op's
+    /// freed inputs in input-anchor order); `usize::MAX` when that op does not read it.
+    pub release_rank: usize,
 }
+
+/// Op types whose outputs may not take memory others freed (GE block_mem_assigner.cc,
+/// pre-reuse false: life begin forced to the start): their outputs live from step 0.
+const NO_PRE_REUSE: &[&str] = &[
+    "Data",
+    "AippData",
+    "AnnData",
+    "QueueData",
+    "RefData",
+    "Proposal",
+    "Constant",
+    "ConstantOp",
+    "GetNext",
+    "AdpGetNext",
+    "DynamicGetNext",
+    "DropOutGenMask",
+];
+
+/// Op types whose outputs are never released (GE post-reuse false: life end `kMaxLifeTime`):
+/// their outputs live to the last step.
+const NO_POST_REUSE: &[&str] = &[
+    "Data",
+    "AippData",
+    "QueueData",
+    "RefData",
+    "Enter",
+    "RefEnter",
+    "NextIteration",
+    "RefNextIteration",
+    "GetNext",
+    "AdpGetNext",
+    "DynamicGetNext",
+    "DropOutGenMask",
+];
 
 /// Every unit of a problem, plus the buffers placed outside units.
 #[derive(Debug, Clone, Default)]
@@ -96,8 +133,36 @@ impl Units {
         };
         let mut groups: BTreeMap<u32, usize> = BTreeMap::new();
         let mut conflicting_continuous = 0usize;
+        // GE rule: a block read on another stream stays alive on its own stream until an
+        // edge returns (rule 1 of the module docs).
+        let cross_ends = super::streams::cross_stream_ends(problem);
+        let mut extended = 0usize;
         for (i, b) in problem.buffers.iter().enumerate() {
             let size = out.sizes.get(i).copied().unwrap_or(0);
+            let mut b_end = cross_ends
+                .as_ref()
+                .and_then(|e| e.get(i).copied())
+                .unwrap_or(b.end);
+            // GE's node-type rules, by the producer's op type.
+            let op_type = b
+                .producer
+                .and_then(|p| usize::try_from(p).ok())
+                .and_then(|p| problem.ops.get(p))
+                .map_or("", |o| o.op_type.as_str());
+            let b_start = if NO_PRE_REUSE.contains(&op_type) {
+                0
+            } else {
+                b.start
+            };
+            // The root graph's inputs allow post-reuse under GE's input-reuse option
+            // (`ge.exec.inputReuseMemIndexes`, here `zero_copy_io = false`).
+            let io_reuse = b.kind == BufferKind::GraphInput && !options.zero_copy_io;
+            if NO_POST_REUSE.contains(&op_type) && !io_reuse {
+                b_end = problem.steps.saturating_sub(1).max(b_end);
+            }
+            if b_end > b.end && size > 0 {
+                extended += 1;
+            }
             if b.fixed_offset.is_some() {
                 out.pinned.push(i);
                 continue;
@@ -124,8 +189,8 @@ impl Units {
                         let unit = &mut out.list[u];
                         unit.buffers.push(i);
                         unit.size = add(unit.size, size, "size of a continuous-output block")?;
-                        unit.start = unit.start.min(b.start);
-                        unit.end = unit.end.max(b.end);
+                        unit.start = unit.start.min(b_start);
+                        unit.end = unit.end.max(b_end);
                         if unit.gear != b.gear {
                             // A group spanning gears cannot overlay with either gear.
                             unit.role = Role::NoReuse("mixed-gear group");
@@ -175,15 +240,31 @@ impl Units {
             out.list.push(Unit {
                 buffers: alloc::vec![i],
                 size,
-                start: b.start,
-                end: b.end,
+                start: b_start,
+                end: b_end,
                 stream: b.stream,
                 gear: b.gear,
                 mem: b.memory_type,
                 workspace: b.kind == BufferKind::Workspace,
                 align: if odd { options.alignment_of(b)? } else { align },
                 role,
+                release_rank: usize::MAX,
             });
+        }
+        // Release order (rule 8): the rank of each unit's buffers among the inputs of the op
+        // at the unit's last step.
+        for u in &mut out.list {
+            let inputs = usize::try_from(u.end)
+                .ok()
+                .and_then(|k| problem.ops.get(k))
+                .map(|o| o.inputs.as_slice())
+                .unwrap_or(&[]);
+            u.release_rank = u
+                .buffers
+                .iter()
+                .filter_map(|b| inputs.iter().position(|x| x == b))
+                .min()
+                .unwrap_or(usize::MAX);
         }
         // Members of a continuous-output group go in index order.
         for u in &mut out.list {
@@ -201,6 +282,12 @@ impl Units {
             out.notes.push(alloc::format!(
                 "{conflicting_continuous} buffer(s) are both continuous and zero-copy or atomic-clean; \
                  placed as continuous (adjacency first)"
+            ));
+        }
+        if extended > 0 {
+            out.notes.push(alloc::format!(
+                "{extended} buffer(s) read on another stream stay alive on their own stream \
+                 until an edge returns (GE GetDiffStreamMaxLifeTime)"
             ));
         }
         if !out.pinned.is_empty() {
