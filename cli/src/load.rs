@@ -51,6 +51,9 @@ pub struct Shapes {
     /// `--size NAME=BYTES`: a tensor's size given by the user (shape not inferred, or to
     /// override it).
     pub sizes: BTreeMap<String, u64>,
+    /// `--alias-views`: view outputs share their dying input's buffer
+    /// ([`memplan_core::graph::views`]).
+    pub alias_views: bool,
 }
 
 /// Applies `--size` to the graph's tensors.
@@ -214,6 +217,12 @@ pub fn lower_onnx(
     let mut model = onnx::parse(bytes, &opts)?;
     apply_sizes(&mut model.graph, &shapes.sizes)?;
     let mut lowered = model.graph.lower(dims)?;
+    if shapes.alias_views {
+        lowered.views = Some(memplan_core::graph::views::alias_views(
+            &model.graph,
+            &mut lowered,
+        )?);
+    }
     let mut warnings = model.warnings;
     warnings.append(&mut lowered.warnings);
     lowered.warnings = warnings;
@@ -240,7 +249,13 @@ pub fn lower_unbound_as_one(
             warnings.clear();
             lower_onnx(bytes, shapes, &dims)?
         }
-        _ => graph.lower(&dims)?,
+        _ => {
+            let mut l = graph.lower(&dims)?;
+            if shapes.alias_views {
+                l.views = Some(memplan_core::graph::views::alias_views(graph, &mut l)?);
+            }
+            l
+        }
     };
     warnings.append(&mut bind);
     warnings.append(&mut lowered.warnings);

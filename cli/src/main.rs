@@ -68,41 +68,68 @@ enum Command {
     },
 }
 
-#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
-enum AllocatorArg {
-    /// Fixed-block pool (acl-adapter style).
-    Pool,
-    /// First-fit reuse manager.
-    Reuse,
-    /// Best fit with coalescing (BFC-like).
-    Bfc,
-    /// Tiered L1/L2/L3/DDR placement.
-    Tiered,
+/// `--allocator` values: the core's runtime allocator registry, plus `tiered` (whole-life
+/// placement in levels, `memplan_core::simulate::tiered`).
+fn allocator_names() -> Vec<&'static str> {
+    memplan_core::simulate::registry::allocators()
+        .iter()
+        .map(|a| a.name)
+        .chain(["tiered"])
+        .collect()
 }
 
 #[derive(clap::Args)]
 struct SimArgs {
     /// Input file: .onnx, .json (memplan.graph/1) or .csv (MiniMalloc).
     input: PathBuf,
-    /// Allocator to simulate (repeatable); default: pool, reuse and bfc.
-    #[arg(long = "allocator", short = 'a', value_enum)]
-    allocators: Vec<AllocatorArg>,
-    /// Pool size in bytes (default: every tensor rounded up to whole blocks, summed, so the
-    /// pool never runs out).
+    /// Allocator to simulate (repeatable): pool, reuse, bfc, acl-pool, acl-tiered, ge-v1,
+    /// ge-v2 (the runtime registry) or tiered; default: pool, reuse and bfc.
+    #[arg(long = "allocator", short = 'a', value_parser = clap::builder::PossibleValuesParser::new(allocator_names()))]
+    allocators: Vec<String>,
+    /// pool: pool size in bytes (default: every tensor rounded up to whole blocks, summed, so
+    /// the pool never runs out).
     #[arg(long)]
     pool_size: Option<u64>,
-    /// Pool block size in bytes.
-    #[arg(long, default_value_t = 2 << 20)]
-    block_size: u64,
-    /// Reuse manager: most buffers in its table.
+    /// pool, acl-pool: block size in bytes (pool default 2 MiB; acl-pool default the largest
+    /// tensor rounded up to 64 B).
+    #[arg(long)]
+    block_size: Option<u64>,
+    /// acl-pool: number of blocks (default one per tensor: never exhausted).
+    #[arg(long)]
+    num_blocks: Option<u64>,
+    /// reuse: most buffers in its table.
     #[arg(long, default_value_t = 4096)]
-    table_capacity: usize,
+    table_capacity: u64,
     /// Alignment / rounding of requests, bytes (reuse manager and BFC).
     #[arg(long, default_value_t = 512)]
     align: u64,
-    /// Tiered levels, fastest first: NAME=BYTES,... (the last may be NAME=inf).
+    /// tiered, acl-tiered: levels, fastest first: NAME=BYTES,... (the last may be NAME=inf).
     #[arg(long, default_value = "L1=1048576,L2=8388608,L3=33554432,DDR=inf")]
     levels: String,
+    /// acl-tiered: block size of every level, bytes.
+    #[arg(long, default_value_t = 64)]
+    tier_block_size: u64,
+    /// acl-tiered: how the caller picks a level: frequency (uses per step) or fastest.
+    #[arg(long, default_value = "frequency")]
+    policy: String,
+    /// acl-tiered: ask level LEVEL for tensor TENSOR (repeatable; overrides the policy).
+    #[arg(long = "map", value_name = "TENSOR=LEVEL")]
+    mapping: Vec<String>,
+    /// ge-v1, ge-v2: page size in bytes (ge-v1 default 2 MiB, ge-v2 default 64 KiB).
+    #[arg(long)]
+    page_size: Option<u64>,
+    /// ge-v2: total threshold in bytes (default 30 GiB).
+    #[arg(long)]
+    threshold: Option<u64>,
+    /// Statistics off (only offsets and failures).
+    #[arg(long)]
+    no_stats: bool,
+    /// Leak detector off (no per-allocation records, no leaks).
+    #[arg(long)]
+    no_leak_detector: bool,
+    /// JSON: also the per-allocation records and the occupancy after every step.
+    #[arg(long)]
+    details: bool,
     #[command(flatten)]
     shape: ShapeArgs,
     /// Output format.
@@ -123,6 +150,10 @@ struct ShapeArgs {
     /// not infer, or to override one).
     #[arg(long = "size", value_name = "NAME=BYTES")]
     sizes: Vec<String>,
+    /// Let Reshape, Flatten, Squeeze, Unsqueeze and Identity outputs share their input's
+    /// buffer when the input dies there, as runtimes do (ONNX models; off by default).
+    #[arg(long)]
+    alias_views: bool,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -260,7 +291,9 @@ fn run_inspect(
 }
 
 fn shapes(args: &PlanArgs) -> Result<Shapes, Error> {
-    parse_shapes(&args.shape.dims, &args.shape.inputs, &args.shape.sizes)
+    let mut s = parse_shapes(&args.shape.dims, &args.shape.inputs, &args.shape.sizes)?;
+    s.alias_views = args.shape.alias_views;
+    Ok(s)
 }
 
 fn parse_shapes(dims: &[String], inputs: &[String], sizes: &[String]) -> Result<Shapes, Error> {
@@ -483,6 +516,18 @@ fn run_plan(args: &PlanArgs) -> Result<bool, Error> {
             lower_bound_bytes: bounds.lower_bound,
             no_reuse_bytes: bounds.no_reuse,
             weight_bytes: problem.weight_bytes,
+            unknown_size_tensors: lowered.unknown.len(),
+            aliased_views: lowered.views.as_ref().map(|v| v.tensors),
+            aliased_view_bytes: lowered.views.as_ref().map(|v| v.bytes),
+            unknown_size: lowered
+                .unknown
+                .iter()
+                .map(|u| report::UnknownEntry {
+                    name: u.name.clone(),
+                    op: u.op.clone(),
+                    why: u.why.clone(),
+                })
+                .collect(),
         },
         plans: entries,
     };
@@ -626,13 +671,32 @@ fn table(f: &PlanFile, o: &PlanOptions) -> String {
     use std::fmt::Write as _;
     let mut s = String::new();
     let p = &f.problem;
+    // Every figure leaves out the tensors of unknown size: say so next to each.
+    let unk = match p.unknown_size_tensors {
+        0 => String::new(),
+        1 => " (+1 tensor of unknown size)".to_string(),
+        n => format!(" (+{n} tensors of unknown size)"),
+    };
     let _ = writeln!(s, "{}: {} buffers, {} steps", f.input, p.buffers, p.steps);
     let _ = writeln!(
         s,
-        "lower bound {}   no reuse {}",
+        "lower bound {}{unk}   no reuse {}{unk}",
         units::with_exact(p.lower_bound_bytes),
         units::with_exact(p.no_reuse_bytes)
     );
+    if let (Some(n), Some(b)) = (p.aliased_views, p.aliased_view_bytes) {
+        let _ = writeln!(
+            s,
+            "views aliased: {n} tensors share their input's buffer ({} not allocated)",
+            units::with_exact(b)
+        );
+    }
+    for u in &p.unknown_size {
+        let by =
+            u.op.as_ref()
+                .map_or(String::new(), |o| format!(" from op {o}"));
+        let _ = writeln!(s, "  unknown size: '{}'{by}: {}", u.name, u.why);
+    }
     if p.weight_bytes > 0 {
         let _ = writeln!(
             s,
@@ -663,7 +727,7 @@ fn table(f: &PlanFile, o: &PlanOptions) -> String {
         };
         let _ = writeln!(
             s,
-            "{:<34} {:>12} {:>16} {:>9.4} {:>8.2}ms",
+            "{:<34} {:>12} {:>16} {:>9.4} {:>8.2}ms{unk}",
             e.strategy,
             units::binary(e.peak_bytes),
             e.peak_bytes,

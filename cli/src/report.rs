@@ -30,6 +30,30 @@ pub struct ProblemSummary {
     /// Constants and weights, not planned.
     #[serde(default)]
     pub weight_bytes: u64,
+    /// Number of tensors of unknown size: not planned, not in any figure here.
+    #[serde(default)]
+    pub unknown_size_tensors: usize,
+    /// Those tensors, each with the op that produced it and why its size is unknown.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unknown_size: Vec<UnknownEntry>,
+    /// With `--alias-views`: view outputs merged into their input's buffer.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub aliased_views: Option<usize>,
+    /// With `--alias-views`: their bytes (the no-reuse total is this much smaller).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub aliased_view_bytes: Option<u64>,
+}
+
+/// A tensor of unknown size (not planned).
+#[derive(Serialize, Deserialize)]
+pub struct UnknownEntry {
+    /// Tensor name.
+    pub name: String,
+    /// Producing op, `'name' (OpType)`; absent for graph inputs and weights.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub op: Option<String>,
+    /// Why the size is unknown.
+    pub why: String,
 }
 
 /// One plan.

@@ -2,14 +2,16 @@
 
 use std::fmt::Write as _;
 
-use memplan_core::simulate::{self, tiered, AllocatorKind, SimReport};
+use memplan_core::simulate::registry::{self, RuntimeOptions};
+use memplan_core::simulate::{tiered, SimReport, SimSwitches, TierPolicy};
 use memplan_core::{units, Error, Problem};
 
 use crate::load::{self, Input};
-use crate::{parse_kv, parse_shapes, AllocatorArg, Format, SimArgs};
+use crate::{parse_kv, parse_shapes, Format, SimArgs};
 
 pub fn run(args: &SimArgs) -> Result<(), Error> {
-    let shapes = parse_shapes(&args.shape.dims, &args.shape.inputs, &args.shape.sizes)?;
+    let mut shapes = parse_shapes(&args.shape.dims, &args.shape.inputs, &args.shape.sizes)?;
+    shapes.alias_views = args.shape.alias_views;
     let shown = args.input.display().to_string();
     let problem = match load::read(&args.input, &shapes)? {
         Input::Buffers(p) => p,
@@ -27,46 +29,20 @@ pub fn run(args: &SimArgs) -> Result<(), Error> {
         }
     };
     let bounds = memplan_core::lower_bound(&problem).map_err(|e| e.at(&shown))?;
-    let kinds = if args.allocators.is_empty() {
-        vec![AllocatorArg::Pool, AllocatorArg::Reuse, AllocatorArg::Bfc]
+    let names: Vec<String> = if args.allocators.is_empty() {
+        ["pool", "reuse", "bfc"].map(String::from).to_vec()
     } else {
         args.allocators.clone()
     };
+    let options = options(args)?;
     let mut reports = Vec::new();
     let mut tiers = None;
-    for k in kinds {
-        let kind = match k {
-            AllocatorArg::Pool => {
-                let pool = match args.pool_size {
-                    Some(p) => p,
-                    // Enough blocks for every tensor at once: the pool never fails.
-                    None => problem.buffers.iter().try_fold(0u64, |acc, b| {
-                        let blocks = memplan_core::error::round_up(
-                            b.size,
-                            args.block_size.max(1),
-                            "pool size",
-                        )?;
-                        memplan_core::error::add(acc, blocks, "pool size")
-                    })?,
-                };
-                AllocatorKind::Pool {
-                    pool_bytes: pool,
-                    block_bytes: args.block_size,
-                }
-            }
-            AllocatorArg::Reuse => AllocatorKind::Reuse {
-                alignment: args.align,
-                capacity: args.table_capacity,
-            },
-            AllocatorArg::Bfc => AllocatorKind::Bfc {
-                alignment: args.align,
-            },
-            AllocatorArg::Tiered => {
-                tiers = Some(tiered::place(&problem, &levels(&args.levels)?)?);
-                continue;
-            }
-        };
-        reports.push(simulate::simulate(&problem, &kind)?);
+    for name in &names {
+        if name == "tiered" {
+            tiers = Some(tiered::place(&problem, &options.levels)?);
+            continue;
+        }
+        reports.push(registry::run(&problem, name, &options).map_err(|e| e.at(&shown))?);
     }
     let text = match args.format {
         Format::Json => {
@@ -75,7 +51,7 @@ pub fn run(args: &SimArgs) -> Result<(), Error> {
                 "input": shown,
                 "lower_bound_bytes": bounds.lower_bound,
                 "no_reuse_bytes": bounds.no_reuse,
-                "allocators": reports.iter().map(summary_json).collect::<Vec<_>>(),
+                "allocators": reports.iter().map(|r| summary_json(r, args.details)).collect::<Vec<_>>(),
                 "tiered": tiers,
             });
             serde_json::to_string_pretty(&v).map_err(|e| Error::invalid(e.to_string()))? + "\n"
@@ -92,12 +68,46 @@ pub fn run(args: &SimArgs) -> Result<(), Error> {
     Ok(())
 }
 
-fn summary_json(r: &SimReport) -> serde_json::Value {
-    serde_json::json!({
+/// The registry's options from the flags.
+fn options(args: &SimArgs) -> Result<RuntimeOptions, Error> {
+    let mapping = args
+        .mapping
+        .iter()
+        .map(|m| {
+            let (t, l) = parse_kv(m, "--map")?;
+            Ok((t.to_string(), l.to_string()))
+        })
+        .collect::<Result<Vec<_>, Error>>()?;
+    Ok(RuntimeOptions {
+        pool_bytes: args.pool_size,
+        block_bytes: args.block_size,
+        num_blocks: args.num_blocks,
+        alignment: args.align,
+        table_capacity: args.table_capacity,
+        levels: tiered::parse_levels(&args.levels)?,
+        tier_block_bytes: args.tier_block_size,
+        policy: TierPolicy::parse(&args.policy)?,
+        mapping,
+        page_bytes: args.page_size,
+        threshold_bytes: args.threshold,
+        switches: SimSwitches {
+            stats: !args.no_stats,
+            leak_detector: !args.no_leak_detector,
+        },
+    })
+}
+
+fn summary_json(r: &SimReport, details: bool) -> serde_json::Value {
+    let mut v = serde_json::json!({
         "allocator": r.allocator,
+        "stats": r.switches.stats,
+        "leak_detector": r.switches.leak_detector,
         "peak_bytes": r.peak_bytes,
         "reserved_bytes": r.reserved_bytes,
+        "system_overhead_bytes": r.system_overhead_bytes,
         "peak_in_use_bytes": r.peak_in_use_bytes,
+        "total_requested": r.total_requested,
+        "cache_hits": r.cache_hits,
         "total_allocated": r.total_allocated,
         "total_freed": r.total_freed,
         "current_bytes": r.current_bytes,
@@ -106,28 +116,13 @@ fn summary_json(r: &SimReport) -> serde_json::Value {
         "failures": r.failures,
         "fragmentation_at_peak": r.fragmentation_at_peak,
         "leaks": r.leaks,
-    })
-}
-
-fn levels(spec: &str) -> Result<Vec<tiered::Level>, Error> {
-    spec.split(',')
-        .map(|part| {
-            let (name, v) = parse_kv(part.trim(), "--levels")?;
-            let capacity = if v == "inf" {
-                u64::MAX
-            } else {
-                v.parse::<u64>().map_err(|_| {
-                    Error::bad_option(format!(
-                        "--levels {name}: '{v}' is not a byte count or 'inf'"
-                    ))
-                })?
-            };
-            Ok(tiered::Level {
-                name: name.to_string(),
-                capacity,
-            })
-        })
-        .collect()
+        "levels": r.levels,
+    });
+    if details {
+        v["records"] = serde_json::json!(r.records);
+        v["steps"] = serde_json::json!(r.steps);
+    }
+    v
 }
 
 fn table(
@@ -148,8 +143,18 @@ fn table(
     if !reports.is_empty() {
         let _ = writeln!(
             s,
-            "{:<8} {:>12} {:>12} {:>9} {:>8} {:>8} {:>6} {:>7} {:>6}",
-            "alloc", "peak", "reserved", "/ lower", "allocs", "frees", "fails", "frag", "leaks"
+            "{:<10} {:>12} {:>12} {:>12} {:>9} {:>7} {:>7} {:>7} {:>6} {:>7} {:>6}",
+            "alloc",
+            "peak",
+            "reserved",
+            "in use",
+            "/ lower",
+            "allocs",
+            "hits",
+            "frees",
+            "fails",
+            "frag",
+            "leaks"
         );
     }
     for r in reports {
@@ -158,23 +163,66 @@ fn table(
         } else {
             r.peak_bytes as f64 / lb as f64
         };
-        let _ = writeln!(
-            s,
-            "{:<8} {:>12} {:>12} {:>9.4} {:>8} {:>8} {:>6} {:>6.1}% {:>6}",
-            r.allocator,
-            units::binary(r.peak_bytes),
-            units::binary(r.reserved_bytes),
-            ratio,
-            r.allocations,
-            r.frees,
-            r.failures,
-            r.fragmentation_at_peak * 100.0,
-            r.leaks.len()
-        );
+        if !r.switches.stats {
+            let _ = writeln!(
+                s,
+                "{:<10} {:>12} {:>12} {:>12} {:>9.4} (statistics off) {:>6} fails",
+                r.allocator,
+                units::binary(r.peak_bytes),
+                "-",
+                "-",
+                ratio,
+                r.failures
+            );
+        } else {
+            let _ = writeln!(
+                s,
+                "{:<10} {:>12} {:>12} {:>12} {:>9.4} {:>7} {:>7} {:>7} {:>6} {:>6.1}% {:>6}",
+                r.allocator,
+                units::binary(r.peak_bytes),
+                units::binary(r.reserved_bytes),
+                units::binary(r.peak_in_use_bytes),
+                ratio,
+                r.allocations,
+                r.cache_hits,
+                r.frees,
+                r.failures,
+                r.fragmentation_at_peak * 100.0,
+                if r.switches.leak_detector {
+                    r.leaks.len().to_string()
+                } else {
+                    "off".into()
+                }
+            );
+        }
+        if r.system_overhead_bytes > 0 {
+            let _ = writeln!(
+                s,
+                "           aligned_alloc overhead: {} (alignment + pointer header per system allocation)",
+                units::with_exact(r.system_overhead_bytes)
+            );
+        }
+        for l in &r.levels {
+            let cap = if l.level.capacity >= u64::MAX / 2 {
+                "inf".to_string()
+            } else {
+                units::binary(l.level.capacity)
+            };
+            let _ = writeln!(
+                s,
+                "           level {:<5} capacity {:>10}, peak in use {:>10}, {} allocs, {} spilled in, {} failed",
+                l.level.name,
+                cap,
+                units::binary(l.peak_in_use),
+                l.level.allocations,
+                l.level.spilled_in,
+                l.level.failures
+            );
+        }
         for l in &r.leaks {
             let _ = writeln!(
                 s,
-                "         leak: '{}' ({}) from op '{}'",
+                "           leak: '{}' ({}) from op '{}'",
                 l.name,
                 units::binary(l.bytes),
                 l.producer_op.as_deref().unwrap_or("?")

@@ -1,16 +1,22 @@
 //! Benchmark of strategy `optimal` (not a timed test).
 //!
-//! `cargo bench -p memplan-core --bench optimal -- [--time-limit MS] [FILE.csv | gen:N:SEED]...`
+//! `cargo bench -p memplan-core --bench optimal -- [--time-limit MS] [FILE.csv | gen:N:SEED | SPEC]...`
 //!
-//! Without files: the MiniMalloc challenging suite and the real traces of
-//! `testdata/benchmarks` (or `$MEMPLAN_BENCHMARKS`), then generated instances of 20k, 40k
-//! and 60k buffers. Prints one Markdown table row per input; then, for files named like
+//! `SPEC` is a generator of `gen/mod.rs` (`train:N:SEED`, `kv:N:SEED`, `long-short:N:SEED`,
+//! `tile:FILE.csv:COPIES:SEED`). Without arguments: the MiniMalloc challenging suite and the
+//! real traces of `testdata/benchmarks` (or `$MEMPLAN_BENCHMARKS`), then generated
+//! instances (the older trace-like `gen:` ones, transformer training, KV-cache inference,
+//! tiled real traces, the long-short shape). Each input: `portfolio` on its own, then
+//! `optimal`, in the same run. Prints one Markdown table row per input; then, for files named like
 //! MiniMalloc's `X.CAPACITY.csv`, a second table: capacity mode at that capacity (the setting
 //! of MiniMalloc's published solve times), the time to a plan that fits.
 // Bench code: counts and timings are far below the truncation limits.
 #![allow(clippy::cast_possible_truncation)]
 
 use std::time::Instant;
+
+#[path = "gen/mod.rs"]
+mod gen;
 
 use memplan_core::strategy::optimal::{self, SolverParams};
 use memplan_core::{Buffer, PlanOptions, Problem};
@@ -58,6 +64,20 @@ fn generate(n: usize, seed: u64) -> Problem {
     Problem::from_buffers(format!("gen-{n}-{seed}"), buffers)
 }
 
+/// Resets the process's peak resident set (`VmHWM`) so that it measures the next input only
+/// (Linux: writing 5 to `/proc/self/clear_refs`; ignored elsewhere).
+fn reset_peak_rss() {
+    let _ = std::fs::write("/proc/self/clear_refs", "5");
+}
+
+/// Peak resident set of the process since the last reset, in MiB (Linux `VmHWM`).
+fn peak_rss_mib() -> Option<u64> {
+    let s = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = s.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb / 1024)
+}
+
 fn main() {
     let mut args: Vec<String> = std::env::args()
         .skip(1)
@@ -82,9 +102,22 @@ fn main() {
         for n in [20_000, 40_000, 60_000] {
             args.push(format!("gen:{n}:1"));
         }
+        for spec in [
+            "train:20000:1",
+            "train:60000:2",
+            "kv:20000:1",
+            "kv:60000:2",
+            "long-short:100000:1",
+        ] {
+            args.push(spec.into());
+        }
+        args.push(format!(
+            "tile:{root}/real/mindspore_somas_resnet50.csv:10:1"
+        ));
+        args.push(format!("tile:{root}/real/iopddl_G_1.csv:30:1"));
     }
-    println!("| input | buffers | lower bound | portfolio peak (s) | seed peak | best peak | best / LB | proven | nodes | time (s) |");
-    println!("|---|---|---|---|---|---|---|---|---|---|");
+    println!("| input | buffers | lower bound | portfolio peak (s) | portfolio / LB | seed peak | best peak | best / LB | proven | nodes | windows (fitted) | moves kept | time (s) | peak RSS (MiB) |");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     let mut capacity_rows = Vec::new();
     for a in &args {
         let problem = if let Some(spec) = a.strip_prefix("gen:") {
@@ -92,6 +125,14 @@ fn main() {
             let n = it.next().unwrap_or(20_000) as usize;
             let seed = it.next().unwrap_or(1);
             generate(n, seed)
+        } else if !a.ends_with(".csv") {
+            match gen::by_spec(a) {
+                Ok(p) => p,
+                Err(e) => {
+                    eprintln!("{a}: {e}");
+                    continue;
+                }
+            }
         } else {
             let text = match std::fs::read_to_string(a) {
                 Ok(t) => t,
@@ -116,32 +157,64 @@ fn main() {
             time_limit_ms: limit,
             ..PlanOptions::exact()
         };
+        reset_peak_rss();
         let tp = Instant::now();
-        let port = memplan_core::strategy::plan(&problem, "portfolio", &options).map_or_else(
+        let port_plan = memplan_core::strategy::plan(&problem, "portfolio", &options);
+        let port_secs = tp.elapsed().as_secs_f64();
+        let port_peak = port_plan.as_ref().map_or(0, |p| p.peak);
+        let port = port_plan.map_or_else(
             |e| format!("error: {e}"),
-            |p| format!("{} ({:.2})", p.peak, tp.elapsed().as_secs_f64()),
+            |p| format!("{} ({port_secs:.2})", p.peak),
         );
         let t0 = Instant::now();
         let clock = move || t0.elapsed().as_millis() as u64;
-        let params = SolverParams::default();
-        match optimal::solve(&problem, &options, &params, &clock) {
+        let mut params = SolverParams::default();
+        // `MEMPLAN_WINDOW_BUFFERS=N`: window size of the large-input search, for experiments
+        if let Some(w) = std::env::var("MEMPLAN_WINDOW_BUFFERS")
+            .ok()
+            .and_then(|v| v.parse().ok())
+        {
+            params.window_buffers = w;
+        }
+        // `MEMPLAN_SECTION_WINDOWS=1`: cross-section windows on, for a side-by-side
+        if std::env::var("MEMPLAN_SECTION_WINDOWS").is_ok_and(|v| v == "1") {
+            params.section_windows = true;
+        }
+        // `MEMPLAN_NODES=N`: no clock, a budget of N search nodes instead: the same work on a
+        // loaded machine, for side-by-side comparisons of solver switches
+        let nodes: Option<u64> = std::env::var("MEMPLAN_NODES")
+            .ok()
+            .and_then(|v| v.parse().ok());
+        params.node_limit = nodes.or(params.node_limit);
+        let solved = match nodes {
+            Some(_) => optimal::solve(&problem, &options, &params, &optimal::NoClock),
+            None => optimal::solve(&problem, &options, &params, &clock),
+        };
+        match solved {
             Ok(s) => {
                 let secs = t0.elapsed().as_secs_f64();
                 if let Err(v) = memplan_core::validate(&problem, &s.plan) {
                     eprintln!("{}: INVALID plan: {}", problem.name, v.describe(&problem));
                 }
+                let stat = |k: &str| s.plan.stats.iter().find(|(n, _)| n == k).map_or(0, |x| x.1);
+                let lb = s.lower_bound.max(1) as f64;
                 println!(
-                    "| {} | {} | {} | {} | {} | {} | {:.5} | {} | {} | {:.2} |",
+                    "| {} | {} | {} | {} | {:.5} | {} | {} | {:.5} | {} | {} | {} ({}) | {} | {:.2} | {} |",
                     problem.name,
                     problem.buffers.len(),
                     s.lower_bound,
                     port,
+                    port_peak as f64 / lb,
                     s.seed_peak,
                     s.best_peak,
-                    s.best_peak as f64 / s.lower_bound.max(1) as f64,
+                    s.best_peak as f64 / lb,
                     if s.proven_optimal { "yes" } else { "no" },
                     s.nodes,
-                    secs
+                    stat("windows"),
+                    stat("windows_accepted"),
+                    stat("relocations_accepted") + stat("layout_moves_accepted"),
+                    secs,
+                    peak_rss_mib().map_or("?".into(), |m| m.to_string()),
                 );
             }
             Err(e) => println!("| {} | error: {e} |", problem.name),

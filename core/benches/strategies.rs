@@ -4,12 +4,17 @@
 //! Run: `cargo bench -p memplan-core --bench strategies`. Prints Markdown tables.
 //! Environment: `MEMPLAN_BENCH_SIZES=1000,10000` to change the generated sizes,
 //! `MEMPLAN_BENCH_DIR=path` to read the CSVs elsewhere,
-//! `MEMPLAN_BENCH_STRATEGIES=ge-block,greedy-size-best-fit` to time only those strategies.
+//! `MEMPLAN_BENCH_STRATEGIES=ge-block,greedy-size-best-fit` to time only those strategies,
+//! `MEMPLAN_BENCH_SCALE=1000000` the size of the "few long over many short" problem every
+//! packing strategy plans once (`gen::long_short`, issue 18's shape; `0` skips it).
 // Bench code: counts and timings are far below the truncation limits.
 #![allow(clippy::cast_possible_truncation)]
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
+
+#[path = "gen/mod.rs"]
+mod gen;
 
 use memplan_core::import::csv;
 use memplan_core::{lower_bound, validate, Buffer, PlanOptions, Problem, StrategyInfo};
@@ -257,7 +262,37 @@ fn main() {
         println!("{line}");
     }
 
-    // (2) peak / LB on the shared benchmarks
+    // (2) scale: one run of every packing strategy on the long-short shape
+    let scale: Vec<usize> = std::env::var("MEMPLAN_BENCH_SCALE")
+        .ok()
+        .map(|s| s.split(',').filter_map(|x| x.trim().parse().ok()).collect())
+        .unwrap_or_else(|| vec![100_000, 1_000_000]);
+    for &n in scale.iter().filter(|&&n| n > 0) {
+        let p = gen::long_short(n, 1);
+        let lb = lower_bound(&p).expect("lower bound").lower_bound.max(1);
+        println!(
+            "\n## Scale: `{}` ({n} buffers: 16 long over many short), one run each\n",
+            p.name
+        );
+        println!("Seconds of CPU time of one run (`optimal`: its default 2 s time limit, plus the seed).\n");
+        println!("| strategy | time (s) | peak / LB |\n|---|---:|---:|");
+        for s in strategies()
+            .into_iter()
+            .filter(|s| s.family == memplan_core::strategy::Family::Packing)
+        {
+            let (t, plan) = time(1, || s.run(&p, &PlanOptions::exact()));
+            let row = match plan {
+                Ok(plan) => {
+                    assert!(validate(&p, &plan).is_ok(), "{}: invalid plan", s.name);
+                    format!("{:.4}", plan.peak as f64 / lb as f64)
+                }
+                Err(e) => format!("error: {e}"),
+            };
+            println!("| {} | {:.2} | {row} |", s.name, t.as_secs_f64());
+        }
+    }
+
+    // (3) peak / LB on the shared benchmarks
     let dir = std::env::var("MEMPLAN_BENCH_DIR").map_or_else(
         |_| Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/benchmarks"),
         PathBuf::from,

@@ -43,7 +43,7 @@ pub mod validate;
 pub use bound::{lower_bound, Bounds};
 pub use dtype::DType;
 pub use error::{Error, ErrorKind, Result};
-pub use graph::{Bindings, Dim, Graph, Lowered, Op, Tensor};
+pub use graph::{Bindings, Dim, Graph, Lowered, Op, Tensor, UnknownTensor};
 pub use plan::{Block, BlockLevel, Padding, Plan, PlanOptions};
 pub use problem::{Buffer, BufferKind, Flags, Problem};
 pub use strategy::{find as find_strategy, plan, strategies, StrategyInfo};

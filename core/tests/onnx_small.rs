@@ -330,14 +330,15 @@ fn negative_dims_after_binding_name_the_op() {
         e.to_string().contains("op 'conv5' (Conv)") && e.to_string().contains("-1"),
         "{e}"
     );
-    // Symbolic, then bound too small at lowering: the expression is negative, the size
-    // unknown, and lowering says so instead of wrapping.
+    // Symbolic, then bound too small at lowering: the expression (h - 5 + 1 = h-4) is
+    // negative with h = 3, and lowering refuses it naming the tensor and the dim (issue 18:
+    // it used to be planned as 0 bytes).
     let m = parse(&bytes, &OnnxOptions::default()).unwrap();
-    let l = m.graph.lower(&o.dims).unwrap();
-    assert!(
-        l.warnings.iter().any(|w| w.contains("'y'")),
-        "{:?}",
-        l.warnings
+    let e = m.graph.lower(&o.dims).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Invalid);
+    assert_eq!(
+        e.to_string(),
+        "tensor 'y': dim 'h-4' is negative or overflows with h = 3"
     );
     // with h = 7 the symbolic expression gives 3
     let y = m.graph.tensor_id("y").unwrap();
@@ -599,4 +600,34 @@ fn large_raw_data_is_skipped() {
     };
     let back = TensorProto::decode(&small.encode_to_vec()[..]).unwrap();
     assert_eq!(back.raw_data, 7i64.to_le_bytes().to_vec());
+}
+
+#[test]
+fn symbolic_slice_clamps_to_zero() {
+    // x[n, 3] f32, Slice axis 0 [0, -10): ONNX clamps, so with n = 4 the result is empty
+    // (0 rows, 0 bytes), not a negative dim; with n = 12 it has 2 rows (2 * 3 * 4 = 24 B).
+    let bytes = model(
+        13,
+        graph(
+            vec![node(
+                "Slice",
+                "s0",
+                &["x", "st", "en", "ax"],
+                &["y"],
+                vec![],
+            )],
+            vec![vi("x", FLOAT, vec![dim_p("n"), dim_v(3)])],
+            &["y"],
+            vec![
+                i64_init("st", &[0]),
+                i64_init("en", &[-10]),
+                i64_init("ax", &[0]),
+            ],
+        ),
+    );
+    let m = parse(&bytes, &OnnxOptions::default()).unwrap();
+    let y = m.graph.tensor_id("y").unwrap();
+    let n = |v: u64| -> Bindings { [("n".to_string(), v)].into_iter().collect() };
+    assert_eq!(m.graph.tensors[y].size(&n(4)).unwrap(), Some(0));
+    assert_eq!(m.graph.tensors[y].size(&n(12)).unwrap(), Some(24));
 }

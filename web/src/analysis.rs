@@ -38,53 +38,66 @@ pub struct PaneResult {
 /// A runtime allocator's statistics (see `memplan_core::simulate::SimReport`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SimSummary {
+    /// Statistics were on (else only failures are known).
+    pub stats: bool,
+    /// The leak detector was on.
+    pub leak_detector: bool,
     /// Allocations that succeeded.
     pub allocations: u64,
+    /// Of those, served from memory the allocator already held.
+    pub cache_hits: u64,
     /// Frees.
     pub frees: u64,
     /// Allocations that failed (their tensors get no memory and are drawn with size 0).
     pub failures: u64,
     /// Most bytes held from the device at once (the pool: its size), bytes.
     pub reserved: u64,
+    /// Most bytes in use at once (as taken), bytes.
+    pub peak_in_use: u64,
+    /// `aligned_alloc` overhead (alignment + pointer header per system allocation), bytes.
+    pub overhead: u64,
     /// `1 − largest free chunk / total free` at the step with most bytes in use.
     pub fragmentation: f64,
     /// Tensors never freed that are not graph outputs: name, producing op, bytes.
     pub leaks: Vec<(String, String, u64)>,
+    /// Per-allocation records kept by the leak detector.
+    pub records: usize,
+    /// Tiered: per level name, capacity, peak in use, allocations, spilled in, failures.
+    pub levels: Vec<(String, u64, u64, u64, u64, u64)>,
+    /// Occupancy over time, at most [`MAX_OCCUPANCY_POINTS`] points: (step, in use, reserved,
+    /// per level in use).
+    pub occupancy: Vec<(u64, u64, u64, Vec<u64>)>,
 }
 
-/// Replays the tensor trace through a runtime allocator on the pane's padded sizes, and turns
-/// its addresses into a plan (failed allocations get size 0).
+/// Most points of a runtime pane's occupancy view (longer traces are sampled, keeping each
+/// window's largest in-use point).
+pub const MAX_OCCUPANCY_POINTS: usize = 400;
+
+fn occupancy(steps: &[memplan_core::simulate::StepStat]) -> Vec<(u64, u64, u64, Vec<u64>)> {
+    let window = steps.len().div_ceil(MAX_OCCUPANCY_POINTS).max(1);
+    steps
+        .chunks(window)
+        .filter_map(|c| c.iter().max_by_key(|s| s.current))
+        .map(|s| (s.step, s.current, s.reserved, s.levels.clone()))
+        .collect()
+}
+
+/// Replays the tensor trace through a runtime allocator (from the core's registry) on the
+/// pane's padded sizes, and turns its addresses into a plan (failed allocations get size 0).
 fn simulate(
     problem: &Problem,
     settings: &PaneSettings,
     options: &memplan_core::PlanOptions,
 ) -> Result<(Plan, SimSummary), String> {
-    use memplan_core::simulate::{simulate, AllocatorKind};
+    let allocator = crate::settings::runtime_allocator(&settings.strategy)
+        .ok_or_else(|| format!("unknown runtime allocator '{}'", settings.strategy))?;
     let mut sized = problem.clone();
     for b in &mut sized.buffers {
         b.size = options.planned_size(b).map_err(|e| e.to_string())?;
     }
     let align = settings.alignment.max(1);
-    let kind = match settings.strategy.as_str() {
-        "runtime-reuse" => AllocatorKind::Reuse {
-            alignment: align,
-            capacity: 1 << 20,
-        },
-        "runtime-bfc" => AllocatorKind::Bfc { alignment: align },
-        _ => {
-            let block = 2u64 << 20;
-            // enough blocks for every tensor at once: the pool never runs out
-            let pool = sized.buffers.iter().try_fold(0u64, |acc, b| {
-                let whole = memplan_core::error::round_up(b.size, block, "pool size")?;
-                memplan_core::error::add(acc, whole, "pool size")
-            });
-            AllocatorKind::Pool {
-                pool_bytes: pool.map_err(|e| e.to_string())?,
-                block_bytes: block,
-            }
-        }
-    };
-    let r = simulate(&sized, &kind).map_err(|e| e.to_string())?;
+    let o = settings.knobs.options(align)?;
+    let r = (allocator.run)(&sized, &o).map_err(|e| e.to_string())?;
     let offsets: Vec<u64> = r.offsets.iter().map(|o| o.unwrap_or(0)).collect();
     let sizes: Vec<u64> = sized
         .buffers
@@ -95,10 +108,15 @@ fn simulate(
     let plan =
         Plan::new(settings.strategy.clone(), align, offsets, sizes).map_err(|e| e.to_string())?;
     let summary = SimSummary {
+        stats: r.switches.stats,
+        leak_detector: r.switches.leak_detector,
         allocations: r.allocations,
+        cache_hits: r.cache_hits,
         frees: r.frees,
         failures: r.failures,
         reserved: r.reserved_bytes,
+        peak_in_use: r.peak_in_use_bytes,
+        overhead: r.system_overhead_bytes,
         fragmentation: r.fragmentation_at_peak,
         leaks: r
             .leaks
@@ -111,6 +129,22 @@ fn simulate(
                 )
             })
             .collect(),
+        records: r.records.len(),
+        levels: r
+            .levels
+            .iter()
+            .map(|l| {
+                (
+                    l.level.name.clone(),
+                    l.level.capacity,
+                    l.peak_in_use,
+                    l.level.allocations,
+                    l.level.spilled_in,
+                    l.level.failures,
+                )
+            })
+            .collect(),
+        occupancy: occupancy(&r.steps),
     };
     Ok((plan, summary))
 }
@@ -258,6 +292,7 @@ mod tests {
             reuse: true,
             zero_copy_io: false,
             atomic_centralised: true,
+            knobs: Default::default(),
         };
         let r = run(&p, &s, &|| 0.0).unwrap();
         assert_eq!(r.plan.peak, 2048);
@@ -267,6 +302,72 @@ mod tests {
         let sim = r.sim.unwrap();
         assert_eq!((sim.allocations, sim.frees, sim.failures), (3, 3, 0));
         assert!(sim.leaks.is_empty());
+    }
+
+    #[test]
+    fn every_runtime_pane_kind_runs_with_its_knobs() {
+        // the same trio: acl-pool with 1024-byte blocks and 2 blocks: a, b take blocks 0, 1;
+        // a freed after step 1 (stack [0]); c gets block 0. Reserved 2048, in use peak 2048.
+        let p = Problem::from_buffers(
+            "trio",
+            vec![
+                Buffer::new("a", 1000, 0, 1),
+                Buffer::new("b", 1000, 1, 2),
+                Buffer::new("c", 1000, 2, 3),
+            ],
+        );
+        let mut s = PaneSettings::default_for(0, false, &[]);
+        s.strategy = "runtime-acl-pool".into();
+        s.knobs.set("block-size", "1024").unwrap();
+        s.knobs.set("num-blocks", "2").unwrap();
+        let r = run(&p, &s, &|| 0.0).unwrap();
+        let sim = r.sim.unwrap();
+        assert_eq!(r.plan.offsets, vec![0, 1024, 0]);
+        assert_eq!(
+            (sim.reserved, sim.peak_in_use, sim.overhead),
+            (2048, 2048, 72)
+        );
+        assert_eq!(sim.occupancy.len(), 4, "one point per step with events");
+        // a third block is missing when only one is given: b fails
+        s.knobs.set("num-blocks", "1").unwrap();
+        let sim = run(&p, &s, &|| 0.0).unwrap().sim.unwrap();
+        assert_eq!(sim.failures, 1);
+        // every registered kind runs on defaults; acl-tiered reports its levels
+        for (kind, _) in crate::settings::runtime_kinds() {
+            let mut s = PaneSettings::default_for(0, false, &[]);
+            s.strategy = (*kind).into();
+            let r = run(&p, &s, &|| 0.0).unwrap_or_else(|e| panic!("{kind}: {e}"));
+            let sim = r.sim.expect("a runtime pane has statistics");
+            if *kind == "runtime-acl-tiered" {
+                assert_eq!(sim.levels.len(), 4);
+                assert_eq!(sim.occupancy[0].3.len(), 4, "per-level occupancy");
+            }
+        }
+        // bad knobs are refused with the knob's name
+        assert!(s
+            .knobs
+            .set("levels", "L1=x")
+            .unwrap_err()
+            .contains("levels"));
+        assert!(s.knobs.set("policy", "hot").unwrap_err().contains("hot"));
+    }
+
+    #[test]
+    fn runtime_panes_survive_lifetimes_reaching_u64_max() {
+        // issue 18: this input panicked the page (capacity overflow in the per-step trace)
+        let p = Problem::from_buffers(
+            "max",
+            vec![
+                Buffer::new("x", 8, 0, u64::MAX),
+                Buffer::new("y", 8, u64::MAX - 1, u64::MAX),
+            ],
+        );
+        for (kind, _) in crate::settings::runtime_kinds() {
+            let mut s = PaneSettings::default_for(0, false, &[]);
+            s.strategy = (*kind).into();
+            let r = run(&p, &s, &|| 0.0).unwrap_or_else(|e| panic!("{kind}: {e}"));
+            assert_eq!(r.sim.expect("statistics").failures, 0, "{kind}");
+        }
     }
 
     #[test]

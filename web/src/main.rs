@@ -10,6 +10,7 @@ mod app;
 mod export;
 mod format;
 mod model;
+mod occupancy;
 mod pane;
 mod platform;
 mod samples;

@@ -59,6 +59,53 @@ fn target_checked(e: &Event) -> bool {
         .is_some_and(|i| i.checked())
 }
 
+/// One runtime-allocator knob as a form field (text, policy menu or switch).
+fn knob_field(
+    i: usize,
+    s: &PaneSettings,
+    name: &'static str,
+    summary: &'static str,
+    on_change: &Callback<(usize, PaneSettings)>,
+) -> Html {
+    let id = format!("pane{i}-knob-{name}");
+    let onchange = {
+        let s = s.clone();
+        let cb = on_change.clone();
+        Callback::from(move |e: Event| {
+            let mut n = s.clone();
+            let v = if name.starts_with("no-") {
+                target_checked(&e).to_string()
+            } else {
+                target_value(&e)
+            };
+            if n.knobs.set(name, &v).is_ok() {
+                cb.emit((i, n));
+            }
+        })
+    };
+    let value = s.knobs.get(name);
+    match name {
+        "no-stats" | "no-leak-detector" => html! {
+            <span class="checks" title={summary}><label><input type="checkbox" id={id.clone()} data-testid={id} checked={value == "true"} {onchange} />{ format!(" {}", name.trim_start_matches("no-").replace('-', " ")) }{ " off" }</label></span>
+        },
+        "policy" => html! {
+            <>
+                <label for={id.clone()} title={summary}>{ "Tier policy" }</label>
+                <select id={id.clone()} data-testid={id} {onchange}>
+                    <option value="frequency" selected={value.is_empty() || value == "frequency"}>{ "by access frequency" }</option>
+                    <option value="fastest" selected={value == "fastest"}>{ "fastest level first" }</option>
+                </select>
+            </>
+        },
+        _ => html! {
+            <>
+                <label for={id.clone()} title={summary}>{ name.replace('-', " ") }</label>
+                <input type="text" class="num" id={id.clone()} data-testid={id} title={summary} placeholder="default" value={value} {onchange} />
+            </>
+        },
+    }
+}
+
 /// A comparison pane.
 #[function_component(Pane)]
 pub fn pane(p: &PaneProps) -> Html {
@@ -127,13 +174,29 @@ pub fn pane(p: &PaneProps) -> Html {
                             <dd data-testid={format!("pane{i}-overlay")} data-side={o.side_by_side_bytes.to_string()} data-overlay={o.overlay_bytes.to_string()}>{ format!("{} → {} (saves {})", format::binary(o.side_by_side_bytes), format::binary(o.overlay_bytes), format::binary(o.saving_bytes)) }</dd></div>
                     }
                     if let Some(sim) = &r.sim {
-                        <div class="stat"><dt title="successful allocations / frees">{ "Allocs / frees" }</dt><dd data-testid={format!("pane{i}-allocs")}>{ format!("{} / {}", sim.allocations, sim.frees) }{ if sim.failures > 0 { format!(" · {} failed", sim.failures) } else { String::new() } }</dd></div>
-                        <div class="stat"><dt title="1 − largest free chunk / total free, at the step with most bytes in use">{ "Fragmentation at peak" }</dt><dd>{ format!("{:.1}%", sim.fragmentation * 100.0) }</dd></div>
-                        <div class="stat"><dt title="most bytes held from the device at once">{ "Reserved" }</dt><dd>{ format::bytes(sim.reserved) }</dd></div>
+                        <div class="stat"><dt title="successful allocations / frees">{ "Allocs / frees" }</dt><dd data-testid={format!("pane{i}-allocs")}>{ if sim.stats { format!("{} / {}", sim.allocations, sim.frees) } else { "statistics off".to_string() } }{ if sim.failures > 0 { format!(" · {} failed", sim.failures) } else { String::new() } }</dd></div>
+                        if sim.stats {
+                            <div class="stat"><dt title="most bytes held from the device at once">{ "Reserved" }</dt><dd data-testid={format!("pane{i}-reserved")} data-bytes={sim.reserved.to_string()}>{ format::bytes(sim.reserved) }</dd></div>
+                            <div class="stat"><dt title="most bytes handed out at once, rounding included">{ "Peak in use" }</dt><dd data-testid={format!("pane{i}-inuse")} data-bytes={sim.peak_in_use.to_string()}>{ format::bytes(sim.peak_in_use) }</dd></div>
+                            <div class="stat"><dt title="allocations served from memory the allocator already held">{ "Cache hits" }</dt><dd data-testid={format!("pane{i}-hits")}>{ sim.cache_hits.to_string() }</dd></div>
+                            <div class="stat"><dt title="1 − largest free chunk / total free, at the step with most bytes in use">{ "Fragmentation at peak" }</dt><dd>{ format!("{:.1}%", sim.fragmentation * 100.0) }</dd></div>
+                            if sim.overhead > 0 {
+                                <div class="stat"><dt title="aligned_alloc: alignment + a pointer-sized header per system allocation">{ "aligned_alloc overhead" }</dt><dd data-testid={format!("pane{i}-overhead")}>{ format::bytes(sim.overhead) }</dd></div>
+                            }
+                        }
                         <div class="stat"><dt title="tensors never freed that are not graph outputs (nobody consumes them)">{ "Leaks" }</dt>
-                            <dd data-testid={format!("pane{i}-leaks")} title={sim.leaks.iter().map(|(n, op, b)| format!("{n} ({op}): {b} B")).collect::<Vec<_>>().join("\n")}>
-                                { if sim.leaks.is_empty() { "none".to_string() } else { format!("{} tensor(s), {}", sim.leaks.len(), format::bytes(sim.leaks.iter().map(|l| l.2).sum())) } }
+                            <dd data-testid={format!("pane{i}-leaks")} data-records={sim.records.to_string()} title={sim.leaks.iter().map(|(n, op, b)| format!("{n} ({op}): {b} B")).collect::<Vec<_>>().join("\n")}>
+                                { if !sim.leak_detector { "detector off".to_string() } else if sim.leaks.is_empty() { "none".to_string() } else { format!("{} tensor(s), {}", sim.leaks.len(), format::bytes(sim.leaks.iter().map(|l| l.2).sum())) } }
                             </dd></div>
+                        if !sim.levels.is_empty() {
+                            <div class="stat wide"><dt title="per level: peak in use / capacity, allocations, spilled in from a faster level, failures">{ "Levels" }</dt>
+                                <dd data-testid={format!("pane{i}-levels")}>{ for sim.levels.iter().map(|(n, cap, peak, allocs, spilled, failed)| html! {
+                                    <p>{ format!("{n}: {} / {} · {allocs} allocs · {spilled} spilled in{}", format::binary(*peak), if *cap >= u64::MAX / 2 { "∞".to_string() } else { format::binary(*cap) }, if *failed > 0 { format!(" · {failed} failed") } else { String::new() }) }</p>
+                                }) }</dd></div>
+                        }
+                        <div class="stat wide">
+                            <crate::occupancy::Occupancy index={i} points={sim.occupancy.clone()} levels={sim.levels.iter().map(|l| l.0.clone()).collect::<Vec<_>>()} />
+                        </div>
                     }
                 </dl>
             }
@@ -173,6 +236,9 @@ pub fn pane(p: &PaneProps) -> Html {
                         <option value={name} selected={name == s.strategy} title={settings::summary(name)}>{ name }</option>
                     }) }
                 </select>
+                if let Some(a) = settings::runtime_allocator(&s.strategy) {
+                    { for a.knobs.iter().filter(|k| k.name != "align").map(|k| knob_field(i, &s, k.name, k.summary, &p.on_change)) }
+                }
                 <label for={id("align")}>{ "Block alignment" }</label>
                 <span class="row">
                     <select id={id("align")} data-testid={format!("pane{i}-align")}

@@ -1,5 +1,8 @@
 //! One pane's settings: the knobs that change a plan, as data (printable, comparable, shareable).
 
+use std::sync::OnceLock;
+
+use memplan_core::simulate::{registry, tiered, SimSwitches, TierPolicy};
 use memplan_core::{strategies, Padding, PlanOptions};
 use serde::{Deserialize, Serialize};
 
@@ -31,31 +34,43 @@ pub struct PaneSettings {
     /// Atomic-clean outputs cleaned centrally (policy 0) rather than one by one (policy 1).
     #[serde(rename = "c")]
     pub atomic_centralised: bool,
+    /// Runtime panes: the allocator's knobs (left out of links when all default).
+    #[serde(
+        rename = "k",
+        default,
+        skip_serializing_if = "RuntimeKnobs::is_default"
+    )]
+    pub knobs: RuntimeKnobs,
 }
 
-/// Runtime allocators a pane can simulate beside the static plans (`memplan simulate`):
-/// name and one-line summary.
-pub const RUNTIME: &[(&str, &str)] = &[
-    (
-        "runtime-reuse",
-        "runtime: first-fit reuse manager (acl-adapter style): reuse the first free buffer that is large enough, else create one",
-    ),
-    (
-        "runtime-bfc",
-        "runtime: best fit with coalescing (BFC-like arena): split and merge chunks",
-    ),
-    (
-        "runtime-pool",
-        "runtime: fixed-block pool, 2 MiB blocks; larger requests take consecutive free blocks",
-    ),
-];
+/// Pane kinds of the runtime allocators (`runtime-` + the core registry's name) with their
+/// one-line summaries, in registry order.
+pub fn runtime_kinds() -> &'static [(&'static str, &'static str)] {
+    static KINDS: OnceLock<Vec<(&'static str, &'static str)>> = OnceLock::new();
+    KINDS.get_or_init(|| {
+        registry::allocators()
+            .iter()
+            .map(|a| {
+                let name: &'static str = Box::leak(format!("runtime-{}", a.name).into_boxed_str());
+                let summary: &'static str =
+                    Box::leak(format!("runtime: {}", a.summary).into_boxed_str());
+                (name, summary)
+            })
+            .collect()
+    })
+}
+
+/// The core registry's entry for a `runtime-NAME` pane kind.
+pub fn runtime_allocator(kind: &str) -> Option<&'static registry::RuntimeAllocator> {
+    kind.strip_prefix("runtime-").and_then(registry::find)
+}
 
 /// The strategy names, in registry order, then the runtime allocators.
 pub fn strategy_names() -> Vec<&'static str> {
     strategies()
         .iter()
         .map(|s| s.name)
-        .chain(RUNTIME.iter().map(|r| r.0))
+        .chain(runtime_kinds().iter().map(|r| r.0))
         .collect()
 }
 
@@ -66,7 +81,197 @@ pub fn is_strategy(name: &str) -> bool {
 
 /// Whether `name` is a runtime allocator rather than a static plan.
 pub fn is_runtime(name: &str) -> bool {
-    RUNTIME.iter().any(|r| r.0 == name)
+    runtime_allocator(name).is_some()
+}
+
+/// Largest byte figure a runtime knob accepts (1 TiB).
+pub const MAX_KNOB_BYTES: u64 = 1 << 40;
+/// Most blocks an `acl-pool` knob accepts.
+pub const MAX_KNOB_BLOCKS: u64 = 1 << 32;
+/// Longest text knob (levels, mapping), characters.
+pub const MAX_KNOB_TEXT: usize = 1024;
+
+/// A runtime pane's allocator knobs (the core's `RuntimeOptions`, as short shareable fields;
+/// `None` / empty: the allocator's default). The block alignment of the pane is the
+/// rounding of `reuse` and `bfc`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct RuntimeKnobs {
+    /// `pool`, `acl-pool`: block size, bytes.
+    #[serde(rename = "bs", skip_serializing_if = "Option::is_none")]
+    pub block: Option<u64>,
+    /// `acl-pool`: number of blocks.
+    #[serde(rename = "nb", skip_serializing_if = "Option::is_none")]
+    pub blocks: Option<u64>,
+    /// `pool`: pool size, bytes.
+    #[serde(rename = "ps", skip_serializing_if = "Option::is_none")]
+    pub pool: Option<u64>,
+    /// `reuse`: table capacity.
+    #[serde(rename = "tc", skip_serializing_if = "Option::is_none")]
+    pub table: Option<u64>,
+    /// `acl-tiered`: levels `NAME=BYTES,…` (empty: L1 1 MiB, L2 8 MiB, L3 32 MiB, DDR inf).
+    #[serde(rename = "lv", skip_serializing_if = "String::is_empty")]
+    pub levels: String,
+    /// `acl-tiered`: block size of every level, bytes.
+    #[serde(rename = "tb", skip_serializing_if = "Option::is_none")]
+    pub tier_block: Option<u64>,
+    /// `acl-tiered`: `frequency` (empty) or `fastest`.
+    #[serde(rename = "po", skip_serializing_if = "String::is_empty")]
+    pub policy: String,
+    /// `acl-tiered`: `TENSOR=LEVEL,…`.
+    #[serde(rename = "mp", skip_serializing_if = "String::is_empty")]
+    pub map: String,
+    /// `ge-v1`, `ge-v2`: page size, bytes.
+    #[serde(rename = "pg", skip_serializing_if = "Option::is_none")]
+    pub page: Option<u64>,
+    /// `ge-v2`: total threshold, bytes.
+    #[serde(rename = "th", skip_serializing_if = "Option::is_none")]
+    pub threshold: Option<u64>,
+    /// Statistics off.
+    #[serde(rename = "ns", skip_serializing_if = "std::ops::Not::not")]
+    pub no_stats: bool,
+    /// Leak detector off.
+    #[serde(rename = "nl", skip_serializing_if = "std::ops::Not::not")]
+    pub no_leaks: bool,
+}
+
+impl RuntimeKnobs {
+    /// Whether every knob is at its default (then a link leaves them out).
+    pub fn is_default(&self) -> bool {
+        *self == RuntimeKnobs::default()
+    }
+
+    /// The knob called `name` (a core registry knob name) as the text its field shows.
+    pub fn get(&self, name: &str) -> String {
+        let n = |v: Option<u64>| v.map(|x| x.to_string()).unwrap_or_default();
+        match name {
+            "block-size" => n(self.block),
+            "num-blocks" => n(self.blocks),
+            "pool-size" => n(self.pool),
+            "table-capacity" => n(self.table),
+            "levels" => self.levels.clone(),
+            "tier-block-size" => n(self.tier_block),
+            "policy" => self.policy.clone(),
+            "map" => self.map.clone(),
+            "page-size" => n(self.page),
+            "threshold" => n(self.threshold),
+            "no-stats" => self.no_stats.to_string(),
+            "no-leak-detector" => self.no_leaks.to_string(),
+            _ => String::new(),
+        }
+    }
+
+    /// Sets the knob called `name` from a field's text (empty: back to the default).
+    ///
+    /// # Errors
+    /// A sentence naming the knob and the accepted range.
+    pub fn set(&mut self, name: &str, text: &str) -> Result<(), String> {
+        let t = text.trim();
+        let num = |max: u64| -> Result<Option<u64>, String> {
+            if t.is_empty() {
+                return Ok(None);
+            }
+            match t.parse::<u64>() {
+                Ok(v) if (1..=max).contains(&v) => Ok(Some(v)),
+                _ => Err(format!("{name}: a whole number from 1 to {max}")),
+            }
+        };
+        let text_knob = || -> Result<String, String> {
+            if t.chars().count() > MAX_KNOB_TEXT {
+                Err(format!("{name}: at most {MAX_KNOB_TEXT} characters"))
+            } else {
+                Ok(t.to_string())
+            }
+        };
+        let mut n = self.clone();
+        match name {
+            "block-size" => n.block = num(MAX_KNOB_BYTES)?,
+            "num-blocks" => n.blocks = num(MAX_KNOB_BLOCKS)?,
+            "pool-size" => n.pool = num(MAX_KNOB_BYTES)?,
+            "table-capacity" => n.table = num(MAX_KNOB_BLOCKS)?,
+            "levels" => n.levels = text_knob()?,
+            "tier-block-size" => n.tier_block = num(MAX_KNOB_BYTES)?,
+            "policy" => n.policy = text_knob()?,
+            "map" => n.map = text_knob()?,
+            "page-size" => n.page = num(MAX_KNOB_BYTES)?,
+            "threshold" => n.threshold = num(u64::MAX)?,
+            "no-stats" => n.no_stats = t == "true",
+            "no-leak-detector" => n.no_leaks = t == "true",
+            _ => return Err(format!("unknown knob '{name}'")),
+        }
+        n.options(1)?;
+        *self = n;
+        Ok(())
+    }
+
+    /// Checks every knob's range and length (values may come from an untrusted link).
+    ///
+    /// # Errors
+    /// A sentence naming the bad knob.
+    pub fn validate(&self) -> Result<(), String> {
+        const NAMES: [&str; 12] = [
+            "block-size",
+            "num-blocks",
+            "pool-size",
+            "table-capacity",
+            "levels",
+            "tier-block-size",
+            "policy",
+            "map",
+            "page-size",
+            "threshold",
+            "no-stats",
+            "no-leak-detector",
+        ];
+        let mut fresh = RuntimeKnobs::default();
+        for n in NAMES {
+            let v = self.get(n);
+            if v.chars().count() > MAX_KNOB_TEXT {
+                return Err(format!("{n}: at most {MAX_KNOB_TEXT} characters"));
+            }
+            fresh.set(n, &v)?;
+        }
+        Ok(())
+    }
+
+    /// The core's options, `alignment` from the pane.
+    ///
+    /// # Errors
+    /// A sentence naming the bad knob (levels, policy, mapping).
+    pub fn options(&self, alignment: u64) -> Result<registry::RuntimeOptions, String> {
+        let mut o = registry::RuntimeOptions {
+            pool_bytes: self.pool,
+            block_bytes: self.block,
+            num_blocks: self.blocks,
+            alignment,
+            page_bytes: self.page,
+            threshold_bytes: self.threshold,
+            switches: SimSwitches {
+                stats: !self.no_stats,
+                leak_detector: !self.no_leaks,
+            },
+            ..registry::RuntimeOptions::default()
+        };
+        if let Some(t) = self.table {
+            o.table_capacity = t;
+        }
+        if let Some(b) = self.tier_block {
+            o.tier_block_bytes = b;
+        }
+        if !self.levels.is_empty() {
+            o.levels = tiered::parse_levels(&self.levels).map_err(|e| e.to_string())?;
+        }
+        if !self.policy.is_empty() {
+            o.policy = TierPolicy::parse(&self.policy).map_err(|e| e.to_string())?;
+        }
+        for part in self.map.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+            let (t, l) = part
+                .split_once('=')
+                .ok_or_else(|| format!("map: '{part}' is not TENSOR=LEVEL"))?;
+            o.mapping.push((t.trim().to_string(), l.trim().to_string()));
+        }
+        Ok(o)
+    }
 }
 
 /// The registry's one-line summary of a strategy or runtime allocator.
@@ -75,7 +280,7 @@ pub fn summary(name: &str) -> &'static str {
         .iter()
         .find(|s| s.name == name)
         .map(|s| s.summary)
-        .or_else(|| RUNTIME.iter().find(|r| r.0 == name).map(|r| r.1))
+        .or_else(|| runtime_kinds().iter().find(|r| r.0 == name).map(|r| r.1))
         .unwrap_or("")
 }
 
@@ -112,6 +317,7 @@ impl PaneSettings {
             reuse: base.reuse,
             zero_copy_io: base.zero_copy_io,
             atomic_centralised: base.atomic_centralised,
+            knobs: RuntimeKnobs::default(),
         }
     }
 
@@ -149,6 +355,10 @@ impl PaneSettings {
                 self.strategy.chars().take(64).collect::<String>(),
                 strategy_names().join(", ")
             ));
+        }
+        self.knobs.validate()?;
+        if is_runtime(&self.strategy) {
+            self.knobs.options(self.alignment)?;
         }
         if self.alignment == 0 || self.alignment > MAX_ALIGNMENT {
             return Err(format!(

@@ -263,6 +263,30 @@ mod tests {
     }
 
     #[test]
+    fn runtime_knobs_travel_in_links_and_bad_ones_are_refused() {
+        let mut s = state();
+        let mut pane = PaneSettings::default_for(0, true, &[]);
+        pane.strategy = "runtime-acl-tiered".into();
+        pane.knobs.set("levels", "L1=4096,DDR=inf").unwrap();
+        pane.knobs.set("policy", "fastest").unwrap();
+        pane.knobs.set("no-stats", "true").unwrap();
+        s.panes = vec![pane.clone()];
+        s.focus = 0;
+        let (f, _) = encode(&s);
+        assert_eq!(decode(&f).unwrap().panes, vec![pane.clone()]);
+        // a hostile link: a level list the parser refuses, an oversized mapping
+        let mut bad = pane.clone();
+        bad.knobs.levels = "L1=lots".into();
+        s.panes = vec![bad];
+        let e = decode(&encode(&s).0).unwrap_err();
+        assert!(e.contains("pane 1") && e.contains("levels"), "{e}");
+        let mut bad = pane;
+        bad.knobs.map = "x=L1,".repeat(1000);
+        s.panes = vec![bad];
+        assert!(decode(&encode(&s).0).unwrap_err().contains("map"));
+    }
+
+    #[test]
     fn bad_gears_are_refused() {
         for gears in [vec![0], vec![1; 17], vec![MAX_DIM + 1]] {
             let mut s = state();

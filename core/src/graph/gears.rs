@@ -143,6 +143,8 @@ pub fn expand_with(
         schedule: first.schedule.clone(),
         tensor_of,
         warnings,
+        unknown: first.unknown.clone(),
+        views: first.views.clone(),
     })
 }
 

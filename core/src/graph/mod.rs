@@ -12,6 +12,7 @@ use alloc::vec::Vec;
 use core::cmp::Reverse;
 
 pub mod gears;
+pub mod views;
 
 use crate::dtype::DType;
 use crate::error::{Error, Result};
@@ -66,6 +67,23 @@ pub fn eval_dim(dim: &str, bindings: &Bindings) -> Option<u64> {
         return None;
     }
     u64::try_from(v).ok()
+}
+
+/// The name of a dim no file names and no rule determines (a `value_info` dim with neither
+/// value nor name, the count of a `NonZero`, a dim the `If` branches disagree on): where it
+/// comes from and its axis, `input1 axis 3` or `Conv_0 output axis 2`. Such a dim is unknown
+/// until bound by name (`--dim "input1 axis 3=8"`, or the whole input shape): it is never
+/// bound to 1 by [`Graph::bind_unbound_to_one`], so the tensors it sizes stay of unknown size.
+pub fn unknown_dim_name(place: &str, axis: usize) -> String {
+    let place: String = place.chars().filter(|&c| c != ']' && c != '[').collect();
+    alloc::format!("{place} axis {axis}")
+}
+
+/// Whether a symbol name is one [`unknown_dim_name`] makes (ends with ` axis N`).
+pub fn is_unknown_dim(name: &str) -> bool {
+    name.rsplit_once(" axis ").is_some_and(|(p, n)| {
+        !p.is_empty() && !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit())
+    })
 }
 
 /// The names a symbolic dim depends on: the names inside it when it reads as an expression
@@ -222,6 +240,8 @@ pub struct Tensor {
     pub memory_type: u32,
     /// Reuse blockers.
     pub flags: Flags,
+    /// Where inference of an unknown dtype or shape stopped (op and reason), from the importer.
+    pub unknown_cause: Option<String>,
 }
 
 impl Tensor {
@@ -255,6 +275,25 @@ impl Tensor {
         if let Some(b) = self.bytes {
             return Ok(Some(b));
         }
+        // A dim whose names are all bound but which does not evaluate went negative or
+        // overflowed (`n-10` with n = 4): a wrong model or binding, never a 0-byte tensor.
+        for d in self.shape.iter().flatten() {
+            if let Dim::Sym(s) = d {
+                if eval_dim(s, bindings).is_none()
+                    && dim_names(s).iter().all(|n| bindings.contains_key(n))
+                {
+                    let vals: Vec<String> = dim_names(s)
+                        .iter()
+                        .map(|n| alloc::format!("{n} = {}", bindings[n]))
+                        .collect();
+                    return Err(Error::invalid(alloc::format!(
+                        "dim '{s}' is negative or overflows with {}",
+                        vals.join(", ")
+                    ))
+                    .at(alloc::format!("tensor '{}'", self.name)));
+                }
+            }
+        }
         let (Some(dtype), Some(shape)) = (self.dtype, self.bound_shape(bindings)) else {
             return Ok(None);
         };
@@ -263,6 +302,29 @@ impl Tensor {
             .iter()
             .try_fold(1u64, |acc, &d| crate::error::mul(acc, d, what()))?;
         dtype.bytes(elements, what()).map(Some)
+    }
+
+    /// Why [`Tensor::size`] is `None` under `bindings`, in words: `dtype not inferred`,
+    /// `shape not inferred`, or `dims left unknown: input1 axis 3`.
+    pub fn unknown_why(&self, bindings: &Bindings) -> String {
+        let cause = self.unknown_cause.as_ref().map_or_else(String::new, |c| {
+            alloc::format!(" (inference stopped at {c})")
+        });
+        if self.dtype.is_none() && self.bytes.is_none() {
+            return alloc::format!("dtype not inferred{cause}");
+        }
+        let Some(shape) = &self.shape else {
+            return alloc::format!("shape not inferred{cause}");
+        };
+        let mut names: Vec<String> = shape
+            .iter()
+            .filter_map(|d| match d {
+                Dim::Sym(s) if eval_dim(s, bindings).is_none() => Some(s.clone()),
+                _ => None,
+            })
+            .collect();
+        names.dedup();
+        alloc::format!("dims left unknown: {}", names.join(", "))
     }
 }
 
@@ -316,8 +378,43 @@ pub struct Lowered {
     pub schedule: Vec<OpId>,
     /// For each buffer, the tensor it was made from (`None` for workspaces).
     pub tensor_of: Vec<Option<TensorId>>,
-    /// Warnings: tensors of unknown size (planned as 0 bytes), odd structure.
+    /// Warnings: one per tensor of unknown size ([`UnknownTensor::describe`]), odd structure.
     pub warnings: Vec<String>,
+    /// Tensors whose size is unknown (dtype or shape not inferred, or a dim no binding
+    /// determines), each with the op that produced it: they are *not* planned, so the lower
+    /// bound and every plan exclude them; report their number next to every figure.
+    pub unknown: Vec<UnknownTensor>,
+    /// What aliasing views saved, when it was asked for ([`crate::graph::views::alias_views`]).
+    pub views: Option<crate::graph::views::AliasReport>,
+}
+
+/// A tensor the planner leaves out because its size is unknown.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct UnknownTensor {
+    /// The tensor's name.
+    pub name: String,
+    /// The op that produced it (`name (OpType)`), `None` for graph inputs and weights.
+    pub op: Option<String>,
+    /// Why its size is unknown (dtype or shape not inferred, or the dims left unbound).
+    pub why: String,
+}
+
+impl UnknownTensor {
+    /// One line: `tensor 'x' (output of op 'Conv_0' (Conv)): size unknown: shape not inferred`.
+    pub fn describe(&self) -> String {
+        match &self.op {
+            Some(op) => alloc::format!(
+                "tensor '{}' (output of op {op}): size unknown, not planned: {}",
+                self.name,
+                self.why
+            ),
+            None => alloc::format!(
+                "tensor '{}': size unknown, not planned: {}",
+                self.name,
+                self.why
+            ),
+        }
+    }
 }
 
 impl Graph {
@@ -495,16 +592,24 @@ impl Graph {
                 ref_target.insert(out, inp);
             }
         }
-        let mut make = |t: TensorId, warnings: &mut Vec<String>| -> Result<Option<Buffer>> {
+        let mut unknown: Vec<UnknownTensor> = Vec::new();
+        let mut make = |t: TensorId, unknown: &mut Vec<UnknownTensor>| -> Result<Option<Buffer>> {
             let tensor = &self.tensors[t];
+            let used = tensor.constant || start[t] != u64::MAX;
             let size = match tensor.size(bindings)? {
                 Some(s) => s,
                 None => {
-                    warnings.push(alloc::format!(
-                        "tensor '{}': size unknown (dtype or shape not inferred); planned as 0 bytes (give it with --size NAME=BYTES)",
-                        tensor.name
-                    ));
-                    0
+                    if used {
+                        unknown.push(UnknownTensor {
+                            name: tensor.name.clone(),
+                            op: producer[t].map(|p| {
+                                let op = &self.ops[p];
+                                alloc::format!("'{}' ({})", op.name, op.op_type)
+                            }),
+                            why: tensor.unknown_why(bindings),
+                        });
+                    }
+                    return Ok(None);
                 }
             };
             if tensor.constant {
@@ -538,7 +643,7 @@ impl Graph {
             if core::mem::replace(&mut seen[t], true) {
                 continue;
             }
-            let Some(mut b) = make(t, &mut warnings)? else {
+            let Some(mut b) = make(t, &mut unknown)? else {
                 continue;
             };
             if let Some(&inp) = ref_target.get(&t) {
@@ -644,21 +749,26 @@ impl Graph {
             weight_bytes,
         };
         problem.check()?;
+        warnings.extend(unknown.iter().map(UnknownTensor::describe));
         Ok(Lowered {
             problem,
             schedule,
             tensor_of,
             warnings,
+            unknown,
+            views: None,
         })
     }
 
     /// `given` plus a value of 1 for every symbolic dim it leaves unbound, and one warning per
     /// such dim (`dim 'batch' is not bound; using 1 (bind it with --dim batch=N)`). What a user
-    /// who does not care about a dim expects: the batch-1 model.
+    /// who does not care about a dim expects: the batch-1 model. Dims the file does not name
+    /// ([`is_unknown_dim`]) are left unbound: nothing says they are 1, so the tensors they size
+    /// are reported as of unknown size instead of planned on a guess.
     pub fn bind_unbound_to_one(&self, given: &Bindings) -> (Bindings, Vec<String>) {
         let mut b = given.clone();
         let mut warnings = Vec::new();
-        for s in self.symbols() {
+        for s in self.symbols().into_iter().filter(|s| !is_unknown_dim(s)) {
             if let alloc::collections::btree_map::Entry::Vacant(e) = b.entry(s) {
                 warnings.push(alloc::format!(
                     "dim '{0}' is not bound; using 1 (bind it with --dim {0}=N)",

@@ -168,6 +168,7 @@ pub fn parse(text: &str) -> Result<Graph> {
             constant,
             memory_type: rt.memory_type,
             flags,
+            unknown_cause: None,
         });
     }
     let lookup = |name: &str, at: &str| -> Result<TensorId> {

@@ -21,6 +21,33 @@ pub trait Allocator {
     fn reserved(&self) -> u64;
     /// `(largest free chunk, total free bytes)` inside [`Allocator::reserved`].
     fn free_space(&self) -> (u64, u64);
+    /// Allocations served from memory the allocator already held (a cache hit), so far.
+    fn cache_hits(&self) -> u64 {
+        0
+    }
+    /// Bytes asked from the system beyond [`Allocator::reserved`] (`aligned_alloc`'s
+    /// alignment and header), bytes.
+    fn system_overhead(&self) -> u64 {
+        0
+    }
+    /// Per memory level now (tiered allocators; empty otherwise).
+    fn levels(&self) -> Vec<super::LevelUse> {
+        Vec::new()
+    }
+    /// The level buffer `id` is held in (tiered allocators).
+    fn level_of(&self, _id: BufferId) -> Option<usize> {
+        None
+    }
+    /// The bytes this allocator's address ranges span, if not the largest `offset + size`
+    /// (tiered allocators: the levels' highest used bytes, summed).
+    fn extent(&self) -> Option<u64> {
+        None
+    }
+    /// Whether the allocations of one step are requested largest first (GE V1's
+    /// `MallocByActiveMemorys`) rather than in problem order.
+    fn largest_first_per_step(&self) -> bool {
+        false
+    }
 }
 
 /// acl-adapter style fixed-block pool: `pool_bytes` cut into blocks of `block_bytes`. A request

@@ -1,9 +1,18 @@
 //! Runtime allocators beside static plans: replay a problem's tensor trace (allocate at the
 //! producer's step, free after the last use, in schedule order) through a simulated allocator
-//! and report what it costs. See [`trace`] for the trace, [`allocators`] for the allocators,
-//! [`tiered`] for multi-level placement.
+//! and report what it costs. See [`trace`] for the trace, [`registry`] for the allocators by
+//! name (`pool`, `reuse`, `bfc`, `acl-pool`, `acl-tiered`, `ge-v1`, `ge-v2`), [`tiered`] for
+//! whole-life multi-level placement. `docs/runtime-allocators.md` gives every rule's source.
+//!
+//! Memory and time scale with the buffers (trace events), never with step numbers.
 
+pub mod acl_pool;
+pub mod acl_tiered;
 pub mod allocators;
+pub mod extents;
+pub mod ge_v1;
+pub mod ge_v2;
+pub mod registry;
 pub mod tiered;
 pub mod trace;
 
@@ -15,45 +24,103 @@ use crate::problem::{BufferId, Problem};
 use allocators::Allocator;
 use trace::Event;
 
+pub use acl_tiered::TierPolicy;
+
 /// Which allocator to simulate, with its settings.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum AllocatorKind {
-    /// [`allocators::FixedBlockPool`]: pool size and block size in bytes.
+    /// [`allocators::FixedBlockPool`] (`pool`): pool size and block size in bytes.
     Pool {
         /// Pool size, bytes.
         pool_bytes: u64,
         /// Block size, bytes.
         block_bytes: u64,
     },
-    /// [`allocators::ReuseManager`]: alignment of created buffers, table capacity.
+    /// [`allocators::ReuseManager`] (`reuse`): alignment of created buffers, table capacity.
     Reuse {
         /// Alignment of created buffers, bytes.
         alignment: u64,
         /// Most buffers the table holds.
         capacity: usize,
     },
-    /// [`allocators::BestFitCoalescing`]: request rounding in bytes.
+    /// [`allocators::BestFitCoalescing`] (`bfc`): request rounding in bytes.
     Bfc {
         /// Request rounding, bytes.
         alignment: u64,
     },
+    /// [`acl_pool::AclPool`] (`acl-pool`): one block per request from a free-block stack.
+    AclPool {
+        /// Block size, bytes.
+        block_bytes: u64,
+        /// Number of blocks.
+        num_blocks: u64,
+    },
+    /// [`acl_tiered::AclTiered`] (`acl-tiered`): one pool per level, the caller picks.
+    AclTiered {
+        /// Levels, fastest first.
+        levels: Vec<tiered::Level>,
+        /// Block size of every level, bytes.
+        block_bytes: u64,
+        /// How the caller picks a level.
+        policy: TierPolicy,
+        /// Tensor name → level name, overriding the policy.
+        mapping: Vec<(String, String)>,
+    },
+    /// [`ge_v1::GeV1`] (`ge-v1`): GE's V1 active-memory allocator.
+    GeV1 {
+        /// Device blocks larger than this are rounded up to whole pages, bytes.
+        page_bytes: u64,
+    },
+    /// [`ge_v2::GeV2`] (`ge-v2`): GE's V2 scalable (span/page caching) allocator.
+    GeV2 {
+        /// Page size, bytes.
+        page_bytes: u64,
+        /// Device bytes held above which idle memory is recycled; larger requests fail.
+        threshold_bytes: u64,
+    },
 }
 
 impl AllocatorKind {
-    /// Short name: `pool`, `reuse`, `bfc`.
+    /// The registry name: `pool`, `reuse`, `bfc`, `acl-pool`, `acl-tiered`, `ge-v1`, `ge-v2`.
     pub fn name(&self) -> &'static str {
         match self {
             AllocatorKind::Pool { .. } => "pool",
             AllocatorKind::Reuse { .. } => "reuse",
             AllocatorKind::Bfc { .. } => "bfc",
+            AllocatorKind::AclPool { .. } => "acl-pool",
+            AllocatorKind::AclTiered { .. } => "acl-tiered",
+            AllocatorKind::GeV1 { .. } => "ge-v1",
+            AllocatorKind::GeV2 { .. } => "ge-v2",
+        }
+    }
+}
+
+/// The acl-adapter article's two switches.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct SimSwitches {
+    /// Statistics on: counters, peaks, fragmentation, per-step occupancy. Off: only offsets
+    /// and failures are reported (what the caller of the allocator sees).
+    pub stats: bool,
+    /// Leak detector on: a record per allocation, and the leaks at the end. Off: neither.
+    pub leak_detector: bool,
+}
+
+impl Default for SimSwitches {
+    fn default() -> Self {
+        SimSwitches {
+            stats: true,
+            leak_detector: true,
         }
     }
 }
 
 /// Bytes in use and held after one step's events.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct StepStat {
+    /// The op step (steps without events are not listed: nothing changed).
+    pub step: u64,
     /// Bytes allocated so far (as taken by the allocator).
     pub allocated: u64,
     /// Bytes freed so far.
@@ -62,6 +129,66 @@ pub struct StepStat {
     pub current: u64,
     /// Bytes held from the device now.
     pub reserved: u64,
+    /// Tiered allocators: bytes in use per level now (fastest first); empty otherwise.
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, skip_serializing_if = "Vec::is_empty")
+    )]
+    pub levels: Vec<u64>,
+}
+
+/// One level of a tiered allocator, now.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct LevelUse {
+    /// Level name (`L1`, `DDR`).
+    pub name: String,
+    /// Capacity in bytes (whole blocks; `u64::MAX`-ish when unbounded).
+    pub capacity: u64,
+    /// Bytes in use now.
+    pub in_use: u64,
+    /// Allocations placed in this level so far.
+    pub allocations: u64,
+    /// Of those, allocations that asked a faster level first (spilled down).
+    pub spilled_in: u64,
+    /// Requests that asked this level first and got no memory anywhere.
+    pub failures: u64,
+}
+
+/// Per level, over the whole run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct LevelStat {
+    /// The level at the end (counters over the whole run).
+    pub level: LevelUse,
+    /// Most bytes in use in this level at once.
+    pub peak_in_use: u64,
+}
+
+/// The record the leak detector keeps per allocation (the acl-adapter article keeps pointer,
+/// size, file, line and function; the op that produced the tensor stands in for the last
+/// three).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct AllocRecord {
+    /// The buffer.
+    pub buffer: BufferId,
+    /// Its name.
+    pub name: String,
+    /// The op that allocated it (its producer), if known.
+    pub op: Option<String>,
+    /// Bytes requested.
+    pub requested: u64,
+    /// Bytes the allocator took for it.
+    pub taken: u64,
+    /// Its offset.
+    pub offset: u64,
+    /// Tiered allocators: the level's name.
+    pub level: Option<String>,
+    /// Step of the allocation.
+    pub alloc_step: u64,
+    /// Step after which it was freed (`None`: still allocated at the end).
+    pub free_step: Option<u64>,
 }
 
 /// A buffer still allocated at the end that is not a graph output.
@@ -84,13 +211,20 @@ pub struct Leak {
 pub struct SimReport {
     /// Allocator name.
     pub allocator: String,
-    /// Largest `offset + size` handed out: the arena this run needed, bytes.
+    /// The switches this run had.
+    pub switches: SimSwitches,
+    /// Largest `offset + size` handed out: the address range this run touched, bytes.
     pub peak_bytes: u64,
     /// Most bytes held from the device at once (pool: the pool size).
     pub reserved_bytes: u64,
-    /// Most bytes in use at once.
+    /// Bytes asked from the system beyond the reserved bytes (`aligned_alloc`'s alignment and
+    /// pointer-sized header per system allocation), bytes.
+    pub system_overhead_bytes: u64,
+    /// Most bytes in use at once (as taken by the allocator, rounding included).
     pub peak_in_use_bytes: u64,
-    /// Sum of all allocations, bytes.
+    /// Sum of all requests, bytes.
+    pub total_requested: u64,
+    /// Sum of all allocations (as taken), bytes.
     pub total_allocated: u64,
     /// Sum of all frees, bytes.
     pub total_freed: u64,
@@ -98,99 +232,216 @@ pub struct SimReport {
     pub current_bytes: u64,
     /// Number of successful allocations.
     pub allocations: u64,
+    /// Successful allocations served from memory the allocator already held.
+    pub cache_hits: u64,
     /// Number of frees.
     pub frees: u64,
-    /// Allocations that failed (pool exhausted, table full).
+    /// Allocations that failed (pool exhausted, request too large, table full).
     pub failures: u64,
     /// Buffers that got no memory.
     pub failed: Vec<BufferId>,
     /// `1 - largest free chunk / total free` inside the reserved region, at the step with the
     /// most bytes in use (0 when nothing is free).
     pub fragmentation_at_peak: f64,
-    /// Buffers never freed that are not graph outputs.
+    /// Buffers never freed that are not graph outputs (leak detector on).
     pub leaks: Vec<Leak>,
+    /// One record per allocation (leak detector on).
+    pub records: Vec<AllocRecord>,
     /// Offset of each buffer (`None` if its allocation failed).
     pub offsets: Vec<Option<u64>>,
-    /// Per step, after its events.
+    /// After each step that has events, in step order (statistics on).
     pub steps: Vec<StepStat>,
+    /// Tiered allocators: per level (statistics on).
+    pub levels: Vec<LevelStat>,
 }
 
-/// Replays `problem`'s trace ([`trace::events`]) through the allocator `kind`.
+/// Replays `problem`'s trace ([`trace::events`]) through the allocator `kind`, statistics and
+/// leak detector on.
 ///
 /// # Errors
 /// [`crate::ErrorKind::BadOption`] for bad allocator settings; [`crate::ErrorKind::Overflow`].
 pub fn simulate(problem: &Problem, kind: &AllocatorKind) -> Result<SimReport> {
+    simulate_with(problem, kind, SimSwitches::default())
+}
+
+/// [`simulate`] with the statistics and leak-detector switches.
+///
+/// # Errors
+/// As [`simulate`].
+pub fn simulate_with(
+    problem: &Problem,
+    kind: &AllocatorKind,
+    switches: SimSwitches,
+) -> Result<SimReport> {
+    let name = kind.name();
     match kind {
         AllocatorKind::Pool {
             pool_bytes,
             block_bytes,
         } => run(
             problem,
-            kind.name(),
+            name,
             &mut allocators::FixedBlockPool::new(*pool_bytes, *block_bytes)?,
+            switches,
         ),
         AllocatorKind::Reuse {
             alignment,
             capacity,
         } => run(
             problem,
-            kind.name(),
+            name,
             &mut allocators::ReuseManager::new(*alignment, *capacity),
+            switches,
         ),
         AllocatorKind::Bfc { alignment } => run(
             problem,
-            kind.name(),
+            name,
             &mut allocators::BestFitCoalescing::new(*alignment),
+            switches,
+        ),
+        AllocatorKind::AclPool {
+            block_bytes,
+            num_blocks,
+        } => run(
+            problem,
+            name,
+            &mut acl_pool::AclPool::new(*block_bytes, *num_blocks)?,
+            switches,
+        ),
+        AllocatorKind::AclTiered {
+            levels,
+            block_bytes,
+            policy,
+            mapping,
+        } => run(
+            problem,
+            name,
+            &mut acl_tiered::AclTiered::new(problem, levels, *block_bytes, *policy, mapping)?,
+            switches,
+        ),
+        AllocatorKind::GeV1 { page_bytes } => {
+            run(problem, name, &mut ge_v1::GeV1::new(*page_bytes)?, switches)
+        }
+        AllocatorKind::GeV2 {
+            page_bytes,
+            threshold_bytes,
+        } => run(
+            problem,
+            name,
+            &mut ge_v2::GeV2::new(*page_bytes, *threshold_bytes)?,
+            switches,
         ),
     }
+}
+
+fn producer_op(problem: &Problem, i: BufferId) -> Option<String> {
+    problem.buffers[i]
+        .producer
+        .and_then(|s| usize::try_from(s).ok())
+        .and_then(|s| problem.ops.get(s))
+        .map(|o| o.name.clone())
 }
 
 /// Replays the trace through any [`Allocator`].
 ///
 /// # Errors
 /// [`crate::ErrorKind::Overflow`].
-pub fn run(problem: &Problem, name: &str, a: &mut dyn Allocator) -> Result<SimReport> {
+pub fn run(
+    problem: &Problem,
+    name: &str,
+    a: &mut dyn Allocator,
+    switches: SimSwitches,
+) -> Result<SimReport> {
     let n = problem.buffers.len();
     let mut offsets: Vec<Option<u64>> = alloc::vec![None; n];
     let mut taken: Vec<u64> = alloc::vec![0; n];
+    let mut record_of: Vec<Option<usize>> = alloc::vec![None; n];
     let mut r = SimReport {
         allocator: String::from(name),
+        switches,
         peak_bytes: 0,
         reserved_bytes: 0,
+        system_overhead_bytes: 0,
         peak_in_use_bytes: 0,
+        total_requested: 0,
         total_allocated: 0,
         total_freed: 0,
         current_bytes: 0,
         allocations: 0,
+        cache_hits: 0,
         frees: 0,
         failures: 0,
         failed: Vec::new(),
         fragmentation_at_peak: 0.0,
         leaks: Vec::new(),
+        records: Vec::new(),
         offsets: Vec::new(),
         steps: Vec::new(),
+        levels: Vec::new(),
     };
+    let mut level_peaks: Vec<u64> = Vec::new();
+    let mut current = 0u64;
     for step in trace::events(problem) {
-        for ev in step {
+        let mut evs = step.events;
+        if a.largest_first_per_step() {
+            // allocations come first in a step; sort them by size, largest first (stable)
+            let k = evs
+                .iter()
+                .take_while(|e| matches!(e, Event::Alloc(_)))
+                .count();
+            evs[..k].sort_by_key(|e| match e {
+                Event::Alloc(i) | Event::Free(i) => core::cmp::Reverse(problem.buffers[*i].size),
+            });
+        }
+        for ev in evs {
             match ev {
                 Event::Alloc(i) => match a.alloc(i, problem.buffers[i].size)? {
                     Some((off, bytes)) => {
                         offsets[i] = Some(off);
                         taken[i] = bytes;
-                        r.allocations += 1;
-                        r.total_allocated = add(r.total_allocated, bytes, "allocated bytes")?;
+                        current = add(current, bytes, "bytes in use")?;
                         r.peak_bytes = r.peak_bytes.max(add(off, bytes, "offset + size")?);
-                        let current = r.total_allocated - r.total_freed;
-                        if current > r.peak_in_use_bytes {
-                            r.peak_in_use_bytes = current;
-                            let (largest, total) = a.free_space();
-                            r.fragmentation_at_peak = if total == 0 {
-                                0.0
-                            } else {
-                                1.0 - largest as f64 / total as f64
-                            };
+                        if switches.stats {
+                            r.allocations += 1;
+                            r.total_requested = add(
+                                r.total_requested,
+                                problem.buffers[i].size,
+                                "requested bytes",
+                            )?;
+                            r.total_allocated = add(r.total_allocated, bytes, "allocated bytes")?;
+                            if current > r.peak_in_use_bytes {
+                                r.peak_in_use_bytes = current;
+                                let (largest, total) = a.free_space();
+                                r.fragmentation_at_peak = if total == 0 {
+                                    0.0
+                                } else {
+                                    1.0 - largest.min(total) as f64 / total as f64
+                                };
+                            }
+                            r.reserved_bytes = r.reserved_bytes.max(a.reserved());
+                            let levels = a.levels();
+                            level_peaks.resize(levels.len(), 0);
+                            for (p, l) in level_peaks.iter_mut().zip(&levels) {
+                                *p = (*p).max(l.in_use);
+                            }
                         }
-                        r.reserved_bytes = r.reserved_bytes.max(a.reserved());
+                        if switches.leak_detector {
+                            let level = a
+                                .level_of(i)
+                                .and_then(|k| a.levels().get(k).map(|l| l.name.clone()));
+                            record_of[i] = Some(r.records.len());
+                            r.records.push(AllocRecord {
+                                buffer: i,
+                                name: problem.buffers[i].name.clone(),
+                                op: producer_op(problem, i),
+                                requested: problem.buffers[i].size,
+                                taken: bytes,
+                                offset: off,
+                                level,
+                                alloc_step: step.step,
+                                free_step: None,
+                            });
+                        }
                     }
                     None => {
                         r.failures += 1;
@@ -200,34 +451,55 @@ pub fn run(problem: &Problem, name: &str, a: &mut dyn Allocator) -> Result<SimRe
                 Event::Free(i) => {
                     if offsets[i].is_some() {
                         a.free(i);
-                        r.frees += 1;
-                        r.total_freed += taken[i];
+                        current -= taken[i];
+                        if switches.stats {
+                            r.frees += 1;
+                            r.total_freed += taken[i];
+                        }
+                        if let Some(k) = record_of[i] {
+                            r.records[k].free_step = Some(step.step);
+                        }
                     }
                 }
             }
         }
-        let current = r.total_allocated - r.total_freed;
-        r.steps.push(StepStat {
-            allocated: r.total_allocated,
-            freed: r.total_freed,
-            current,
-            reserved: a.reserved(),
-        });
+        if switches.stats {
+            let levels: Vec<u64> = a.levels().iter().map(|l| l.in_use).collect();
+            r.steps.push(StepStat {
+                step: step.step,
+                allocated: r.total_allocated,
+                freed: r.total_freed,
+                current: r.total_allocated - r.total_freed,
+                reserved: a.reserved(),
+                levels,
+            });
+        }
     }
-    r.current_bytes = r.total_allocated - r.total_freed;
-    for i in (0..n).filter(|&i| trace::never_freed(problem, i) && offsets[i].is_some()) {
-        let b = &problem.buffers[i];
-        let producer_op = b
-            .producer
-            .and_then(|s| usize::try_from(s).ok())
-            .and_then(|s| problem.ops.get(s))
-            .map(|o| o.name.clone());
-        r.leaks.push(Leak {
-            buffer: i,
-            name: b.name.clone(),
-            producer_op,
-            bytes: taken[i],
-        });
+    if let Some(e) = a.extent() {
+        r.peak_bytes = e;
+    }
+    if switches.stats {
+        r.current_bytes = r.total_allocated - r.total_freed;
+        r.cache_hits = a.cache_hits();
+        r.system_overhead_bytes = a.system_overhead();
+        r.levels = a
+            .levels()
+            .into_iter()
+            .zip(level_peaks.iter().copied().chain(core::iter::repeat(0)))
+            .map(|(level, peak_in_use)| LevelStat { level, peak_in_use })
+            .collect();
+    }
+    if switches.leak_detector {
+        for rec in r.records.iter().filter(|rec| rec.free_step.is_none()) {
+            if trace::never_freed(problem, rec.buffer) {
+                r.leaks.push(Leak {
+                    buffer: rec.buffer,
+                    name: rec.name.clone(),
+                    producer_op: rec.op.clone(),
+                    bytes: rec.taken,
+                });
+            }
+        }
     }
     r.offsets = offsets;
     Ok(r)

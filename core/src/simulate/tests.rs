@@ -203,3 +203,363 @@ fn simulated_peaks_cover_the_lower_bound() {
         assert!(r.peak_bytes >= lb, "{}: {} < {lb}", k.name(), r.peak_bytes);
     }
 }
+
+// ---- acl-pool (acl-adapter article: one block per request, free-block stack) ----
+
+#[test]
+fn acl_pool_one_block_per_request_from_a_stack() {
+    let r = simulate(
+        &trace(),
+        &AllocatorKind::AclPool {
+            block_bytes: 300,
+            num_blocks: 3,
+        },
+    )
+    .unwrap();
+    check_accounting(&r);
+    // stack top = block 0 at the start. step 0: a -> block 0 (@0). step 1: b -> block 1 (@300);
+    // a freed -> stack [0]. step 2: c -> pop 0 (@0); d -> untouched block 2 (@600); b freed ->
+    // stack [1]. step 3: e (200 <= 300) -> pop 1 (@300).
+    assert_eq!(
+        r.offsets,
+        vec![Some(0), Some(300), Some(0), Some(600), Some(300)]
+    );
+    assert_eq!(r.reserved_bytes, 900); // 3 x 300
+    assert_eq!(r.peak_in_use_bytes, 900); // step 2: b, c, d = 3 blocks
+    assert_eq!(r.total_requested, 750); // 100+300+100+50+200
+    assert_eq!(r.total_allocated, 1500); // 5 blocks of 300
+    assert_eq!(r.system_overhead_bytes, 64 + 8); // aligned_alloc: alignment + pointer header
+    assert_eq!(r.leaks.len(), 1);
+    assert_eq!(r.leaks[0].bytes, 300, "d holds a whole block");
+    assert_eq!(r.fragmentation_at_peak, 0.0);
+}
+
+#[test]
+fn acl_pool_hands_out_the_last_freed_block_first() {
+    // x, y at step 0 (freed after it, x then y: stack [0, 1], 1 on top); z at step 1.
+    let p = Problem::from_buffers(
+        "lifo",
+        vec![
+            Buffer::new("x", 10, 0, 0),
+            Buffer::new("y", 10, 0, 0),
+            Buffer::new("z", 10, 1, 1),
+        ],
+    );
+    let r = simulate(
+        &p,
+        &AllocatorKind::AclPool {
+            block_bytes: 64,
+            num_blocks: 4,
+        },
+    )
+    .unwrap();
+    // z gets y's block (freed last), not the lowest free block as first fit would.
+    assert_eq!(r.offsets, vec![Some(0), Some(64), Some(64)]);
+}
+
+#[test]
+fn acl_pool_failures_are_counted_not_errors() {
+    // block 100: b (300) and e (200) are larger than a block: NULL.
+    let r = simulate(
+        &trace(),
+        &AllocatorKind::AclPool {
+            block_bytes: 100,
+            num_blocks: 2,
+        },
+    )
+    .unwrap();
+    assert_eq!(r.failed, vec![1, 4]);
+    assert_eq!(r.failures, 2);
+    // 2 blocks of 300: a, b take both; a freed; c gets a's; d finds the stack empty: NULL;
+    // b freed at step 2; e gets b's block.
+    let r = simulate(
+        &trace(),
+        &AllocatorKind::AclPool {
+            block_bytes: 300,
+            num_blocks: 2,
+        },
+    )
+    .unwrap();
+    assert_eq!(r.failed, vec![3]);
+    assert_eq!(r.offsets[4], Some(300));
+    assert!(r.leaks.is_empty(), "d got nothing, so nothing leaks");
+    assert!(AclPoolCheck::zero_block_is_an_error());
+}
+
+struct AclPoolCheck;
+impl AclPoolCheck {
+    fn zero_block_is_an_error() -> bool {
+        simulate(
+            &trace(),
+            &AllocatorKind::AclPool {
+                block_bytes: 0,
+                num_blocks: 2,
+            },
+        )
+        .is_err()
+            && simulate(
+                &trace(),
+                &AllocatorKind::AclPool {
+                    block_bytes: 1 << 40,
+                    num_blocks: 1 << 40,
+                },
+            )
+            .is_err()
+    }
+}
+
+#[test]
+fn switches_turn_stats_and_leak_detector_off() {
+    let kind = AllocatorKind::AclPool {
+        block_bytes: 300,
+        num_blocks: 3,
+    };
+    let on = simulate(&trace(), &kind).unwrap();
+    assert_eq!(on.records.len(), 5);
+    // the record of d: op C, requested 50, taken 300, never freed
+    assert_eq!(on.records[3].name, "d");
+    assert_eq!(on.records[3].op.as_deref(), Some("C"));
+    assert_eq!((on.records[3].requested, on.records[3].taken), (50, 300));
+    assert_eq!(on.records[3].free_step, None);
+    assert_eq!(on.records[0].free_step, Some(1));
+    let off = simulate_with(
+        &trace(),
+        &kind,
+        SimSwitches {
+            stats: false,
+            leak_detector: false,
+        },
+    )
+    .unwrap();
+    assert_eq!(off.offsets, on.offsets, "the switches change no placement");
+    assert!(off.records.is_empty() && off.leaks.is_empty() && off.steps.is_empty());
+    assert_eq!((off.allocations, off.peak_in_use_bytes), (0, 0));
+}
+
+// ---- acl-tiered ----
+
+fn three_levels() -> Vec<tiered::Level> {
+    vec![
+        tiered::Level {
+            name: "L1".into(),
+            capacity: 128,
+        },
+        tiered::Level {
+            name: "L2".into(),
+            capacity: 512,
+        },
+        tiered::Level {
+            name: "DDR".into(),
+            capacity: u64::MAX,
+        },
+    ]
+}
+
+#[test]
+fn frequency_picks_the_level_from_uses_per_step() {
+    use acl_tiered::frequency_level as f;
+    // 2 uses over `live` steps: >= 1 per step (live <= 2) -> 0; >= 1/2 (<= 4) -> 1;
+    // >= 1/4 (<= 8) -> 2; colder -> 3, capped at the last level.
+    assert_eq!([f(1, 3), f(2, 3), f(3, 3), f(4, 3)], [0, 0, 1, 1]);
+    assert_eq!([f(5, 3), f(8, 3), f(9, 3), f(u64::MAX, 3)], [2, 2, 3, 3]);
+    assert_eq!(f(100, 1), 1);
+}
+
+#[test]
+fn acl_tiered_spills_to_the_next_level_when_full() {
+    let kind = AllocatorKind::AclTiered {
+        levels: three_levels(),
+        block_bytes: 64,
+        policy: TierPolicy::Frequency,
+        mapping: Vec::new(),
+    };
+    let r = simulate(&trace(), &kind).unwrap();
+    check_accounting(&r);
+    // Every tensor lives <= 2 steps: all ask L1 (2 blocks, offsets 0..128); L2 starts at 128.
+    // a (2 blocks) -> L1 @0, L1 full. b (5) -> L2 blocks 0-4 @128 (spill); a freed.
+    // c (2) -> L1 @0. d (1) -> L1 full -> L2 block 5 @128+320=448 (spill); b freed.
+    // e (4) -> L1 holds c -> L2 blocks 0-3 @128 (spill).
+    assert_eq!(
+        r.offsets,
+        vec![Some(0), Some(128), Some(0), Some(448), Some(128)]
+    );
+    let l1 = &r.levels[0];
+    let l2 = &r.levels[1];
+    assert_eq!((l1.level.allocations, l1.level.spilled_in), (2, 0));
+    assert_eq!((l2.level.allocations, l2.level.spilled_in), (3, 3));
+    assert_eq!(l1.peak_in_use, 128);
+    assert_eq!(l2.peak_in_use, 384); // step 2: b 320 + d 64
+                                     // per-level occupancy after step 2: L1 c 128, L2 d 64 (b freed), DDR 0
+    assert_eq!(r.steps[2].levels, vec![128, 64, 0]);
+    assert_eq!(r.reserved_bytes, 128 + 512); // DDR unused
+    assert_eq!(r.peak_bytes, 128 + 384, "L1 top 2 blocks + L2 top 6 blocks");
+    assert_eq!(r.system_overhead_bytes, 3 * 72);
+    assert_eq!(r.records[1].level.as_deref(), Some("L2"));
+}
+
+#[test]
+fn acl_tiered_mapping_pins_a_tensor_and_fails_when_its_level_is_full() {
+    let kind = AllocatorKind::AclTiered {
+        levels: three_levels(),
+        block_bytes: 64,
+        policy: TierPolicy::Fastest,
+        mapping: vec![("e".into(), "L1".into()), ("b".into(), "DDR".into())],
+    };
+    let r = simulate(&trace(), &kind).unwrap();
+    // b pinned to DDR (base 128 + 512 = 640); e pinned to L1 while c holds it: NULL.
+    assert_eq!(r.offsets[1], Some(640));
+    assert_eq!(r.failed, vec![4]);
+    assert_eq!(r.levels[0].level.failures, 1);
+    let bad = AllocatorKind::AclTiered {
+        levels: three_levels(),
+        block_bytes: 64,
+        policy: TierPolicy::Fastest,
+        mapping: vec![("e".into(), "L9".into())],
+    };
+    let e = alloc::format!("{}", simulate(&trace(), &bad).unwrap_err());
+    assert!(e.contains("no level 'L9'"), "{e}");
+}
+
+// ---- ge-v1 (ActiveMemoryAllocator) ----
+
+#[test]
+fn ge_v1_bump_blocks_largest_first_never_returned() {
+    let r = simulate(
+        &trace(),
+        &AllocatorKind::GeV1 {
+            page_bytes: 2 << 20,
+        },
+    )
+    .unwrap();
+    check_accounting(&r);
+    // a -> new block B0 [0,100). b -> B0 full -> new B1 [100,400); list [B1, B0]; a freed: B0
+    // rewinds. step 2 (c 100, d 50, largest first): c -> B1 full, B0 @0 (hit); d -> new B2
+    // [400,450); b freed: B1 rewinds. e -> B1 @100 (hit).
+    assert_eq!(
+        r.offsets,
+        vec![Some(0), Some(100), Some(0), Some(400), Some(100)]
+    );
+    assert_eq!(r.reserved_bytes, 450);
+    assert_eq!(r.cache_hits, 2);
+    assert_eq!(r.peak_in_use_bytes, 450);
+    assert_eq!(r.leaks.len(), 1);
+}
+
+#[test]
+fn ge_v1_serves_a_step_largest_first_and_rounds_big_blocks_to_pages() {
+    // step 0: s (10) then l (100) in problem order; GE serves l first.
+    let p = Problem::from_buffers(
+        "order",
+        vec![
+            Buffer::new("s", 10, 0, 0),
+            Buffer::new("l", 100, 0, 0),
+            Buffer::new("x", 60, 1, 1),
+            Buffer::new("y", 40, 1, 1),
+        ],
+    );
+    let r = simulate(&p, &AllocatorKind::GeV1 { page_bytes: 64 }).unwrap();
+    // l (100 > page 64) -> new block of 128 @0; s -> tail 28 >= 10 -> @100 (hit).
+    // step 1: both freed, block rewound: x -> @0, y -> @60 (hits).
+    assert_eq!(r.offsets, vec![Some(100), Some(0), Some(0), Some(60)]);
+    assert_eq!(r.reserved_bytes, 128);
+    assert_eq!(r.cache_hits, 3);
+}
+
+// ---- ge-v2 (ScalableAllocator) ----
+
+#[test]
+fn ge_v2_caches_splits_and_merges_spans() {
+    let r = simulate(
+        &trace(),
+        &AllocatorKind::GeV2 {
+            page_bytes: 64,
+            threshold_bytes: 1 << 30,
+        },
+    )
+    .unwrap();
+    check_accounting(&r);
+    // pages of 64: a 2, b 5, c 2, d 1, e 4.
+    // a -> device [0,128). b -> device [128,448). a freed: idle layer 2 = {0}.
+    // c -> layer 2: span @0 (hit). d -> no layer >= 1 idle -> device [448,512). b freed: layer 5.
+    // e (4) -> split the 5-page span @128: it keeps 1 page @128, e gets @192 (hit).
+    assert_eq!(
+        r.offsets,
+        vec![Some(0), Some(128), Some(0), Some(448), Some(192)]
+    );
+    assert_eq!(r.reserved_bytes, 512);
+    assert_eq!(r.cache_hits, 2);
+    assert_eq!(r.peak_in_use_bytes, 512); // step 2: b 320 + c 128 + d 64
+    assert_eq!(r.total_allocated, 128 + 320 + 128 + 64 + 256);
+}
+
+#[test]
+fn ge_v2_merges_a_freed_span_with_its_idle_buddy() {
+    // After the trace above e is freed and merges with the 1-page span @128 into 5 pages; a
+    // later 5-page request takes it whole at 128.
+    let bs = vec![
+        Buffer::new("b", 320, 0, 0),
+        Buffer::new("e", 256, 1, 1),
+        Buffer::new("f", 320, 2, 2),
+    ];
+    let p = Problem::from_buffers("merge", bs);
+    let r = simulate(
+        &p,
+        &AllocatorKind::GeV2 {
+            page_bytes: 64,
+            threshold_bytes: 1 << 30,
+        },
+    )
+    .unwrap();
+    // b device [0,320); freed. e (4) splits it: keeps 1 page @0, e @64; e freed, merges @0.
+    // f (5 pages) -> exact layer 5 @0: no new device memory.
+    assert_eq!(r.offsets, vec![Some(0), Some(64), Some(0)]);
+    assert_eq!(r.reserved_bytes, 320);
+    assert_eq!(r.cache_hits, 2);
+}
+
+#[test]
+fn ge_v2_recycles_idle_memory_over_the_threshold() {
+    let p = Problem::from_buffers(
+        "recycle",
+        vec![Buffer::new("x", 128, 0, 0), Buffer::new("y", 192, 1, 1)],
+    );
+    let kind = |t| AllocatorKind::GeV2 {
+        page_bytes: 64,
+        threshold_bytes: t,
+    };
+    // No threshold pressure: x [0,128) cached idle, y (3 pages) cannot use it: device [128,320).
+    let r = simulate(&p, &kind(1 << 30)).unwrap();
+    assert_eq!(r.offsets, vec![Some(0), Some(128)]);
+    assert_eq!(r.reserved_bytes, 320);
+    // Threshold 200: 128 held > 200 - 192 and 128 idle: recycle x's block, y goes to @0.
+    let r = simulate(&p, &kind(200)).unwrap();
+    assert_eq!(r.offsets, vec![Some(0), Some(0)]);
+    assert_eq!(r.reserved_bytes, 192);
+    // A request above the threshold fails.
+    let r = simulate(&p, &kind(150)).unwrap();
+    assert_eq!(r.failed, vec![1]);
+}
+
+// ---- issue 18: lifetimes reaching u64::MAX, memory scales with buffers ----
+
+#[test]
+fn a_lifetime_ending_at_u64_max_simulates_in_every_allocator() {
+    let p = Problem::from_buffers(
+        "max",
+        vec![
+            Buffer::new("x", 8, 0, u64::MAX),
+            Buffer::new("y", 8, u64::MAX - 1, u64::MAX),
+            Buffer::new("z", 16, 1_000_000_000_000, 2_000_000_000_000),
+        ],
+    );
+    for a in registry::allocators() {
+        let r = (a.run)(&p, &registry::RuntimeOptions::default()).unwrap();
+        assert_eq!(r.failures, 0, "{}", a.name);
+        // events at steps 0, 1e12, 2e12, 2^64-2, 2^64-1: five entries, not 2^64
+        assert_eq!(r.steps.len(), 5, "{}", a.name);
+        assert_eq!(r.steps.last().map(|s| s.step), Some(u64::MAX));
+    }
+    let t = tiered::place(&p, &registry::default_levels()).unwrap();
+    assert_eq!(t.placement, vec![Some(0), Some(0), Some(0)]);
+    assert_eq!(t.levels[0].peak_bytes, 24, "x + z (x + y is 16)");
+}

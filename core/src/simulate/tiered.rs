@@ -6,7 +6,8 @@
 //! temporaries), then problem order. Capacity is checked against the live bytes of the level
 //! at every step of the tensor's range (a segment tree with range add / range max), so a level
 //! never holds more than its capacity at any step. The last level is unbounded if its
-//! capacity is `u64::MAX`.
+//! capacity is `u64::MAX`. The tree runs over the distinct start and end steps only (live
+//! bytes change only there), so memory scales with the buffers, not with the step numbers.
 
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -60,7 +61,17 @@ pub fn place(problem: &Problem, levels: &[Level]) -> Result<TierReport> {
     if levels.is_empty() {
         return Err(Error::bad_option("tiered memory needs at least one level"));
     }
-    let steps = usize::try_from(problem.steps).unwrap_or(usize::MAX).max(1);
+    // Live bytes over [s, e] are largest at s or at some start inside: the distinct starts and
+    // ends are enough points.
+    let mut points: Vec<u64> = problem
+        .buffers
+        .iter()
+        .flat_map(|b| [b.start, b.end.max(b.start)])
+        .collect();
+    points.sort_unstable();
+    points.dedup();
+    let steps = points.len().max(1);
+    let at = |x: u64| points.binary_search(&x).unwrap_or(0);
     let mut trees: Vec<MaxTree> = levels.iter().map(|_| MaxTree::new(steps)).collect();
     let mut order: Vec<BufferId> = (0..problem.buffers.len()).collect();
     order.sort_by_key(|&i| {
@@ -84,7 +95,7 @@ pub fn place(problem: &Problem, levels: &[Level]) -> Result<TierReport> {
         if b.size == 0 {
             continue;
         }
-        let (s, e) = (clamp(b.start, steps), clamp(b.end, steps));
+        let (s, e) = (at(b.start), at(b.end.max(b.start)));
         let level = (0..levels.len()).find(|&l| {
             let live = trees[l].max(s, e);
             live.checked_add(b.size)
@@ -110,10 +121,6 @@ pub fn place(problem: &Problem, levels: &[Level]) -> Result<TierReport> {
         placement,
         unplaced,
     })
-}
-
-fn clamp(x: u64, steps: usize) -> usize {
-    usize::try_from(x).map_or(steps - 1, |v| v.min(steps - 1))
 }
 
 /// Range add / range max over steps `0..n` (saturating at `u64::MAX`).
@@ -170,4 +177,54 @@ impl MaxTree {
                 .max(self.max_in(2 * node + 1, mid + 1, hi, l, r));
         m.saturating_add(self.lazy[node])
     }
+}
+
+/// Most levels a level list may have.
+pub const MAX_LEVELS: usize = 16;
+
+/// Parses a level list `NAME=BYTES,NAME=BYTES,…` fastest first; `inf` as BYTES is unbounded
+/// (`u64::MAX`). Names are 1 to 32 characters, unique.
+///
+/// # Errors
+/// [`crate::ErrorKind::BadOption`] naming the bad part.
+pub fn parse_levels(spec: &str) -> Result<Vec<Level>> {
+    let mut out: Vec<Level> = Vec::new();
+    for part in spec.split(',') {
+        let part = part.trim();
+        let shown: String = part.chars().take(40).collect();
+        let (name, v) = part.split_once('=').ok_or_else(|| {
+            Error::bad_option(alloc::format!("levels: '{shown}' is not NAME=BYTES"))
+        })?;
+        let (name, v) = (name.trim(), v.trim());
+        if name.is_empty() || name.chars().count() > 32 {
+            return Err(Error::bad_option(alloc::format!(
+                "levels: '{shown}': a level name has 1 to 32 characters"
+            )));
+        }
+        let capacity = if v == "inf" {
+            u64::MAX
+        } else {
+            v.parse::<u64>().map_err(|_| {
+                Error::bad_option(alloc::format!(
+                    "levels: {name}: '{}' is not a byte count or 'inf'",
+                    v.chars().take(40).collect::<String>()
+                ))
+            })?
+        };
+        if out.iter().any(|l| l.name == name) {
+            return Err(Error::bad_option(alloc::format!(
+                "levels: '{name}' appears twice"
+            )));
+        }
+        out.push(Level {
+            name: name.into(),
+            capacity,
+        });
+        if out.len() > MAX_LEVELS {
+            return Err(Error::bad_option(alloc::format!(
+                "levels: more than {MAX_LEVELS} levels"
+            )));
+        }
+    }
+    Ok(out)
 }

@@ -90,7 +90,7 @@ fn place_with_sizes(
         if sizes[i] == 0 {
             continue;
         }
-        let end = add(off, sizes[i], alloc::format!("end of '{}'", b.name))?;
+        let end = add(off, sizes[i], format_args!("end of '{}'", b.name))?;
         busy.clear();
         index.busy(i, &mut busy);
         if busy.iter().any(|&(lo, hi)| lo < end && off < hi) {
@@ -137,7 +137,7 @@ fn place_with_sizes(
             heap,
             &b.name,
         )?;
-        let end = add(off, sizes[i], alloc::format!("end of '{}'", b.name))?;
+        let end = add(off, sizes[i], format_args!("end of '{}'", b.name))?;
         offsets[i] = off;
         heap = heap.max(end);
         index.insert(i, off, end);
@@ -188,7 +188,7 @@ fn align_up(x: u64, align: u64, name: &str) -> Result<u64> {
             .map(|y| y & !(align - 1))
             .ok_or_else(|| Error::overflow(alloc::format!("offset of '{name}'")))
     } else {
-        round_up(x, align, alloc::format!("offset of '{name}'"))
+        round_up(x, align, format_args!("offset of '{name}'"))
     }
 }
 
@@ -270,7 +270,7 @@ pub fn greedy_size_best_fit(problem: &Problem, options: &PlanOptions) -> Result<
     let (first, last) = schedule(problem);
     let whole = |i: usize| bufs[i].start == first && bufs[i].end == last;
     let mut order: Vec<usize> = (0..sizes.len()).collect();
-    order.sort_unstable_by_key(|&i| {
+    order.sort_by_cached_key(|&i| {
         if whole(i) {
             (false, 0, 0, i)
         } else {
@@ -318,7 +318,7 @@ pub fn best_fit_spatial(problem: &Problem, options: &PlanOptions) -> Result<Plan
     let sizes = super::planned_sizes(problem, options)?;
     let bufs = &problem.buffers;
     let mut order: Vec<usize> = (0..sizes.len()).collect();
-    order.sort_unstable_by_key(|&i| {
+    order.sort_by_cached_key(|&i| {
         (
             Reverse(sizes[i]),
             Reverse(bufs[i].end.saturating_sub(bufs[i].start)),
@@ -345,7 +345,7 @@ pub fn best_fit_temporal(problem: &Problem, options: &PlanOptions) -> Result<Pla
     let sizes = super::planned_sizes(problem, options)?;
     let bufs = &problem.buffers;
     let mut order: Vec<usize> = (0..sizes.len()).collect();
-    order.sort_unstable_by_key(|&i| {
+    order.sort_by_cached_key(|&i| {
         (
             Reverse(bufs[i].end.saturating_sub(bufs[i].start)),
             Reverse(sizes[i]),
@@ -440,7 +440,7 @@ pub fn greedy_breadth(problem: &Problem, options: &PlanOptions) -> Result<Plan> 
     };
     let key: Vec<usize> = span.iter().map(|&(s, e)| range_min(s, e)).collect();
     let mut order: Vec<usize> = (0..n).collect();
-    order.sort_unstable_by_key(|&i| (key[i], Reverse(sizes[i]), bufs[i].start, i));
+    order.sort_by_cached_key(|&i| (key[i], Reverse(sizes[i]), bufs[i].start, i));
     place_with_sizes(problem, options, sizes, &order, Fit::Best, "greedy-breadth")
 }
 

@@ -75,6 +75,13 @@ impl Node {
     fn push(&mut self, lo: u64, hi: u64) {
         self.v.push((lo, hi));
         if self.v.len() >= COMPACT_MIN.max(2 * self.compacted) {
+            self.compact();
+        }
+    }
+
+    /// Sorts the list and merges overlapping and touching intervals.
+    fn compact(&mut self) {
+        if self.v.len() > 1 {
             self.v.sort_unstable();
             let mut w = 0;
             for r in 1..self.v.len() {
@@ -86,26 +93,44 @@ impl Node {
                 }
             }
             self.v.truncate(w + 1);
-            self.compacted = self.v.len();
         }
+        self.compacted = self.v.len();
     }
 }
 
-/// Placed buffers of one gear class.
+/// Placed buffers of one gear class. Tree nodes are allocated when they first hold something
+/// (`u32` handles into one arena, `0` = none), so an index over `2^21` leaves costs 16 MiB of
+/// handles, not a `Vec` per node.
 struct Layer {
     /// Stabbing tree: the bytes of the placed buffers each node canonically covers.
-    stab: Vec<Node>,
+    stab: Vec<u32>,
     /// Start tree: the bytes of the placed buffers whose start rank is under each node.
-    starts: Vec<Node>,
+    /// Kept only in leaves and in the inner nodes a query has read (*materialised*: built
+    /// once from below, then kept up to date by insertions), so an insertion costs one push
+    /// plus a check per ancestor, and short-lived buffers, whose queries read leaves and low
+    /// nodes only, never pay for the nodes near the root.
+    starts: Vec<u32>,
+    arena: Vec<Node>,
+    /// Intervals pushed, copied or read so far: the work, counted for the tests.
+    work: u64,
 }
 
 impl Layer {
     fn new(leaves: usize) -> Self {
-        let mut stab = Vec::new();
-        stab.resize_with(2 * leaves, Node::default);
-        let mut starts = Vec::new();
-        starts.resize_with(2 * leaves, Node::default);
-        Layer { stab, starts }
+        Layer {
+            stab: alloc::vec![0; 2 * leaves],
+            starts: alloc::vec![0; 2 * leaves],
+            arena: alloc::vec![Node::default()],
+            work: 0,
+        }
+    }
+
+    fn node(arena: &mut Vec<Node>, handle: &mut u32) -> usize {
+        if *handle == 0 {
+            *handle = u32::try_from(arena.len()).unwrap_or(u32::MAX);
+            arena.push(Node::default());
+        }
+        *handle as usize
     }
 
     fn insert(&mut self, t: &Timeline, id: usize, lo: u64, hi: u64) {
@@ -113,28 +138,65 @@ impl Layer {
         let mut r = t.hi[id] as usize + t.leaves + 1;
         while l < r {
             if l & 1 == 1 {
-                self.stab[l].push(lo, hi);
+                let h = Self::node(&mut self.arena, &mut self.stab[l]);
+                self.arena[h].push(lo, hi);
+                self.work += 1;
                 l += 1;
             }
             if r & 1 == 1 {
                 r -= 1;
-                self.stab[r].push(lo, hi);
+                let h = Self::node(&mut self.arena, &mut self.stab[r]);
+                self.arena[h].push(lo, hi);
+                self.work += 1;
             }
             l >>= 1;
             r >>= 1;
         }
         let mut node = t.lo[id] as usize + t.leaves;
+        let h = Self::node(&mut self.arena, &mut self.starts[node]);
+        self.arena[h].push(lo, hi);
+        node >>= 1;
         while node >= 1 {
-            self.starts[node].push(lo, hi);
+            let h = self.starts[node] as usize;
+            if h != 0 {
+                self.arena[h].push(lo, hi);
+                self.work += 1;
+            }
             node >>= 1;
         }
     }
 
-    fn collect(&self, t: &Timeline, id: usize, out: &mut Vec<(u64, u64)>) {
+    /// Builds start-tree node `node` from its highest materialised descendants.
+    fn materialise(&mut self, node: usize) -> usize {
+        let mut v: Vec<(u64, u64)> = Vec::new();
+        let mut stack = alloc::vec![node];
+        while let Some(x) = stack.pop() {
+            match self.starts[x] as usize {
+                0 if x < self.starts.len() / 2 => {
+                    stack.push(2 * x);
+                    stack.push(2 * x + 1);
+                }
+                0 => {}
+                h => v.extend_from_slice(&self.arena[h].v),
+            }
+        }
+        self.work += v.len() as u64;
+        let h = Self::node(&mut self.arena, &mut self.starts[node]);
+        let n = &mut self.arena[h];
+        n.v = v;
+        n.compact();
+        h
+    }
+
+    fn collect(&mut self, t: &Timeline, id: usize, out: &mut Vec<(u64, u64)>) {
+        let before = out.len();
         let (lo, hi) = (t.lo[id] as usize, t.hi[id] as usize);
         let mut node = lo + t.leaves;
         while node >= 1 {
-            out.extend_from_slice(&self.stab[node].v);
+            let h = self.stab[node] as usize;
+            if h != 0 {
+                out.extend_from_slice(&self.arena[h].v);
+            }
             node >>= 1;
         }
         // starts in (lo, hi]
@@ -142,16 +204,26 @@ impl Layer {
         let mut r = hi + 1 + t.leaves;
         while l < r {
             if l & 1 == 1 {
-                out.extend_from_slice(&self.starts[l].v);
+                self.read_starts(l, out);
                 l += 1;
             }
             if r & 1 == 1 {
                 r -= 1;
-                out.extend_from_slice(&self.starts[r].v);
+                self.read_starts(r, out);
             }
             l >>= 1;
             r >>= 1;
         }
+        self.work += (out.len() - before) as u64;
+    }
+
+    fn read_starts(&mut self, node: usize, out: &mut Vec<(u64, u64)>) {
+        let h = match self.starts[node] as usize {
+            0 if node < self.starts.len() / 2 => self.materialise(node),
+            0 => return,
+            h => h,
+        };
+        out.extend_from_slice(&self.arena[h].v);
     }
 }
 
@@ -201,9 +273,10 @@ impl ConflictIndex {
     /// Appends to `out` the bytes occupied by placed buffers that conflict with buffer `id`
     /// (live at the same time, gears that can coexist), as intervals `[lo, hi)` in no order;
     /// touching intervals may come merged.
-    pub(crate) fn busy(&self, id: usize, out: &mut Vec<(u64, u64)>) {
+    /// Reading may build tree nodes, hence `&mut self`.
+    pub(crate) fn busy(&mut self, id: usize, out: &mut Vec<(u64, u64)>) {
         let c = self.class[id];
-        for (k, layer) in self.layers.iter().enumerate() {
+        for (k, layer) in self.layers.iter_mut().enumerate() {
             if c == 0 || k == 0 || k == c {
                 if let Some(layer) = layer {
                     layer.collect(&self.time, id, out);
@@ -214,8 +287,79 @@ impl ConflictIndex {
 }
 
 #[cfg(test)]
+impl ConflictIndex {
+    /// Intervals pushed, copied and read so far, over every layer.
+    fn work(&self) -> u64 {
+        self.layers.iter().flatten().map(|l| l.work).sum()
+    }
+}
+
+#[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Ranges of `n` buffers: 8 long ones over most of the schedule and short ones of one to
+    /// three steps, two starting per step (issue 18's "few long over many short" shape).
+    fn long_short(n: usize) -> Vec<(u64, u64)> {
+        let steps = n as u64 / 2;
+        let mut v: Vec<(u64, u64)> = (0..8u64).map(|k| (k, steps - 1 - k)).collect();
+        v.extend((0..n as u64 - 8).map(|i| (i / 2, (i / 2 + i % 3).min(steps - 1))));
+        v
+    }
+
+    #[test]
+    fn queries_between_insertions_see_exactly_the_placed_conflicts() {
+        // inserts interleaved with queries of every width, so materialised nodes must be
+        // kept up to date; checked against a scan of all placed buffers
+        let mut ranges = long_short(400);
+        ranges.extend((0..40u64).map(|k| (5 * k, 5 * k + 3 * k)));
+        let gears = alloc::vec![None; ranges.len()];
+        let mut ix = ConflictIndex::new(&ranges, &gears).unwrap();
+        let mut placed = Vec::new();
+        // a fixed permutation: long, short and medium buffers mixed
+        for step in 0..ranges.len() {
+            let i = (step * 97) % ranges.len();
+            for q in [i, (i * 31 + 7) % ranges.len(), 0] {
+                let mut got = Vec::new();
+                ix.busy(q, &mut got);
+                got.sort_unstable();
+                let mut want: Vec<(u64, u64)> = placed
+                    .iter()
+                    .filter(|&&j: &&usize| ranges[q].0 <= ranges[j].1 && ranges[j].0 <= ranges[q].1)
+                    .map(|&j| (10 * j as u64, 10 * j as u64 + 5))
+                    .collect();
+                want.sort_unstable();
+                assert_eq!(got, want, "query {q} after {step} insertions");
+            }
+            ix.insert(i, 10 * i as u64, 10 * i as u64 + 5);
+            placed.push(i);
+        }
+    }
+
+    #[test]
+    fn short_buffers_cost_a_constant_work_each() {
+        // placing and querying every buffer of the long-short shape, long ones first: the
+        // work (intervals pushed, copied, read) per buffer stays flat as n grows 16x (a start
+        // tree kept in every ancestor pushed about log2(2n) intervals per insertion alone)
+        let per_buffer = |n: usize| {
+            let ranges = long_short(n);
+            let gears = alloc::vec![None; n];
+            let mut ix = ConflictIndex::new(&ranges, &gears).unwrap();
+            let mut out = Vec::new();
+            for i in 0..n {
+                out.clear();
+                ix.busy(i, &mut out);
+                // stack the buffers in 4 columns so that they do not all touch
+                let lo = (i as u64 % 4) * 100 + out.len() as u64;
+                ix.insert(i, lo, lo + 1);
+            }
+            ix.work() as f64 / n as f64
+        };
+        let (small, large) = (per_buffer(4_000), per_buffer(64_000));
+        // measured: 13.7 at both sizes; the old start tree needed about 27 at 64k
+        assert!(large < 20.0, "{large} intervals per buffer");
+        assert!(large < small * 1.2, "{small} -> {large}");
+    }
 
     #[test]
     fn reports_every_overlap() {

@@ -5,8 +5,10 @@
 //!   graph inputs that are initializers are not graph inputs. Weight payloads are never copied:
 //!   sizes come from dims and type, so external data need not exist.
 //! * Dims: `dim_value >= 0` is known; `dim_param` is a symbol, bound by [`OnnxOptions::dims`];
-//!   `dim_value = -1`, `dim_param = "?"` and dims with neither get a made-up symbol
-//!   `?input.k` that only [`OnnxOptions::inputs`] can bind (by giving the whole input shape).
+//!   `dim_value = -1`, `dim_param = "?"` and dims with neither get a symbol named after where
+//!   it comes from ([`crate::graph::unknown_dim_name`]: `input1 axis 3`, `Conv_0 output axis
+//!   2`), which stays unknown (never bound to 1) until bound by that name or by the whole
+//!   input shape ([`OnnxOptions::inputs`]); the tensors it sizes are of unknown size.
 //!   Derived dims stay symbolic as expressions (`(h-3)/2+1`), which
 //!   [`crate::graph::eval_dim`] evaluates at [`Graph::lower`] time.
 //! * The file's `value_info` fills what inference cannot; where both know a dim and differ,
@@ -20,7 +22,7 @@
 //! file order when that is topological. This reproduces the reference figures of
 //! `shared/models` exactly (e.g. `ppocr_mobile_v2_cls`: 566 steps = 308 `Constant` + 258).
 
-mod infer;
+mod ops;
 pub mod proto;
 mod sym;
 
@@ -81,6 +83,8 @@ pub(crate) struct Info {
     pub(crate) val: Option<Val>,
     pub(crate) constant: bool,
     pub(crate) non_tensor: Option<&'static str>,
+    /// Where inference of an unknown dtype or shape stopped: `op 'X' (Einsum): why`.
+    pub(crate) cause: Option<String>,
 }
 
 /// A small tensor's elements (row-major).
@@ -157,6 +161,17 @@ fn op_loc(n: &NodeProto) -> String {
 }
 
 /// A node's display name: its name, else its first output.
+/// Where a node's output `j` comes from, for naming its unknown dims: `Conv_0 output`,
+/// `Split_3 output 1` (outputs after the first), `output 'y'` for a nameless node.
+fn output_place(n: &NodeProto, j: usize) -> String {
+    let out = n.output.get(j).map_or("", String::as_str);
+    match (n.name.is_empty(), j) {
+        (true, _) => format!("{} output '{out}'", n.op_type),
+        (false, 0) => format!("{} output", n.name),
+        (false, j) => format!("{} output {j}", n.name),
+    }
+}
+
 fn node_name(n: &NodeProto, k: usize) -> String {
     if !n.name.is_empty() {
         n.name.clone()
@@ -181,13 +196,19 @@ impl Importer<'_> {
             .find_map(|(lvl, s)| s.get(name).map(|&id| (id, lvl)))
     }
 
-    fn fresh(&mut self, hint: &str) -> V {
+    /// A dim nothing determines, named after `place` and `axis` (bound only by that name).
+    fn fresh(&mut self, place: &str, axis: usize) -> V {
         self.anon += 1;
-        V::N(format!("?{hint}"))
+        let name = crate::graph::unknown_dim_name(place, axis);
+        match self.opts.dims.get(&name) {
+            Some(&v) => i64::try_from(v).map_or(V::N(name), V::K),
+            None => V::N(name),
+        }
     }
 
-    /// Dims of a declared type; anonymous dims get fresh symbols named after `name` and axis.
-    fn declared_shape(&mut self, name: &str, t: &TypeProto) -> Result<Option<Vec<V>>> {
+    /// Dims of a declared type; anonymous dims get fresh symbols named after `place` (the
+    /// input's name, `NODE output`) and the axis.
+    fn declared_shape(&mut self, name: &str, place: &str, t: &TypeProto) -> Result<Option<Vec<V>>> {
         let Some(tt) = t.tensor_type.as_ref().or(t.sparse_tensor_type.as_ref()) else {
             return Ok(None);
         };
@@ -202,7 +223,12 @@ impl Importer<'_> {
                     Some(&v) => V::K(to_i64(v, name)?),
                     None => V::N(p.to_string()),
                 },
-                _ => self.fresh(&format!("{name}.{k}")),
+                // -1 is how some exporters write "unknown"; other negatives are corrupt.
+                (Some(v), _) if v < -1 => {
+                    return Err(Error::invalid(format!("negative dim {v} (axis {k})"))
+                        .at(format!("tensor '{name}'")))
+                }
+                _ => self.fresh(place, k),
             });
         }
         Ok(Some(dims))
@@ -230,7 +256,7 @@ impl Importer<'_> {
         if let Some(tt) = t.tensor_type.as_ref().or(t.sparse_tensor_type.as_ref()) {
             info.dtype = DType::from_onnx(tt.elem_type);
         }
-        info.shape = self.declared_shape(&vi.name, t)?;
+        info.shape = self.declared_shape(&vi.name, &vi.name, t)?;
         if input {
             if let Some(given) = self.opts.inputs.get(&vi.name) {
                 let given: Vec<V> = given
@@ -280,10 +306,11 @@ impl Importer<'_> {
         Ok(Info {
             name: name.to_string(),
             dtype: Some(dtype),
-            val: infer::tensor_value(t, dtype),
+            val: ops::tensor_value(t, dtype),
             shape: Some(shape),
             constant: true,
             non_tensor: None,
+            cause: None,
         })
     }
 
@@ -500,27 +527,38 @@ impl Importer<'_> {
         }
         let is_default = n.domain.is_empty() || n.domain == "ai.onnx";
         let op = n.op_type.as_str();
-        let outs: core::result::Result<Vec<infer::O>, infer::Fail> = if !is_default {
-            Err(infer::Fail::Why(format!(
-                "domain '{}' is not supported",
-                n.domain
-            )))
-        } else if matches!(op, "If" | "Loop" | "Scan") {
-            self.control_flow(n, &ins, scopes, level, run, &mut all_ins)
-        } else {
-            let refs: Vec<Option<&Info>> = ins
-                .iter()
-                .map(|i| i.and_then(|i| self.infos.get(i)))
-                .collect();
-            infer::infer(n, self.opset, &refs)
-        };
+        let outs: core::result::Result<Vec<ops::O>, ops::Fail> =
+            if is_default && matches!(op, "If" | "Loop" | "Scan") {
+                self.control_flow(n, &ins, scopes, level, run, &mut all_ins)
+            } else {
+                let refs: Vec<Option<&Info>> = ins
+                    .iter()
+                    .map(|i| i.and_then(|i| self.infos.get(i)))
+                    .collect();
+                ops::infer(n, self.opset, &refs)
+            };
         // Outer values read by subgraphs are inputs of the op itself (implicit inputs).
+        // Where an unknown output's inference stopped: an unknown input's own cause, else here.
+        let inherited = ins.iter().flatten().find_map(|&i| {
+            let info = self.infos.get(i)?;
+            let unknown =
+                info.non_tensor.is_none() && (info.shape.is_none() || info.dtype.is_none());
+            if unknown {
+                info.cause.clone()
+            } else {
+                None
+            }
+        });
+        let mut cause = inherited.clone();
         let outs = match outs {
             Ok(o) => o,
-            Err(infer::Fail::Hard(e)) => return Err(e.at(loc())),
-            Err(infer::Fail::Why(why)) => {
+            Err(ops::Fail::Hard(e)) => return Err(e.at(loc())),
+            Err(ops::Fail::Why(why)) => {
+                if cause.is_none() {
+                    cause = Some(format!("{}: {why}", loc()));
+                }
                 for o in n.output.iter().filter(|o| !o.is_empty()) {
-                    let fallback = if vinfo.contains_key(o.as_str()) {
+                    let fallback = if vinfo.get(o.as_str()).is_some_and(|v| v.r#type.is_some()) {
                         " (the file's value_info is used)"
                     } else {
                         ""
@@ -538,7 +576,15 @@ impl Importer<'_> {
             if name.is_empty() {
                 continue;
             }
-            let inferred = outs.get(j).cloned().unwrap_or_default();
+            let mut inferred = outs.get(j).cloned().unwrap_or_default();
+            // Dims the op could not determine get a name saying where they come from.
+            if let Some(s) = &mut inferred.shape {
+                for (k, d) in s.iter_mut().enumerate() {
+                    if matches!(d, V::E(e) if e == "?") {
+                        *d = self.fresh(&output_place(n, j), k);
+                    }
+                }
+            }
             let mut info = Info {
                 name: name.clone(),
                 dtype: inferred.dtype,
@@ -546,9 +592,18 @@ impl Importer<'_> {
                 val: inferred.val,
                 constant: op == "Constant" && is_default,
                 non_tensor: inferred.non_tensor,
+                cause: None,
             };
             if let Some(vi) = vinfo.get(name.as_str()) {
-                self.merge_declared(&mut info, vi, &loc())?;
+                let place = output_place(n, j);
+                self.merge_declared(&mut info, vi, &loc(), &place)?;
+            }
+            if info.shape.is_none() || info.dtype.is_none() {
+                info.cause = Some(
+                    cause
+                        .clone()
+                        .unwrap_or_else(|| format!("{}: output '{name}' not inferred", loc())),
+                );
             }
             if let Some(shape) = &info.shape {
                 if let Some(bad) = shape.iter().find_map(|d| d.k().filter(|&v| v < 0)) {
@@ -582,7 +637,13 @@ impl Importer<'_> {
     }
 
     /// Merges the file's declared type into an inferred one; conflicts become warnings.
-    fn merge_declared(&mut self, info: &mut Info, vi: &ValueInfoProto, loc: &str) -> Result<()> {
+    fn merge_declared(
+        &mut self,
+        info: &mut Info,
+        vi: &ValueInfoProto,
+        loc: &str,
+        place: &str,
+    ) -> Result<()> {
         let Some(t) = vi.r#type.as_ref() else {
             return Ok(());
         };
@@ -613,7 +674,7 @@ impl Importer<'_> {
             });
             return Ok(());
         }
-        let Some(decl) = self.declared_shape(&info.name, t)? else {
+        let Some(decl) = self.declared_shape(&info.name, place, t)? else {
             return Ok(());
         };
         match &mut info.shape {
@@ -649,8 +710,8 @@ impl Importer<'_> {
         level: usize,
         run: &mut Run,
         all_ins: &mut Vec<usize>,
-    ) -> core::result::Result<Vec<infer::O>, infer::Fail> {
-        let mut runs: BTreeMap<String, (Run, Vec<infer::O>)> = BTreeMap::new();
+    ) -> core::result::Result<Vec<ops::O>, ops::Fail> {
+        let mut runs: BTreeMap<String, (Run, Vec<ops::O>)> = BTreeMap::new();
         let body_formals = self.formals(n, ins);
         for a in &n.attribute {
             let graphs: Vec<&GraphProto> =
@@ -668,7 +729,7 @@ impl Importer<'_> {
                         ));
                         continue;
                     }
-                    Err(e) => return Err(infer::Fail::Hard(e)),
+                    Err(e) => return Err(ops::Fail::Hard(e)),
                 };
                 for &(id, lvl) in &r.outer {
                     if lvl == level {
@@ -677,12 +738,12 @@ impl Importer<'_> {
                         run.outer.insert((id, lvl));
                     }
                 }
-                let outs: Vec<infer::O> = r
+                let outs: Vec<ops::O> = r
                     .outputs
                     .iter()
                     .map(|&id| {
                         let i = &self.infos[id];
-                        infer::O {
+                        ops::O {
                             dtype: i.dtype,
                             shape: i.shape.clone(),
                             val: None,
@@ -698,19 +759,8 @@ impl Importer<'_> {
             .map(|i| i.and_then(|i| self.infos.get(i)))
             .collect();
         let sub = |name: &str| runs.get(name).map(|(_, o)| o.clone());
-        let mut outs = infer::control_flow(n, &refs, &sub)?;
-        // Dims the branches disagree on become fresh symbols.
-        for (j, o) in outs.iter_mut().enumerate() {
-            if let Some(s) = &mut o.shape {
-                for (kk, d) in s.iter_mut().enumerate() {
-                    if matches!(d, V::E(e) if e == "?") {
-                        let out = n.output.get(j).cloned().unwrap_or_default();
-                        *d = self.fresh(&format!("{out}.{kk}"));
-                    }
-                }
-            }
-        }
-        Ok(outs)
+        // Dims the branches disagree on are named by the caller (`V::E("?")`).
+        ops::control_flow(n, &refs, &sub)
     }
 
     /// Infos for a Loop/Scan body's inputs.
@@ -745,9 +795,9 @@ impl Importer<'_> {
                 f
             }
             "Scan" => {
-                let m = infer::to_usize(infer::attr_i(n, "num_scan_inputs").unwrap_or(0));
+                let m = ops::to_usize(ops::attr_i(n, "num_scan_inputs").unwrap_or(0));
                 let states = ins.len().saturating_sub(m);
-                let axes = infer::attr_ints(n, "scan_input_axes");
+                let axes = ops::attr_ints(n, "scan_input_axes");
                 let mut f = Vec::new();
                 for k in 0..ins.len() {
                     let Some(i) = get(k) else {
@@ -769,7 +819,7 @@ impl Importer<'_> {
                             let r = s.len() as i64;
                             let ax = if ax < 0 { ax + r } else { ax };
                             if (0..r).contains(&ax) {
-                                s.remove(infer::to_usize(ax));
+                                s.remove(ops::to_usize(ax));
                             } else {
                                 i.shape = None;
                             }
@@ -860,6 +910,7 @@ fn to_tensor(i: &Info) -> Tensor {
             None
         },
         constant: i.constant,
+        unknown_cause: i.cause.clone(),
         ..Tensor::default()
     }
 }

@@ -387,6 +387,7 @@ impl Layers {
             }
             let k = order.remove(from);
             order.insert(to, k);
+            limits.counts.layout_moves += 1;
             off2.copy_from_slice(&off);
             self.fit(items, order, &mut off2, &mut busy, from.min(to));
             dirty.fill(false);
@@ -399,6 +400,7 @@ impl Layers {
             self.needs(items, &off2, &mut tops2, Some(&dirty), &mut holes);
             let got = Layers::score(&tops2, goal);
             if got <= cur && !off2.contains(&u64::MAX) {
+                limits.counts.layout_moves_ok += 1;
                 if got < cur {
                     stall = 0;
                 }
@@ -507,11 +509,16 @@ impl Long {
             }
         }
         let mut best: Option<Plan> = None;
+        // a greedy run is not started when the slowest so far would overrun the deadline
+        let mut slowest = 0u64;
         for run in HEURISTICS {
-            if !limits.poll() {
+            if !limits.room_for(slowest) {
                 break;
             }
-            let Ok(mut plan) = run(&pinned, options) else {
+            let t0 = limits.clock.now_ms();
+            let got = run(&pinned, options);
+            slowest = slowest.max(limits.clock.now_ms().saturating_sub(t0));
+            let Ok(mut plan) = got else {
                 continue;
             };
             if plan.peak < best.as_ref().map_or(worse_than, |b| b.peak) {
@@ -570,6 +577,7 @@ mod tests {
 
     fn limits() -> Limits<'static> {
         Limits {
+            counts: Default::default(),
             clock: &NoClock,
             deadline: None,
             node_cap: u64::MAX,
@@ -663,6 +671,7 @@ mod tests {
             now.get()
         };
         let mut limits = Limits {
+            counts: Default::default(),
             clock: &clock,
             deadline: Some(50),
             node_cap: u64::MAX,

@@ -3,8 +3,10 @@
 //! Machine Learning", ASPLOS 2023).
 //!
 //! # How it works
-//! * **Seed.** The best heuristic plan ([`seed_plan`], one call site) is the first incumbent:
-//!   the answer is never worse than the seed.
+//! * **Seed.** The best heuristic plan is the first incumbent: the answer is never worse than
+//!   the seed. It is [`seed_plan`] (`portfolio`) with one difference: the heuristics run fastest
+//!   first and stop being started when the slowest so far would overrun the deadline
+//!   (`seed_within`), so on 10^6 buffers a 2 s limit is overrun by one heuristic at most.
 //! * **Lower bound.** The live-set bound of the planned sizes ([`crate::bound`]), raised by the
 //!   highest pinned buffer and by every free buffer's lowest pinned-clearing offset plus its
 //!   size. A plan whose peak equals it is optimal.
@@ -28,7 +30,10 @@
 //!   long-lived ones are moved to a low-collision spot and what they displace is re-placed.
 //!   When the window search gives up with time left, the long layout is searched further and
 //!   the window search runs again from the better layout.
-//!   Memory stays linear in the input; each window is a small exact search.
+//!   Memory stays linear in the input; each window is a small exact search. The plan's stats
+//!   and notes count what the large-input search tried and kept (`windows`,
+//!   `windows_accepted`, `relocations`, `relocations_accepted`, `layout_moves`,
+//!   `layout_moves_accepted`, `seed_heuristics`), so a run that ends at its seed says why.
 //!
 //! Times come from the caller's [`Clock`] (the core has no timer, so it runs on wasm); the
 //! registry entry `optimal` has no clock and turns [`PlanOptions::time_limit_ms`] into a node
@@ -135,6 +140,13 @@ pub struct SolverParams {
     pub max_exact_buffers: usize,
     /// Target number of free buffers in one window of the window search.
     pub window_buffers: usize,
+    /// When the windows around a tall buffer fail, free its whole cross-section (every free
+    /// buffer live with it, up to 4 x `window_buffers`, long-lived ones included) and re-solve
+    /// that exactly against the fixed rest: a large-neighbourhood move at the peak sections.
+    /// Off by default: on the tiled ResNet-50 trace its windows spend their time building the
+    /// sub-instance (`Inst::new` and `Inst::lift` over thousands of obstacles, work that no
+    /// node budget counts) and no gain was measured (`docs/benchmarks.md`).
+    pub section_windows: bool,
 }
 
 impl Default for SolverParams {
@@ -153,6 +165,7 @@ impl Default for SolverParams {
             node_limit: None,
             max_exact_buffers: 2000,
             window_buffers: 96,
+            section_windows: false,
         }
     }
 }
@@ -201,6 +214,65 @@ pub struct Solution {
 /// Errors of the heuristic.
 pub fn seed_plan(problem: &Problem, options: &PlanOptions) -> Result<Plan> {
     super::packing::portfolio(problem, options)
+}
+
+/// The portfolio's heuristics in the order the time-limited seed runs them: fastest first at
+/// 10^5-10^6 buffers (`strategies` bench, scale table), so a seed cut short by the clock still
+/// has the heuristics that are often best on traces (`greedy-breadth`, `greedy-size-first-fit`).
+const SEED_ORDER: [&str; 5] = [
+    "greedy-breadth",
+    "greedy-size-first-fit",
+    "greedy-size-best-fit",
+    "best-fit-temporal",
+    "best-fit-spatial",
+];
+
+/// [`seed_plan`] under `limits`: the heuristics of [`super::packing::PORTFOLIO`] in the order
+/// of [`SEED_ORDER`], the smallest peak kept (ties: the first), named and counted like
+/// `portfolio`. A heuristic is
+/// not started when the time left is shorter than the slowest one so far took, so the seed
+/// overruns the time limit by at most one heuristic run (the first always runs: there is no
+/// answer without it). Returns the plan and how many heuristics ran.
+///
+/// # Errors
+/// Errors of a heuristic.
+fn seed_within(
+    problem: &Problem,
+    options: &PlanOptions,
+    limits: &mut Limits<'_>,
+) -> Result<(Plan, usize)> {
+    let heuristics = SEED_ORDER.iter().filter_map(|n| {
+        super::packing::PORTFOLIO
+            .iter()
+            .find(|(name, _)| name == n)
+            .copied()
+    });
+    let mut best: Option<Plan> = None;
+    let mut stats = Vec::with_capacity(SEED_ORDER.len());
+    let mut slowest = 0u64;
+    for (k, (name, run)) in heuristics.enumerate() {
+        let now = limits.clock.now_ms();
+        if k > 0
+            && (limits.clock.cancelled()
+                || limits
+                    .deadline
+                    .is_some_and(|d| now.saturating_add(slowest) >= d))
+        {
+            break;
+        }
+        let plan = crate::strategy::overlay::plan_overlaid(problem, |p| run(p, options))?;
+        slowest = slowest.max(limits.clock.now_ms().saturating_sub(now));
+        stats.push((String::from(name), plan.peak));
+        if best.as_ref().is_none_or(|b| plan.peak < b.peak) {
+            best = Some(plan);
+        }
+    }
+    let ran = stats.len();
+    let mut plan = best.ok_or_else(|| Error::invalid("no seed heuristic"))?;
+    let winner = core::mem::take(&mut plan.strategy);
+    plan.strategy = format!("portfolio:{winner}");
+    plan.stats = stats;
+    Ok((plan, ran))
 }
 
 /// Registry entry `optimal`, in the caller's context: timed, [`solve`] under the context's
@@ -322,6 +394,7 @@ fn run(
     let start = clock.now_ms();
     let shared = RefCell::new(Shared {
         limits: Limits {
+            counts: search::Counts::default(),
             clock,
             deadline: Some(start.saturating_add(options.time_limit_ms)),
             node_cap: params.node_limit.unwrap_or(u64::MAX),
@@ -339,10 +412,10 @@ fn run(
             sh.seed_peak = sh.seed_peak.max(out.seed_peak);
             Ok(out.plan)
         })?;
+        // the seed of the whole problem, for the figures (within what is left of the limits)
         let mut sh = shared.borrow_mut();
-        sh.seed_peak = sh
-            .seed_peak
-            .max(seed_plan(problem, options).map_or(0, |s| s.peak));
+        let whole = seed_within(problem, options, &mut sh.limits).map_or(0, |s| s.0.peak);
+        sh.seed_peak = sh.seed_peak.max(whole);
         p
     } else {
         let mut sh = shared.borrow_mut();
@@ -373,7 +446,32 @@ fn run(
         (String::from("nodes"), sh.limits.nodes),
         (String::from("seed_peak"), sh.seed_peak),
     ];
+    let c = sh.limits.counts;
+    if c != search::Counts::default() {
+        plan.stats.extend([
+            (String::from("seed_heuristics"), c.seed_heuristics),
+            (String::from("windows"), c.windows),
+            (String::from("windows_accepted"), c.windows_ok),
+            (String::from("relocations"), c.relocations),
+            (String::from("relocations_accepted"), c.relocations_ok),
+            (String::from("layout_moves"), c.layout_moves),
+            (String::from("layout_moves_accepted"), c.layout_moves_ok),
+        ]);
+    }
     let mut notes = core::mem::take(&mut plan.notes);
+    if c.windows + c.relocations + c.layout_moves > 0 {
+        notes.push(format!(
+            "large-input search: {} window re-solves tried, {} fitted; {} relocations tried, {} kept; {} layout moves of the long-lived buffers tried, {} kept",
+            c.windows, c.windows_ok, c.relocations, c.relocations_ok, c.layout_moves, c.layout_moves_ok
+        ));
+    }
+    let all = super::packing::PORTFOLIO.len() as u64;
+    if c.seed_heuristics > 0 && c.seed_heuristics < all {
+        notes.push(format!(
+            "seed: {} of the {all} portfolio heuristics ran within the time limit",
+            c.seed_heuristics
+        ));
+    }
     notes.push(describe(
         best,
         lower,
@@ -457,7 +555,8 @@ fn solve_one(
             })
         })
         .collect::<Result<_>>()?;
-    let seed = seed_plan(problem, options)?;
+    let (seed, seed_runs) = seed_within(problem, options, limits)?;
+    limits.counts.seed_heuristics += seed_runs as u64;
     let seed_ok = crate::validate::validate_with(problem, &seed, &options.into()).is_ok();
     let mut lb = crate::bound::bounds_with(problem, |i| Ok(sizes[i]))?.lower_bound;
     let exact = items

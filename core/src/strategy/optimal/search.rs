@@ -23,6 +23,24 @@ pub(crate) struct Limits<'c> {
     pub nodes: u64,
     /// A limit (nodes, time or cancellation) was hit.
     pub stopped: bool,
+    /// What the large-input searches tried and kept (reported in the plan's stats).
+    pub counts: Counts,
+}
+
+/// Work of the large-input searches, for the plan's notes and stats.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Counts {
+    /// Heuristics the seed ran (of `packing::PORTFOLIO`).
+    pub seed_heuristics: u64,
+    /// Window re-solves tried, and those that fitted (committed).
+    pub windows: u64,
+    pub windows_ok: u64,
+    /// Relocations of a buffer tried (spots), and those kept.
+    pub relocations: u64,
+    pub relocations_ok: u64,
+    /// Moves of the long-buffer layout search tried, and those kept.
+    pub layout_moves: u64,
+    pub layout_moves_ok: u64,
 }
 
 impl Limits<'_> {
@@ -40,6 +58,15 @@ impl Limits<'_> {
             self.poll();
         }
         !self.stopped
+    }
+
+    /// [`Limits::poll`], and whether `ms` more milliseconds fit before the deadline: whether
+    /// to start a step expected to take that long.
+    pub fn room_for(&mut self, ms: u64) -> bool {
+        self.poll()
+            && self
+                .deadline
+                .is_none_or(|d| self.clock.now_ms().saturating_add(ms) < d)
     }
 
     /// Checks the clock and the cancellation flag now.

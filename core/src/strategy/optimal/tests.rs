@@ -543,6 +543,64 @@ fn window_search_stops_on_the_clock() {
     assert!(sol.best_peak <= sol.seed_peak);
 }
 
+/// Above `max_exact_buffers`, on a clock that moves 1 ms at every reading: the seed stops
+/// starting heuristics once the slowest one would overrun the deadline, and every later
+/// stage reads the clock, so the solve ends a few readings after the deadline. The counts of
+/// the large-input search are in the stats.
+#[test]
+fn a_large_solve_reads_the_clock_in_every_stage() {
+    let p = trace_like(3000, 5);
+    let stat = |sol: &Solution, k: &str| {
+        sol.plan
+            .stats
+            .iter()
+            .find(|(n, _)| n == k)
+            .map(|x| x.1)
+            .unwrap_or_else(|| panic!("no stat {k}"))
+    };
+    for limit in [3, 400] {
+        let o = PlanOptions {
+            time_limit_ms: limit,
+            ..PlanOptions::exact()
+        };
+        let clock = Ticking {
+            now: Cell::new(0),
+            step: 1,
+            cancel: false,
+        };
+        let params = SolverParams {
+            node_limit: None,
+            ..SolverParams::default()
+        };
+        let sol = solve(&p, &o, &params, &clock).expect("solve");
+        assert_eq!(validate(&p, &sol.plan), Ok(()));
+        assert!(sol.best_peak <= sol.seed_peak);
+        if limit == 3 {
+            assert_eq!(sol.stop, Stop::TimeLimit);
+        }
+        // readings after the deadline: the stages' last checks, not a loop that ignores it
+        assert!(
+            clock.now.get() <= limit + 40,
+            "limit {limit}: {} ms",
+            clock.now.get()
+        );
+        let seeds = stat(&sol, "seed_heuristics");
+        if limit == 3 {
+            // two readings per heuristic: the second one is not started
+            assert_eq!(seeds, 1);
+            assert!(sol
+                .plan
+                .notes
+                .iter()
+                .any(|n| n.contains("1 of the 5 portfolio")));
+        } else {
+            assert_eq!(seeds, 5);
+            assert!(stat(&sol, "windows") > 0);
+            assert!(stat(&sol, "windows_accepted") <= stat(&sol, "windows"));
+        }
+    }
+}
+
 /// `blocks` blocks of three steps each, time-disjoint, under one buffer `L` (1 byte) live
 /// through all of them. Block `k` at steps `3k, 3k+1`: `A` (2 bytes, step 3k), `B` (2 bytes,
 /// step 3k+1), `C` (2 bytes, both steps). Live bytes: 2 + 2 + 1 = 5 at every step, so the
@@ -674,10 +732,38 @@ fn window_search_is_deterministic_and_says_when_it_gives_up() {
 /// Limits of `cap` search nodes and no clock.
 fn nodes_only(cap: u64) -> Limits<'static> {
     Limits {
+        counts: Default::default(),
         clock: &NoClock,
         deadline: None,
         node_cap: cap,
         nodes: 0,
         stopped: false,
+    }
+}
+
+#[test]
+fn the_seed_order_lists_every_portfolio_heuristic_once() {
+    let mut a: Vec<&str> = SEED_ORDER.to_vec();
+    let mut b: Vec<&str> = crate::strategy::packing::PORTFOLIO
+        .iter()
+        .map(|x| x.0)
+        .collect();
+    a.sort_unstable();
+    b.sort_unstable();
+    assert_eq!(a, b);
+}
+
+#[test]
+fn cross_section_windows_validate_and_never_lose_to_the_seed() {
+    let params = SolverParams {
+        section_windows: true,
+        ..small_windows()
+    };
+    for seed in 1..=4 {
+        let p = trace_like(400, seed);
+        let sol = solve(&p, &PlanOptions::exact(), &params, &NoClock).expect("solve");
+        assert_eq!(validate(&p, &sol.plan), Ok(()), "seed {seed}");
+        assert!(sol.best_peak <= sol.seed_peak, "seed {seed}");
+        assert!(sol.lower_bound <= sol.best_peak, "seed {seed}");
     }
 }

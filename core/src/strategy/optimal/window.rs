@@ -34,6 +34,10 @@ const WINDOW_NODES_PER_BUFFER: u64 = 64;
 /// Consecutive failed rounds at the smallest step (each with fresh neighbourhoods) before
 /// the search gives up.
 const MAX_MISSES: u32 = 24;
+/// A cross-section window (the last attempt for a tall short buffer) frees up to this many
+/// times [`SolverParams::window_buffers`]: every free buffer live with the tall one, long-lived
+/// ones included, re-solved exactly against the rest.
+const SECTION_WINDOW_FACTOR: usize = 4;
 /// Spots (fewest bytes displaced first) a relocation tries.
 const RELOCATE_SPOTS: usize = 6;
 
@@ -51,14 +55,23 @@ impl Rng {
 }
 
 /// Which buffers live at which steps: short buffers sorted by start (a range query scans
-/// starts in `[a - longest short width, b]`), long-lived ones in a list scanned whole.
+/// starts in `[a - longest short width, b]`); long-lived ones sorted by start (those starting
+/// in `(a, b]`) and in a stabbing tree over their start steps (those live at `a`: each long
+/// buffer sits in the `O(log)` nodes that cover its lifetime), so a query costs what it
+/// returns plus `O(log n)`, however many long buffers there are.
 struct Index {
     /// Short non-empty buffers sorted by start.
     short: Vec<usize>,
     /// Lifetime width (steps) of the longest short buffer.
     short_width: u64,
-    /// Long-lived non-empty buffers.
+    /// Long-lived non-empty buffers sorted by start.
     long: Vec<usize>,
+    /// Their distinct start steps, ascending: the leaves of the stabbing tree.
+    long_starts: Vec<u64>,
+    /// Stabbing tree (`2 * leaves` nodes, root 1): the long buffers whose lifetime covers each
+    /// node's span of leaves; leaf `k` spans steps `[long_starts[k], long_starts[k + 1])`, and a
+    /// buffer covers the leaves from its start's to its end's.
+    stab: Vec<Vec<usize>>,
     /// Buffers wider than this (steps) are long-lived.
     cut: u64,
 }
@@ -83,16 +96,42 @@ impl Index {
     fn new(items: &[Item]) -> Index {
         let width = |i: usize| (items[i].end - items[i].start).saturating_add(1);
         let mut all: Vec<usize> = (0..items.len()).filter(|&i| items[i].size > 0).collect();
-        // long buffers are scanned whole by every query
         let cut = long_cut(items);
         let long: Vec<usize> = all.iter().copied().filter(|&i| width(i) > cut).collect();
         all.retain(|&i| width(i) <= cut);
         all.sort_unstable_by_key(|&i| (items[i].start, i));
         let short_width = all.iter().map(|&i| width(i)).max().unwrap_or(1);
+        let mut long = long;
+        long.sort_unstable_by_key(|&i| (items[i].start, i));
+        let mut long_starts: Vec<u64> = long.iter().map(|&i| items[i].start).collect();
+        long_starts.dedup();
+        let leaves = long_starts.len().max(1).next_power_of_two();
+        let mut stab: Vec<Vec<usize>> = alloc::vec![Vec::new(); 2 * leaves];
+        for &i in &long {
+            // leaves [leaf of start, leaf of end], leaf k spanning [s_k, s_k+1)
+            let first = long_starts.partition_point(|&x| x < items[i].start);
+            let end_leaf = long_starts.partition_point(|&x| x <= items[i].end);
+            // canonical nodes of leaves [first, end_leaf)
+            let (mut l, mut r) = (first + leaves, end_leaf + leaves);
+            while l < r {
+                if l & 1 == 1 {
+                    stab[l].push(i);
+                    l += 1;
+                }
+                if r & 1 == 1 {
+                    r -= 1;
+                    stab[r].push(i);
+                }
+                l >>= 1;
+                r >>= 1;
+            }
+        }
         Index {
             short: all,
             short_width,
             long,
+            long_starts,
+            stab,
             cut,
         }
     }
@@ -113,10 +152,31 @@ impl Index {
                 out.push(i);
             }
         }
-        for &i in &self.long {
-            if items[i].start <= b && a <= items[i].end {
-                out.push(i);
+        // long buffers starting in (a, b]
+        let from = self.long.partition_point(|&i| items[i].start <= a);
+        for &i in &self.long[from..] {
+            if items[i].start > b {
+                break;
             }
+            out.push(i);
+        }
+        // long buffers live at `a`: the stabbing path of a's leaf holds every long buffer that
+        // starts by `a` and ends at or after the leaf's first step; those ending before `a`
+        // (inside the leaf) are filtered out
+        let k = self.long_starts.partition_point(|&x| x <= a);
+        if k == 0 {
+            return;
+        }
+        let leaf = k - 1;
+        let leaves = self.stab.len() / 2;
+        let mut node = leaf + leaves;
+        while node >= 1 {
+            for &i in &self.stab[node] {
+                if items[i].end >= a {
+                    out.push(i);
+                }
+            }
+            node >>= 1;
         }
     }
 }
@@ -227,7 +287,8 @@ impl Windows<'_> {
             }
             let mut placed = false;
             if !self.index.is_long(&items[i]) {
-                for attempt in 0..3 {
+                let attempts = if self.params.section_windows { 4 } else { 3 };
+                for attempt in 0..attempts {
                     if limits.stopped {
                         return false;
                     }
@@ -311,6 +372,7 @@ impl Windows<'_> {
             self.log.clear();
             self.log.push((c, off[c]));
             off[c] = o;
+            limits.counts.relocations += 1;
             let mut displaced: Vec<usize> = near
                 .iter()
                 .copied()
@@ -344,6 +406,7 @@ impl Windows<'_> {
                 self.must[j] = false;
             }
             if ok {
+                limits.counts.relocations_ok += 1;
                 return true;
             }
             while let Some((i, o)) = self.log.pop() {
@@ -370,18 +433,25 @@ impl Windows<'_> {
         let want = match attempt {
             0 => (base / 4).max(2),
             1 => (base / 2).max(2),
-            _ => base,
+            2 => base,
+            _ => base.saturating_mul(SECTION_WINDOW_FACTOR),
         };
+        // the last attempt frees the whole cross-section: every free buffer live with `c`
+        let section = attempt >= 3;
         let (s0, e0) = (items[c].start, items[c].end);
         // widen the time span until it holds enough candidates (or covers the schedule)
-        let mut reach = 1u64;
+        // (a cross-section needs only the buffers live with `c`)
+        let mut reach = u64::from(!section);
         let mut cands: Vec<usize> = Vec::new();
         loop {
             cands.clear();
             let (a, b) = (s0.saturating_sub(reach), e0.saturating_add(reach));
             self.index.query(items, a, b, &mut cands);
             cands.retain(|&i| items[i].fixed.is_none());
-            if cands.len() >= want.saturating_mul(2) || (a <= self.t_min && b >= self.t_max) {
+            if section
+                || cands.len() >= want.saturating_mul(2)
+                || (a <= self.t_min && b >= self.t_max)
+            {
                 break;
             }
             reach = reach.saturating_mul(2);
@@ -397,9 +467,15 @@ impl Windows<'_> {
         let noise = self.rng.next();
         let mut keyed: Vec<(bool, u64, u64, u64, usize)> = cands
             .iter()
-            .filter(|&&i| i == c || !self.index.is_long(&items[i]))
             .filter(|&&i| {
-                top(items, off, i) > t
+                if section {
+                    return dist(i) == 0;
+                }
+                i == c || !self.index.is_long(&items[i])
+            })
+            .filter(|&&i| {
+                section
+                    || top(items, off, i) > t
                     || self.must[i]
                     || (items[i].start >= span_lo && items[i].end <= span_hi)
             })
@@ -459,11 +535,13 @@ impl Windows<'_> {
             return false;
         }
         let inst = Inst::new(&sub);
+        limits.counts.windows += 1;
         let budget = WINDOW_NODES_BASE
             .saturating_add(WINDOW_NODES_PER_BUFFER.saturating_mul(free.len() as u64));
         let d = with_budget(limits, budget, |l| decide(&inst, self.params, t, l));
         match d {
             Decision::Found(placed) => {
+                limits.counts.windows_ok += 1;
                 for (k, &s) in inst.free.iter().enumerate() {
                     let i = free[s];
                     self.log.push((i, off[i]));
@@ -489,4 +567,49 @@ fn with_budget<T>(limits: &mut Limits<'_>, budget: u64, f: impl FnOnce(&mut Limi
         limits.stopped = true;
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use alloc::vec::Vec;
+
+    use super::{Index, Item, Rng};
+
+    #[test]
+    fn a_time_query_returns_exactly_the_buffers_live_in_its_range() {
+        // many long-lived buffers (a fifth of them), so that the stabbing tree is exercised
+        let mut r = Rng(7);
+        let items: Vec<Item> = (0..3000)
+            .map(|k| {
+                let start = r.next() % 2000;
+                let len = if k % 5 == 0 {
+                    50 + r.next() % 1500
+                } else {
+                    r.next() % 4
+                };
+                Item {
+                    size: 1 + r.next() % 9,
+                    align: 1,
+                    start,
+                    end: start + len,
+                    fixed: None,
+                }
+            })
+            .collect();
+        let index = Index::new(&items);
+        assert!(index.long.len() >= 50, "{}", index.long.len());
+        let mut out = Vec::new();
+        for q in 0..400u64 {
+            let a = (q * 37) % 2200;
+            let b = a + q % 9 * (1 + q % 50);
+            out.clear();
+            index.query(&items, a, b, &mut out);
+            let mut got = out.clone();
+            got.sort_unstable();
+            let want: Vec<usize> = (0..items.len())
+                .filter(|&i| items[i].start <= b && a <= items[i].end)
+                .collect();
+            assert_eq!(got, want, "[{a}, {b}]");
+        }
+    }
 }

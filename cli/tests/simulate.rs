@@ -1,0 +1,185 @@
+//! `memplan simulate` with the runtime allocators of the registry, on `tests/sim/five.csv`:
+//! a [0,1] 100 B, b [1,2] 300 B, c [2,3] 100 B, d [2,2] 50 B, e [3,3] 200 B (MiniMalloc upper
+//! bounds are exclusive). A step allocates before it frees. The figures are worked out by hand
+//! from each allocator's rules (docs/runtime-allocators.md) in the comments.
+
+mod common;
+
+use common::run_in;
+
+fn json(args: &[&str]) -> serde_json::Value {
+    let (code, out, err) = run_in("tests", args);
+    assert_eq!(code, 0, "{err}");
+    serde_json::from_str(&out).expect("simulate JSON")
+}
+
+fn offsets(a: &serde_json::Value) -> Vec<u64> {
+    a["records"]
+        .as_array()
+        .expect("records")
+        .iter()
+        .map(|r| r["offset"].as_u64().expect("offset"))
+        .collect()
+}
+
+#[test]
+fn acl_pool_hands_out_the_last_freed_block() {
+    let v = json(&[
+        "simulate",
+        "sim/five.csv",
+        "-a",
+        "acl-pool",
+        "--block-size",
+        "300",
+        "--num-blocks",
+        "3",
+        "--format",
+        "json",
+        "--details",
+    ]);
+    let a = &v["allocators"][0];
+    // a: block 0; b: block 1; a freed (stack [0]); c: block 0; d: block 2; b, d freed (stack
+    // [1, 2], 2 on top); e: block 2 @600.
+    assert_eq!(offsets(a), vec![0, 300, 0, 600, 600]);
+    assert_eq!(a["reserved_bytes"], 900);
+    assert_eq!(a["peak_in_use_bytes"], 900); // b, c, d: three blocks
+    assert_eq!(a["system_overhead_bytes"], 72); // 64 alignment + 8 header
+    assert_eq!(a["total_requested"], 750);
+}
+
+#[test]
+fn ge_v1_and_ge_v2_cache_hits() {
+    let v = json(&[
+        "simulate",
+        "sim/five.csv",
+        "-a",
+        "ge-v1",
+        "-a",
+        "ge-v2",
+        "--page-size",
+        "64",
+        "--format",
+        "json",
+        "--details",
+    ]);
+    // ge-v1, blocks above a 64 B page rounded to pages: a [0,128), b [128,448); c (largest
+    // first) into a's rewound block @0 (hit); d (50, not above a page): new [448,498); e into
+    // b's rewound block @128 (hit). Never returned: 498 B.
+    let g1 = &v["allocators"][0];
+    assert_eq!(offsets(g1), vec![0, 128, 0, 448, 128]);
+    assert_eq!(
+        (g1["reserved_bytes"].as_u64(), g1["cache_hits"].as_u64()),
+        (Some(498), Some(2))
+    );
+    // ge-v2, 64 B pages: a 2 pages [0,128), b 5 [128,448); c reuses a's span (hit); d new
+    // [448,512); e (4 pages) splits b's idle 5-page span: keeps 1 page @128, e @192 (hit).
+    let g2 = &v["allocators"][1];
+    assert_eq!(offsets(g2), vec![0, 128, 0, 448, 192]);
+    assert_eq!(
+        (g2["reserved_bytes"].as_u64(), g2["cache_hits"].as_u64()),
+        (Some(512), Some(2))
+    );
+}
+
+#[test]
+fn acl_tiered_table_shows_every_level() {
+    let (code, out, err) = run_in(
+        "tests",
+        &[
+            "simulate",
+            "sim/five.csv",
+            "-a",
+            "acl-tiered",
+            "--levels",
+            "L1=128,L2=512,DDR=inf",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    // all live <= 2 steps: all ask L1 (2 blocks). a, c in L1; b, d, e spill to L2.
+    assert!(
+        out.contains(
+            "level L1    capacity      128 B, peak in use      128 B, 2 allocs, 0 spilled in"
+        ),
+        "{out}"
+    );
+    assert!(
+        out.contains(
+            "level L2    capacity      512 B, peak in use      384 B, 3 allocs, 3 spilled in"
+        ),
+        "{out}"
+    );
+    assert!(out.contains("aligned_alloc overhead: 216 B"), "{out}");
+}
+
+#[test]
+fn switches_and_bad_knobs() {
+    let (code, out, _) = run_in(
+        "tests",
+        &["simulate", "sim/five.csv", "-a", "ge-v2", "--no-stats"],
+    );
+    assert_eq!(code, 0);
+    assert!(out.contains("(statistics off)"), "{out}");
+    let (code, _, err) = run_in("tests", &["simulate", "sim/five.csv", "-a", "nope"]);
+    assert_ne!(code, 0);
+    assert!(err.contains("acl-pool") && err.contains("ge-v2"), "{err}");
+    let (code, _, err) = run_in(
+        "tests",
+        &[
+            "simulate",
+            "sim/five.csv",
+            "-a",
+            "acl-tiered",
+            "--policy",
+            "hot",
+        ],
+    );
+    assert_ne!(code, 0);
+    assert!(err.contains("unknown tier policy 'hot'"), "{err}");
+    let (code, _, err) = run_in(
+        "tests",
+        &[
+            "simulate",
+            "sim/five.csv",
+            "-a",
+            "acl-tiered",
+            "--map",
+            "e=L9",
+        ],
+    );
+    assert_ne!(code, 0);
+    assert!(
+        err.contains("no level 'L9'") && err.contains("five.csv"),
+        "{err}"
+    );
+}
+
+/// Issue 18: a lifetime reaching 2^64 − 1 panicked (capacity overflow); a long one allocated
+/// memory per step. Every allocator now runs, with one occupancy entry per step that has
+/// events (at most two per buffer).
+#[test]
+fn huge_and_long_lifetimes_simulate_in_memory_of_the_buffers() {
+    for file in ["sim/lifetime-max.csv", "sim/long-lifetime.csv"] {
+        let mut args = vec!["simulate", file, "--format", "json", "--details"];
+        for a in [
+            "pool",
+            "reuse",
+            "bfc",
+            "acl-pool",
+            "acl-tiered",
+            "ge-v1",
+            "ge-v2",
+            "tiered",
+        ] {
+            args.extend(["-a", a]);
+        }
+        let v = json(&args);
+        for a in v["allocators"].as_array().expect("allocators") {
+            assert_eq!(a["failures"], 0, "{file}: {a}");
+            let steps = a["steps"].as_array().expect("steps").len();
+            assert!(
+                steps <= 6,
+                "{file}: {steps} occupancy entries for 3 buffers"
+            );
+        }
+    }
+}
