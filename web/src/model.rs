@@ -372,8 +372,12 @@ fn from_lowered(
                 None => "graph input".to_string(),
             };
             let mut shape_bindings = bindings.clone();
-            if let (Some(g), Some((dim, _))) = (b.gear, &gear_info) {
-                shape_bindings.insert(dim.clone(), g);
+            // a gear's copy at its batch; an ungeared buffer (graph I/O, one at the largest
+            // gear as GE clones the graph) at the largest gear
+            if let Some((dim, gears)) = &gear_info {
+                if let Some(g) = b.gear.or_else(|| gears.iter().copied().max()) {
+                    shape_bindings.insert(dim.clone(), g);
+                }
             }
             let (shape, dtype) = match t.and_then(|t| graph.tensors.get(t)) {
                 Some(tensor) => (
@@ -540,16 +544,26 @@ mod tests {
         .unwrap();
         let b = build(&s, &Bindings::new(), &[1, 2, 4, 8]).unwrap();
         assert_eq!(b.gears, Some(("batch".to_string(), vec![1, 2, 4, 8])));
-        for g in [1u64, 2, 4, 8] {
-            let input = b
-                .problem
+        // As GE clones the graph per gear, the graph input is one zero-copy buffer at the
+        // largest gear (8 x 3 x 224 x 224 float32); the tensors inside are one copy per gear.
+        let input = b
+            .problem
+            .buffers
+            .iter()
+            .position(|x| x.name == "input")
+            .unwrap();
+        assert_eq!(b.problem.buffers[input].gear, None);
+        assert_eq!(b.problem.buffers[input].size, 8 * 3 * 224 * 224 * 4);
+        assert_eq!(b.info[input].shape, "8×3×224×224");
+        let per_gear = |g: u64| {
+            b.problem
                 .buffers
                 .iter()
-                .position(|x| x.name == format!("input@Batch_{g}"))
-                .unwrap();
-            assert_eq!(b.problem.buffers[input].size, g * 3 * 224 * 224 * 4);
-            assert_eq!(b.info[input].shape, format!("{g}×3×224×224"));
-        }
+                .filter(|x| x.gear == Some(g))
+                .count()
+        };
+        assert!(per_gear(1) > 100);
+        assert!([2, 4, 8].iter().all(|&g| per_gear(g) == per_gear(1)));
         assert_eq!(b.weight_bytes, 102_015_680);
         assert_eq!(parse_gears(" 8, 1,2,2 ").unwrap(), vec![1, 2, 8]);
         assert!(parse_gears("1,x").unwrap_err().contains("'x'"));

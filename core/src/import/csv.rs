@@ -80,8 +80,14 @@ pub fn parse(name: &str, text: &str) -> Result<Problem> {
                 Error::parse(alloc::format!("{what} '{f}' {why}")).at(at.clone())
             })
         };
-        let (lower, upper, size) = (num(lo_c, "lower")?, num(up_c, "upper")?, num(sz_c, "size")?);
-        if lower >= upper {
+        let (lower, size) = (num(lo_c, "lower")?, num(sz_c, "size")?);
+        // `upper` is exclusive: 2^64 (one past u64::MAX) stands for a buffer live to the last
+        // step, u64::MAX, as `write` writes it.
+        let upper: u128 = match fields[up_c].parse::<u128>() {
+            Ok(u) if u <= u128::from(u64::MAX) + 1 => u,
+            _ => u128::from(num(up_c, "upper")?),
+        };
+        if u128::from(lower) >= upper {
             return Err(Error::invalid(alloc::format!(
                 "buffer '{}': lower {lower} >= upper {upper} (lifetimes are half-open [lower, upper))",
                 fields[id_c]
@@ -95,7 +101,9 @@ pub fn parse(name: &str, text: &str) -> Result<Problem> {
             ))
             .at(at));
         }
-        let mut b = Buffer::new(fields[id_c], size, lower, upper - 1);
+        // upper - 1 fits u64: upper <= 2^64 and upper > lower >= 0
+        let end = u64::try_from(upper - 1).unwrap_or(u64::MAX);
+        let mut b = Buffer::new(fields[id_c], size, lower, end);
         if let Some(c) = al_c {
             // an empty cell: no alignment constraint (as an empty offset leaves it free)
             if !fields[c].is_empty() {
@@ -223,7 +231,8 @@ pub fn write(problem: &Problem, plan: Option<&Plan>) -> String {
     s.push_str(if plan.is_some() { ",offset\n" } else { "\n" });
     for (i, b) in problem.buffers.iter().enumerate() {
         field(&mut s, &b.name);
-        let _ = write!(s, ",{},{},{}", b.start, b.end.saturating_add(1), b.size);
+        // exclusive upper: u64::MAX + 1 is written as 2^64, never clipped
+        let _ = write!(s, ",{},{},{}", b.start, u128::from(b.end) + 1, b.size);
         if aligned {
             let _ = write!(s, ",{}", b.alignment.max(1));
         }
@@ -239,6 +248,17 @@ pub fn write(problem: &Problem, plan: Option<&Plan>) -> String {
 mod tests {
     use super::*;
     use alloc::string::ToString;
+
+    #[test]
+    fn a_lifetime_to_the_last_step_round_trips() {
+        // [0, u64::MAX] inclusive is [0, 2^64) half-open: written whole, read back whole
+        let p = Problem::from_buffers("t", alloc::vec![Buffer::new("a", 4, 0, u64::MAX)]);
+        let text = write(&p, None);
+        assert_eq!(text, "id,lower,upper,size\na,0,18446744073709551616,4\n");
+        assert_eq!(parse("t", &text).unwrap().buffers[0].end, u64::MAX);
+        let e = parse("t", "id,lower,upper,size\na,0,18446744073709551617,4\n").unwrap_err();
+        assert!(e.to_string().contains("exceeds u64"), "{e}");
+    }
 
     #[test]
     fn half_open_becomes_inclusive() {

@@ -8,8 +8,8 @@ use alloc::vec::Vec;
 
 use super::*;
 use crate::plan::BlockLevel;
-use crate::validate::validate;
 use crate::problem::{Buffer, BufferKind, Continuous, OpInfo};
+use crate::validate::validate;
 
 const K: u64 = 1024;
 const MIB: u64 = 1 << 20;
