@@ -133,8 +133,50 @@ pub enum Msg {
     HashChanged,
     /// Window resized.
     Resized,
-    /// The worker planned a pane.
-    Planned(Box<crate::worker::Done>),
+    /// A text message from the planning worker.
+    WorkerText(String),
+    /// The planning worker died without answering (a trap, or its script failed to load).
+    WorkerError(String),
+    /// Stop planning pane `i` in the worker.
+    Cancel(usize),
+    /// Plan pane `i` again (after a cancel or an error).
+    Retry(usize),
+    /// Redraw the elapsed time of the plan in flight.
+    Tick,
+}
+
+/// How a cancelled pane's message starts (the pane offers "Plan again").
+pub(crate) const CANCELLED: &str = "Planning cancelled";
+
+#[cfg(target_arch = "wasm32")]
+thread_local! {
+    /// Set by [`memplan_test_panic`]: the next worker job panics.
+    static TEST_PANIC_WORKER: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Test hook for the e2e tests of the crash paths: `"page"` panics here, on the main thread;
+/// `"worker"` makes the next plan sent to the background worker panic there.
+#[cfg(target_arch = "wasm32")]
+#[wasm_bindgen::prelude::wasm_bindgen]
+pub fn memplan_test_panic(place: &str) {
+    if place == "worker" {
+        TEST_PANIC_WORKER.with(|c| c.set(true));
+    } else {
+        panic!("test panic requested by the page (memplan_test_panic)");
+    }
+}
+
+/// What the timeline canvas was painted from: a new key means a new picture.
+#[derive(Debug, Clone, PartialEq)]
+struct PaintKey {
+    /// Address of the result drawn (results are shared, never changed in place).
+    result: usize,
+    /// The viewport, bit for bit.
+    view: [u64; 4],
+    dark: bool,
+    budget: Option<u64>,
+    /// The canvas's width in CSS pixels.
+    width: i32,
 }
 
 /// The playground component.
@@ -162,12 +204,20 @@ pub struct App {
     pub(crate) panes: Vec<PaneSettings>,
     pub(crate) results: Vec<Rc<Result<PaneResult, String>>>,
     cache: HashMap<PaneSettings, Rc<Result<PaneResult, String>>>,
-    /// The planning worker (absent in native unit tests).
-    bridge: Option<gloo_worker::WorkerBridge<crate::worker::PlanWorker>>,
-    /// Bumped whenever the problem changes: worker answers for older problems are dropped.
-    generation: u64,
-    /// Settings sent to the worker and not yet answered (this generation).
-    pending: std::collections::HashSet<PaneSettings>,
+    /// To start the planning worker and its timers from anywhere (absent in unit tests).
+    link: Option<yew::html::Scope<App>>,
+    /// The planning worker, started when a pane first needs it.
+    worker: Option<platform::PlanWorker>,
+    /// Whether the worker listens (it says so once its wasm has started).
+    worker_ready: bool,
+    /// The job in flight.
+    pub(crate) running: Option<crate::worker::Running>,
+    /// Id of the last job sent.
+    job_id: u64,
+    /// Redraws the elapsed time while a job is in flight.
+    ticker: Option<gloo_timers::callback::Interval>,
+    /// What the timeline canvas shows now.
+    painted: Option<PaintKey>,
     pub(crate) focus: usize,
     pub(crate) step: Option<u64>,
     pub(crate) vp: Option<Viewport>,
@@ -454,8 +504,10 @@ impl App {
     /// Parses and lowers the source under the bindings, then plans every pane.
     fn rebuild(&mut self) {
         self.cache.clear();
-        self.generation += 1;
-        self.pending.clear();
+        // the job in flight plans the old problem
+        if self.running.take().is_some() {
+            self.stop_worker();
+        }
         self.built = None;
         self.error = None;
         let Some(src) = &self.source else { return };
@@ -501,14 +553,7 @@ impl App {
                 if let Some(r) = self.cache.get(s) {
                     return r.clone();
                 }
-                if let (Some(bridge), true) = (&self.bridge, heavy(&b.problem, s)) {
-                    if self.pending.insert(s.clone()) {
-                        bridge.send(crate::worker::Job {
-                            generation: self.generation,
-                            problem: b.problem.clone(),
-                            settings: s.clone(),
-                        });
-                    }
+                if self.link.is_some() && heavy(&b.problem, s) {
                     return Rc::new(Err(PLANNING.to_string()));
                 }
                 let r = Rc::new(analysis::run(&b.problem, s, &platform::now_ms));
@@ -525,6 +570,127 @@ impl App {
             }
         }
         self.refresh_view();
+        self.pump();
+    }
+
+    /// Paints the timeline canvas if the picture changed since the last paint (plan, view,
+    /// theme, budget or width); pointer moves only redraw the overlay.
+    fn paint(&mut self) {
+        let (Some(b), Some(r), Some(vp)) = (self.built.clone(), self.focused(), self.view()) else {
+            self.painted = None;
+            return;
+        };
+        let key = PaintKey {
+            result: r as *const PaneResult as usize,
+            view: [vp.x0, vp.x1, vp.y0, vp.y1].map(f64::to_bits),
+            dark: self.dark(),
+            budget: self.budget,
+            width: platform::client_width("timeline-canvas"),
+        };
+        if self.painted.as_ref() == Some(&key) || key.width == 0 {
+            return;
+        }
+        let o = crate::timeline::SvgOptions {
+            dark: key.dark,
+            budget: self.budget,
+            ..Default::default()
+        };
+        let scene = crate::timeline::timeline_scene(&b.problem, r, &vp, &o);
+        platform::paint_scene("timeline-canvas", &scene);
+        self.painted = Some(key);
+    }
+
+    /// Settings some pane shows that wait for the worker, in pane order.
+    fn waiting(&self) -> Vec<PaneSettings> {
+        let Some(b) = &self.built else {
+            return Vec::new();
+        };
+        let mut out: Vec<PaneSettings> = Vec::new();
+        for s in &self.panes {
+            if self.link.is_some()
+                && heavy(&b.problem, s)
+                && !self.cache.contains_key(s)
+                && !out.contains(s)
+            {
+                out.push(s.clone());
+            }
+        }
+        out
+    }
+
+    /// Terminates the worker (mid-job if need be); the next job starts a new one.
+    fn stop_worker(&mut self) {
+        self.worker = None;
+        self.worker_ready = false;
+        self.running = None;
+    }
+
+    /// Sends the next waiting pane to the worker, or stops a job no pane shows any more.
+    fn pump(&mut self) {
+        use crate::worker::{next_step, Job, Running, Step};
+        loop {
+            match next_step(self.running.as_ref(), &self.waiting()) {
+                Step::Wait => break,
+                Step::Stop => self.stop_worker(),
+                Step::Send(settings) => {
+                    let (Some(link), Some(b)) = (self.link.clone(), self.built.clone()) else {
+                        break;
+                    };
+                    if self.worker.is_none() {
+                        let (l1, l2) = (link.clone(), link.clone());
+                        match platform::PlanWorker::spawn(
+                            crate::worker::SCRIPT,
+                            move |t| l1.send_message(Msg::WorkerText(t)),
+                            move |e| l2.send_message(Msg::WorkerError(e)),
+                        ) {
+                            Ok(w) => self.worker = Some(w),
+                            Err(e) => {
+                                let why = format!("Could not start the planning worker: {e}");
+                                self.settle(settings, Err(why));
+                                return;
+                            }
+                        }
+                    }
+                    if !self.worker_ready {
+                        break;
+                    }
+                    self.job_id += 1;
+                    #[cfg(target_arch = "wasm32")]
+                    let panic_for_test = TEST_PANIC_WORKER.with(|c| c.replace(false));
+                    #[cfg(not(target_arch = "wasm32"))]
+                    let panic_for_test = false;
+                    let job = Job {
+                        id: self.job_id,
+                        problem: b.problem.clone(),
+                        settings: settings.clone(),
+                        panic_for_test,
+                    };
+                    if let (Some(w), Ok(text)) = (&self.worker, serde_json::to_string(&job)) {
+                        w.post(&text);
+                    }
+                    self.running = Some(Running {
+                        id: self.job_id,
+                        settings,
+                        since_ms: platform::now_ms(),
+                    });
+                    break;
+                }
+            }
+        }
+        match (&self.running, &self.ticker, &self.link) {
+            (Some(_), None, Some(link)) => {
+                let link = link.clone();
+                self.ticker = Some(platform::every(200, move || link.send_message(Msg::Tick)));
+            }
+            (None, Some(_), _) => self.ticker = None,
+            _ => {}
+        }
+    }
+
+    /// The results of the panes showing `settings` changed: store and redraw.
+    fn settle(&mut self, settings: PaneSettings, result: Result<PaneResult, String>) {
+        self.cache.insert(settings, Rc::new(result));
+        self.replan();
     }
 
     fn export(&self, kind: Export) {
@@ -641,9 +807,13 @@ impl Component for App {
                 .collect(),
             results: Vec::new(),
             cache: HashMap::new(),
-            bridge: None,
-            generation: 0,
-            pending: std::collections::HashSet::new(),
+            link: None,
+            worker: None,
+            worker_ready: false,
+            running: None,
+            job_id: 0,
+            ticker: None,
+            painted: None,
             focus: 0,
             step: None,
             vp: None,
@@ -659,15 +829,7 @@ impl Component for App {
             last_hash: String::new(),
         };
         platform::set_theme(if app.dark() { "dark" } else { "light" });
-        #[cfg(target_arch = "wasm32")]
-        {
-            use gloo_worker::Spawnable;
-            let link = ctx.link().clone();
-            let mut spawner =
-                crate::worker::PlanWorker::spawner().encoding::<crate::worker::JsonCodec>();
-            spawner.callback(move |d| link.send_message(Msg::Planned(Box::new(d))));
-            app.bridge = Some(spawner.spawn(crate::worker::SCRIPT));
-        }
+        app.link = Some(ctx.link().clone());
         let link = ctx.link().clone();
         platform::on_key(move |k| link.send_message(Msg::Key(k)));
         let link = ctx.link().clone();
@@ -988,14 +1150,63 @@ impl Component for App {
                 }
                 self.boot(ctx);
             }
-            Msg::Planned(done) => {
-                if done.generation != self.generation {
+            Msg::WorkerText(text) => {
+                if text == crate::worker::READY {
+                    self.worker_ready = true;
+                    self.pump();
                     return false;
                 }
-                self.pending.remove(&done.settings);
-                self.cache.insert(done.settings, Rc::new(done.result));
-                self.replan();
+                let Ok(done) = serde_json::from_str::<crate::worker::Done>(&text) else {
+                    return false;
+                };
+                if self.running.as_ref().map(|r| r.id) != Some(done.id) {
+                    return false;
+                }
+                self.running = None;
+                if done.crashed {
+                    // a worker that panicked is unusable: the next job starts a new one
+                    self.stop_worker();
+                }
+                self.settle(done.settings, done.result);
             }
+            Msg::WorkerError(e) => {
+                let running = self.running.take();
+                self.stop_worker();
+                let why = format!("The planning worker stopped: {e}. The plan may need more memory than the browser allows; the rest of the page still works.");
+                match running {
+                    Some(r) => self.settle(r.settings, Err(why)),
+                    None => {
+                        // it never started: say so in every pane waiting for it
+                        for s in self.waiting() {
+                            self.cache.insert(s, Rc::new(Err(why.clone())));
+                        }
+                        self.replan();
+                    }
+                }
+            }
+            Msg::Cancel(i) => {
+                let Some(s) = self.panes.get(i).cloned() else {
+                    return false;
+                };
+                match self.running.take() {
+                    Some(r) if r.settings == s => {
+                        let secs = (platform::now_ms() - r.since_ms) / 1000.0;
+                        self.stop_worker();
+                        self.settle(s, Err(format!("{CANCELLED} after {secs:.1} s.")));
+                    }
+                    other => {
+                        self.running = other;
+                        self.settle(s, Err(format!("{CANCELLED}.")));
+                    }
+                }
+            }
+            Msg::Retry(i) => {
+                if let Some(s) = self.panes.get(i).cloned() {
+                    self.cache.remove(&s);
+                    self.replan();
+                }
+            }
+            Msg::Tick => return self.running.is_some(),
             Msg::Resized => {
                 if self.embed {
                     platform::post_height();
@@ -1015,6 +1226,7 @@ impl Component for App {
     }
 
     fn rendered(&mut self, _ctx: &Context<Self>, _first: bool) {
+        self.paint();
         if self.embed {
             platform::post_height();
         }
@@ -1036,8 +1248,11 @@ pub(crate) const PLANNING: &str = "Planning in a background worker…";
 
 /// Whether planning may take long enough (over ~50 ms) to leave the main thread: the exact
 /// solver, and large problems.
+/// Runtime allocators too: a simulation that fails badly then costs one pane, not the page.
 fn heavy(problem: &memplan_core::Problem, s: &PaneSettings) -> bool {
-    s.strategy == "optimal" || problem.buffers.len() >= 1500
+    s.strategy == "optimal"
+        || crate::settings::is_runtime(&s.strategy)
+        || problem.buffers.len() >= 1500
 }
 
 #[cfg(test)]

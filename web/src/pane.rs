@@ -35,6 +35,15 @@ pub struct PaneProps {
     pub on_remove: Callback<usize>,
     /// Focus clicked.
     pub on_focus: Callback<usize>,
+    /// While the worker plans this pane: milliseconds since it started.
+    #[prop_or_default]
+    pub planning_ms: Option<f64>,
+    /// Cancel clicked (while planning in the worker).
+    #[prop_or_default]
+    pub on_cancel: Callback<usize>,
+    /// "Plan again" clicked (after a cancel or a crash).
+    #[prop_or_default]
+    pub on_retry: Callback<usize>,
 }
 
 fn target_value(e: &Event) -> String {
@@ -78,9 +87,36 @@ pub fn pane(p: &PaneProps) -> Html {
     let stats = match p.result.as_deref() {
         None => html! { <p class="muted">{ "No model loaded." }</p> },
         Some(Err(e)) if e == crate::app::PLANNING => {
-            html! { <p class="muted planning" role="status" data-testid={format!("pane{i}-planning")}>{ e }</p> }
+            let cancel = {
+                let cb = p.on_cancel.clone();
+                Callback::from(move |_| cb.emit(i))
+            };
+            let elapsed = match p.planning_ms {
+                Some(ms) => format!(" {:.1} s", ms / 1000.0),
+                None => " (queued)".to_string(),
+            };
+            html! {
+                <p class="muted planning" role="status" data-testid={format!("pane{i}-planning")}>
+                    { e }<span data-testid={format!("pane{i}-elapsed")}>{ elapsed }</span>{ " " }
+                    <button type="button" data-testid={format!("pane{i}-cancel")} onclick={cancel}>{ "Cancel" }</button>
+                </p>
+            }
         }
-        Some(Err(e)) => html! { <p class="error" role="alert">{ e }</p> },
+        Some(Err(e)) => {
+            let retry = {
+                let cb = p.on_retry.clone();
+                Callback::from(move |_| cb.emit(i))
+            };
+            let again = e.starts_with(crate::app::CANCELLED) || e.contains("worker");
+            html! {
+                <div class="error" role="alert" data-testid={format!("pane{i}-error")}>
+                    <p>{ e }</p>
+                    if again && !p.readonly {
+                        <button type="button" data-testid={format!("pane{i}-retry")} onclick={retry}>{ "Plan again" }</button>
+                    }
+                </div>
+            }
+        }
         Some(Ok(r)) => {
             let diff = match p.baseline {
                 Some(b) if i > 0 => html! {

@@ -8,7 +8,7 @@ use crate::format;
 use crate::model::{Format, Origin, MAX_FILE_BYTES};
 use crate::pane::Pane;
 use crate::samples::SAMPLES;
-use crate::timeline::{self, SvgOptions, H, MARGIN, W};
+use crate::timeline::{self, H, MARGIN, W};
 
 impl App {
     pub(crate) fn view_full(&self, ctx: &Context<Self>) -> Html {
@@ -301,12 +301,22 @@ impl App {
         let on_change = link.callback(|(i, s)| Msg::SetPane(i, s));
         let on_remove = link.callback(Msg::RemovePane);
         let on_focus = link.callback(Msg::Focus);
+        let on_cancel = link.callback(Msg::Cancel);
+        let on_retry = link.callback(Msg::Retry);
+        let now = crate::platform::now_ms();
+        let planning_ms = |s: &crate::settings::PaneSettings| {
+            self.running
+                .as_ref()
+                .filter(|r| &r.settings == s)
+                .map(|r| (now - r.since_ms).max(0.0))
+        };
         html! {
             <section class="panes" aria-label="compare strategies">
                 { for self.panes.iter().enumerate().map(|(i, s)| html! {
                     <Pane index={i} settings={s.clone()} result={self.results.get(i).cloned()} {baseline} budget={self.budget}
                         focused={i == self.focus} removable={self.panes.len() > 1} readonly={self.embed}
-                        on_change={on_change.clone()} on_remove={on_remove.clone()} on_focus={on_focus.clone()} />
+                        on_change={on_change.clone()} on_remove={on_remove.clone()} on_focus={on_focus.clone()}
+                        planning_ms={planning_ms(s)} on_cancel={on_cancel.clone()} on_retry={on_retry.clone()} />
                 }) }
                 if !self.embed && self.panes.len() < crate::settings::MAX_PANES {
                     <button type="button" class="add-pane" data-testid="add-pane" onclick={link.callback(|_| Msg::AddPane)}>{ "+ Add pane" }</button>
@@ -321,15 +331,17 @@ impl App {
             return html! {};
         };
         let dark = self.dark();
-        let o = SvgOptions {
-            hover: self.hover.map(|h| h.0),
-            search: self.search.to_lowercase(),
-            step: Some(self.table_step()),
+        // The boxes are painted on the canvas after rendering (`App::rendered`), only when the
+        // picture changes; what follows the pointer is this small overlay.
+        let overlay = timeline::overlay_svg(
+            &b.problem,
+            r,
+            &vp,
+            self.hover.map(|h| h.0),
+            &self.search.to_lowercase(),
+            Some(self.table_step()),
             dark,
-            title: None,
-            budget: self.budget,
-        };
-        let svg = timeline::timeline_svg(&b.problem, &b.info, r, &vp, &o);
+        );
         let curve = timeline::curve_svg(r, &vp, Some(self.table_step()), dark, self.budget);
         let onmousemove = link.batch_callback(|e: MouseEvent| {
             crate::platform::svg_point(&e, W, H).map(|(x, y, lx, ly)| Msg::Pointer(x, y, lx, ly))
@@ -414,7 +426,9 @@ impl App {
                 </p>
                 <div class="svgbox" data-testid="timeline" {onmousemove} {onmousedown} {onclick} {onwheel}
                     onmouseup={link.callback(|_| Msg::Up)} onmouseleave={link.callback(|_| Msg::Leave)}>
-                    { Html::from_html_unchecked(AttrValue::from(svg)) }
+                    <canvas id="timeline-canvas" class="timeline-canvas" role="img"
+                        aria-label="memory timeline: x is the op step, y the offset in the arena; the table below lists the tensors live at the selected step" />
+                    { Html::from_html_unchecked(AttrValue::from(overlay)) }
                     { tooltip.unwrap_or_default() }
                 </div>
                 <div class="svgbox curve" data-testid="curve">
