@@ -214,6 +214,8 @@ pub struct App {
     pub(crate) running: Option<crate::worker::Running>,
     /// Id of the last job sent.
     job_id: u64,
+    /// Jobs the worker answered.
+    jobs_done: u64,
     /// Redraws the elapsed time while a job is in flight.
     ticker: Option<gloo_timers::callback::Interval>,
     /// What the timeline canvas shows now.
@@ -668,6 +670,7 @@ impl App {
                     if let (Some(w), Ok(text)) = (&self.worker, serde_json::to_string(&job)) {
                         w.post(&text);
                     }
+                    platform::set_root_attr("data-worker-sent", &self.job_id.to_string());
                     self.running = Some(Running {
                         id: self.job_id,
                         settings,
@@ -704,24 +707,45 @@ impl App {
             .to_string();
         match kind {
             Export::PlanJson => {
-                let plans: Vec<&PaneResult> = self
-                    .results
+                let plans: Vec<(&PaneSettings, &PaneResult)> = self
+                    .panes
                     .iter()
-                    .filter_map(|r| r.as_ref().as_ref().ok())
+                    .zip(&self.results)
+                    .filter_map(|(s, r)| r.as_ref().as_ref().ok().map(|r| (s, r)))
                     .collect();
+                let (link, _) = self.link(false);
                 platform::download(
                     &format!("{stem}.plan.json"),
                     "application/json",
-                    &crate::export::plan_json(&src.name, &b.problem, &plans),
+                    &crate::export::plan_json(&src.name, &b.problem, &plans, &link),
                 );
             }
             Export::Svg | Export::Png => {
                 if let (Some(r), Some(vp)) = (self.focused(), self.view()) {
+                    let gear = self
+                        .gear_shown()
+                        .map_or(String::new(), |g| format!(" · gear: batch {g}"));
+                    let (link, _) = self.link(false);
                     let o = crate::timeline::SvgOptions {
                         step: self.step,
                         dark: false,
-                        title: Some(format!("{} · {}", src.name, self.panes[self.focus].label())),
+                        title: Some(format!(
+                            "{} · {}{gear}",
+                            src.name,
+                            self.panes[self.focus].label()
+                        )),
                         budget: self.budget,
+                        lower_bound: Some(r.lower_bound),
+                        caption: Some(format!(
+                            "memplan: peak {} vs lower bound {} · open in the playground: {}",
+                            crate::format::binary(r.plan.peak),
+                            crate::format::binary(r.lower_bound),
+                            if link.len() > 140 {
+                                format!("{}…", link.chars().take(140).collect::<String>())
+                            } else {
+                                link
+                            }
+                        )),
                         ..Default::default()
                     };
                     let svg = crate::timeline::timeline_svg(&b.problem, &b.info, r, &vp, &o);
@@ -730,7 +754,7 @@ impl App {
                             &format!("{stem}.timeline.png"),
                             &svg,
                             crate::timeline::W,
-                            crate::timeline::H,
+                            crate::timeline::H + 18.0,
                             2.0,
                         );
                     } else {
@@ -739,7 +763,12 @@ impl App {
                 }
             }
             Export::Csv => {
-                if let Some(r) = self.focused() {
+                // the whole plan, not the view restricted to the gear on screen
+                let whole = self
+                    .results
+                    .get(self.focus)
+                    .and_then(|r| r.as_ref().as_ref().ok());
+                if let Some(r) = whole {
                     platform::download(
                         &format!("{stem}.tensors.csv"),
                         "text/csv",
@@ -812,6 +841,7 @@ impl Component for App {
             worker_ready: false,
             running: None,
             job_id: 0,
+            jobs_done: 0,
             ticker: None,
             painted: None,
             focus: 0,
@@ -1163,6 +1193,8 @@ impl Component for App {
                     return false;
                 }
                 self.running = None;
+                self.jobs_done += 1;
+                platform::set_root_attr("data-worker-done", &self.jobs_done.to_string());
                 if done.crashed {
                     // a worker that panicked is unusable: the next job starts a new one
                     self.stop_worker();

@@ -466,6 +466,16 @@ pub fn mark_ready() {
     }
 }
 
+/// Sets an attribute on `<html>` (counters the e2e tests and the benchmark read).
+pub fn set_root_attr(name: &str, value: &str) {
+    if let Some(e) = window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.document_element())
+    {
+        let _ = e.set_attribute(name, value);
+    }
+}
+
 /// The width in CSS pixels of the element with this id (0 if absent).
 pub fn client_width(id: &str) -> i32 {
     window()
@@ -637,5 +647,11 @@ pub fn paint_scene(id: &str, scene: &crate::timeline::Scene) -> f64 {
     }
     let ms = now_ms() - t0;
     let _ = canvas.set_attribute("data-paint-ms", &format!("{ms:.1}"));
+    // how many times the picture was painted (tests check pointer moves do not repaint)
+    let paints = canvas
+        .get_attribute("data-paints")
+        .and_then(|v| v.parse::<u64>().ok())
+        .unwrap_or(0);
+    let _ = canvas.set_attribute("data-paints", &(paints + 1).to_string());
     ms
 }
