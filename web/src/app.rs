@@ -143,6 +143,10 @@ pub enum Msg {
     Retry(usize),
     /// Redraw the elapsed time of the plan in flight.
     Tick,
+    /// Select a tensor (None: none), from the table or the timeline.
+    Select(Option<usize>),
+    /// Write the link now (after [`App::sync_hash_soon`]).
+    SyncHash,
 }
 
 /// How a cancelled pane's message starts (the pane offers "Plan again").
@@ -164,6 +168,37 @@ pub fn memplan_test_panic(place: &str) {
     } else {
         panic!("test panic requested by the page (memplan_test_panic)");
     }
+}
+
+/// The table's sort when the link says nothing.
+const DEFAULT_SORT: (Col, bool) = (Col::Planned, true);
+
+/// A column's name in links.
+fn col_name(c: Col) -> &'static str {
+    match c {
+        Col::Name => "name",
+        Col::Op => "op",
+        Col::Bytes => "bytes",
+        Col::Planned => "planned",
+        Col::Start => "start",
+        Col::End => "end",
+        Col::Offset => "offset",
+    }
+}
+
+/// The column named in a link.
+fn col_from_name(name: &str) -> Option<Col> {
+    [
+        Col::Name,
+        Col::Op,
+        Col::Bytes,
+        Col::Planned,
+        Col::Start,
+        Col::End,
+        Col::Offset,
+    ]
+    .into_iter()
+    .find(|&c| col_name(c) == name)
 }
 
 /// What the timeline canvas was painted from: a new key means a new picture.
@@ -216,6 +251,16 @@ pub struct App {
     job_id: u64,
     /// Jobs the worker answered.
     jobs_done: u64,
+    /// Pending link update ([`App::sync_hash_soon`]).
+    sync_timer: Option<gloo_timers::callback::Timeout>,
+    /// The next link update adds a history entry (a new model was loaded).
+    push_next: bool,
+    /// The selected tensor (outlined; the link keeps it by name).
+    pub(crate) selected: Option<usize>,
+    /// A selected tensor's name from a link, resolved once its model has built.
+    selected_name: Option<String>,
+    /// A zoom window from a link, kept over the load that follows it.
+    link_view: Option<Viewport>,
     /// Redraws the elapsed time while a job is in flight.
     ticker: Option<gloo_timers::callback::Interval>,
     /// What the timeline canvas shows now.
@@ -350,6 +395,14 @@ impl App {
             panes: self.panes.clone(),
             focus: self.focus,
             step: self.step,
+            view: self.vp.map(|v| [v.x0, v.x1, v.y0, v.y1]),
+            search: self.search.clone(),
+            sort: (self.sort != DEFAULT_SORT)
+                .then(|| (col_name(self.sort.0).to_string(), self.sort.1)),
+            selected: self
+                .selected
+                .and_then(|i| self.built.as_ref()?.problem.buffers.get(i))
+                .map(|b| b.name.clone()),
         }
     }
 
@@ -357,10 +410,27 @@ impl App {
         if self.source.is_none() {
             return;
         }
+        self.sync_timer = None;
         let (h, _) = share::encode(&self.shared());
         if h != self.last_hash {
-            platform::replace_hash(&h);
+            // a new model or sample is a new history entry (Back returns to the last one);
+            // settings, zoom and the like replace the current one
+            if std::mem::take(&mut self.push_next) {
+                platform::push_hash(&h);
+            } else {
+                platform::replace_hash(&h);
+            }
             self.last_hash = h;
+        }
+    }
+
+    /// Updates the link a little later: zooming and typing change it many times a second.
+    fn sync_hash_soon(&mut self) {
+        if let Some(link) = &self.link {
+            let link = link.clone();
+            self.sync_timer = Some(platform::after(300, move || {
+                link.send_message(Msg::SyncHash)
+            }));
         }
     }
 
@@ -440,6 +510,14 @@ impl App {
                     self.budget = s.budget;
                     self.focus = s.focus;
                     self.step = s.step;
+                    self.vp = s.view.map(|[x0, x1, y0, y1]| Viewport { x0, x1, y0, y1 });
+                    self.link_view = self.vp;
+                    self.search = s.search;
+                    self.sort = s
+                        .sort
+                        .and_then(|(c, d)| col_from_name(&c).map(|c| (c, d)))
+                        .unwrap_or(DEFAULT_SORT);
+                    self.selected_name = s.selected;
                     self.link_error = None;
                     self.missing_model = None;
                     match s.model {
@@ -844,13 +922,18 @@ impl Component for App {
             jobs_done: 0,
             ticker: None,
             painted: None,
+            sync_timer: None,
+            push_next: false,
+            selected: None,
+            selected_name: None,
+            link_view: None,
             focus: 0,
             step: None,
             vp: None,
             hover: None,
             drag: None,
             search: String::new(),
-            sort: (Col::Planned, true),
+            sort: DEFAULT_SORT,
             dialog: None,
             drag_over: false,
             inline: None,
@@ -900,9 +983,22 @@ impl Component for App {
                         }
                         let was_graph = self.last_kind;
                         self.source = Some(src);
-                        self.vp = None;
+                        self.vp = if after == After::Keep {
+                            self.link_view.take()
+                        } else {
+                            None
+                        };
                         self.hover = None;
+                        self.selected = None;
+                        if after == After::Fresh {
+                            self.push_next = true;
+                            self.selected_name = None;
+                            self.search.clear();
+                        }
                         self.rebuild();
+                        if let (Some(name), Some(b)) = (self.selected_name.take(), &self.built) {
+                            self.selected = b.problem.buffers.iter().position(|x| x.name == name);
+                        }
                         if let Some(b) = &self.built {
                             if after == After::Fresh && kind_changed(was_graph, b.is_graph) {
                                 let g = b.is_graph;
@@ -1086,6 +1182,8 @@ impl Component for App {
                 if let Some(vp) = self.view() {
                     if let Some(s) = crate::timeline::step_at(&vp, ux) {
                         self.step = Some(s);
+                        // the tensor under the pointer, if any, becomes the selection
+                        self.selected = self.hover.map(|h| h.0);
                         self.sync_hash();
                     }
                 }
@@ -1093,16 +1191,32 @@ impl Component for App {
             Msg::Zoom(f, fx, fy) => {
                 if let (Some(vp), Some(full)) = (self.view(), self.full_view()) {
                     self.vp = Some(vp.zoom(f, fx, fy, false, &full));
+                    self.sync_hash_soon();
                 }
             }
-            Msg::ResetView => self.vp = None,
-            Msg::Search(s) => self.search = s,
+            Msg::ResetView => {
+                self.vp = None;
+                self.sync_hash();
+            }
+            Msg::Search(s) => {
+                self.search = s;
+                self.sync_hash_soon();
+            }
             Msg::Sort(c) => {
                 self.sort = if self.sort.0 == c {
                     (c, !self.sort.1)
                 } else {
                     (c, !matches!(c, Col::Name | Col::Op | Col::Start | Col::End))
                 };
+                self.sync_hash();
+            }
+            Msg::Select(i) => {
+                self.selected = i;
+                self.sync_hash();
+            }
+            Msg::SyncHash => {
+                self.sync_hash();
+                return false;
             }
             Msg::CopyLink => {
                 let (url, _) = self.link(false);

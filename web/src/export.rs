@@ -145,7 +145,10 @@ mod tests {
     #[test]
     fn csv_cells_cannot_run_as_formulas() {
         // OWASP CSV injection: a leading = + - @ is neutralised with a quote mark
-        assert_eq!(csv_field("=HYPERLINK(\"http://x\")"), "\"'=HYPERLINK(\"\"http://x\"\")\"");
+        assert_eq!(
+            csv_field("=HYPERLINK(\"http://x\")"),
+            "\"'=HYPERLINK(\"\"http://x\"\")\""
+        );
         assert_eq!(csv_field("+1"), "'+1");
         assert_eq!(csv_field("-x"), "'-x");
         assert_eq!(csv_field("@SUM(A1)"), "'@SUM(A1)");

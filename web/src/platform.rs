@@ -44,6 +44,22 @@ pub fn replace_hash(fragment: &str) {
     }
 }
 
+/// Sets the fragment as a new history entry (Back returns to the previous one), without
+/// firing `hashchange`.
+pub fn push_hash(fragment: &str) {
+    if let Some(w) = window() {
+        if let Ok(h) = w.history() {
+            let url = format!("{}#{fragment}", page_url(false));
+            let _ = h.push_state_with_url(&JsValue::NULL, "", Some(&url));
+        }
+    }
+}
+
+/// Calls `f` once after `ms` milliseconds, unless the handle is dropped first.
+pub fn after(ms: u32, f: impl FnOnce() + 'static) -> gloo_timers::callback::Timeout {
+    gloo_timers::callback::Timeout::new(ms, f)
+}
+
 /// A query parameter of the page URL.
 pub fn query(name: &str) -> Option<String> {
     let href = window()?.location().href().ok()?;

@@ -839,13 +839,14 @@ pub fn timeline_svg(
 }
 
 /// What the page draws over the canvas and redraws on every pointer move (the picture under it
-/// stays): the selected step, the hovered tensor and the tensors matching the search
+/// stays): the selected step, the hovered and the selected tensor, and the tensors matching the search
 /// (lowercase; at most [`MAX_RECTS`] outlined).
 pub fn overlay_svg(
     problem: &Problem,
     r: &PaneResult,
     vp: &Viewport,
     hover: Option<usize>,
+    selected: Option<usize>,
     search: &str,
     step: Option<u64>,
     dark: bool,
@@ -912,7 +913,13 @@ pub fn overlay_svg(
                 .filter_map(|(i, _)| outline(i, 1.5)),
         );
     }
-    if let Some(s) = hover.and_then(|i| outline(i, 2.5)) {
+    if let Some(s) = selected.and_then(|i| outline(i, 3.0)) {
+        shapes.push(s);
+    }
+    if let Some(s) = hover
+        .filter(|h| Some(*h) != selected)
+        .and_then(|i| outline(i, 2.0))
+    {
         shapes.push(s);
     }
     let mut out = format!(

@@ -239,7 +239,7 @@ impl App {
         };
         html! {
             <section class="summary card" aria-label="model">
-                <h2 data-testid="model-name">{ if p.name.is_empty() { src.name.clone() } else { p.name.clone() } }</h2>
+                <h2 data-testid="model-name" title={(!p.name.is_empty() && p.name != src.name).then(|| format!("graph name: {}", p.name))}>{ model_title(&src.name, &p.name) }</h2>
                 <p class="muted">
                     { format!("{} · {} · {} buffers · {} steps", src.name, fmt, format::grouped(p.buffers.len() as u64), format::grouped(p.steps)) }
                     { format!(" · raw lower bound {} · raw no-reuse {}", format::bytes(lb.lower_bound), format::binary(lb.no_reuse)) }
@@ -338,6 +338,7 @@ impl App {
             r,
             &vp,
             self.hover.map(|h| h.0),
+            self.selected,
             &self.search.to_lowercase(),
             Some(self.table_step()),
             dark,
@@ -528,8 +529,11 @@ impl App {
                             { for rows.iter().take(shown).map(|&i| {
                                 let bf = &b.problem.buffers[i];
                                 let inf = b.info.get(i).cloned().unwrap_or_default();
+                                let selected = self.selected == Some(i);
+                                let onclick = link.callback(move |_| Msg::Select((!selected).then_some(i)));
                                 html! {
-                                    <tr class={classes!((hover == Some(i)).then_some("hl"))}>
+                                    <tr class={classes!((hover == Some(i)).then_some("hl"), selected.then_some("sel"))}
+                                        aria-selected={selected.to_string()} data-testid={selected.then_some("selected-row")} {onclick}>
                                         <td class="name">{ &bf.name }</td><td>{ inf.op }</td><td>{ inf.shape }</td><td>{ inf.dtype }</td>
                                         <td class="n" title={format!("{} B", bf.size)}>{ format::binary(bf.size) }</td>
                                         <td class="n" title={format!("{} B", r.plan.sizes[i])}>{ format::binary(r.plan.sizes[i]) }</td>
@@ -569,5 +573,29 @@ impl App {
                 { self.view_plots(ctx) }
             </div>
         }
+    }
+}
+
+/// A model's title: its file name without the extension (graph names are often generic, such
+/// as ONNX exporters' `main_graph`); the graph's name when there is no file name.
+pub(crate) fn model_title(file: &str, graph: &str) -> String {
+    let stem = file.rsplit_once('.').map_or(file, |(s, _)| s);
+    if stem.is_empty() {
+        graph.to_string()
+    } else {
+        stem.to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_model_is_titled_by_its_file_name() {
+        assert_eq!(
+            super::model_title("resnet50.onnx", "main_graph"),
+            "resnet50"
+        );
+        assert_eq!(super::model_title("tetris.csv", ""), "tetris");
+        assert_eq!(super::model_title("", "torch_jit"), "torch_jit");
     }
 }
