@@ -18,6 +18,7 @@ use crate::problem::Problem;
 
 /// The gap between a plan's peak and the lower bound, split at one step (all in bytes).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Gap {
     /// The op step looked at: the first where live raw bytes are largest.
     pub step: u64,

@@ -31,6 +31,10 @@ pub struct PaneResult {
     pub sim: Option<SimSummary>,
     /// With dynamic-batch gears (static plans only): per-gear figures, overlay, side by side.
     pub overlay: Option<memplan_core::gears::OverlayReport>,
+    /// Why the peak is above the lower bound (the core's breakdown at the step of largest
+    /// live raw bytes).
+    #[serde(default)]
+    pub gap: Option<memplan_core::explain::Gap>,
 }
 
 /// A runtime allocator's statistics (see `memplan_core::simulate::SimReport`).
@@ -155,7 +159,9 @@ pub fn run(
     } else {
         None
     };
+    let gap = memplan_core::explain::explain_gap(problem, &plan, &options).ok();
     Ok(PaneResult {
+        gap,
         plan,
         lower_bound: bounds.lower_bound,
         no_reuse: bounds.no_reuse,

@@ -374,6 +374,28 @@ impl App {
             let buf = b.problem.buffers.get(i)?;
             let inf = b.info.get(i).cloned().unwrap_or_default();
             let planned = r.plan.sizes.get(i).copied().unwrap_or(0);
+            // the innermost GE block holding the tensor, and its slack at the shown step
+            let step = self.table_step();
+            let block = r
+                .plan
+                .blocks
+                .iter()
+                .filter(|blk| blk.members.contains(&i))
+                .min_by_key(|blk| blk.size);
+            let slack = block.map_or(0, |blk| {
+                let live: u64 = blk
+                    .members
+                    .iter()
+                    .filter(|&&m| {
+                        b.problem
+                            .buffers
+                            .get(m)
+                            .is_some_and(|x| x.start <= step && step <= x.end)
+                    })
+                    .map(|&m| r.plan.sizes.get(m).copied().unwrap_or(0))
+                    .sum();
+                blk.size.saturating_sub(live)
+            });
             Some(html! {
                 <div class="tooltip" role="tooltip" data-testid="tooltip" style={format!("left:{:.0}px;top:{:.0}px", lx + 14.0, ly + 14.0)}>
                     <strong>{ &buf.name }</strong>
@@ -385,6 +407,16 @@ impl App {
                         <tr><th>{ "planned" }</th><td>{ format::bytes(planned) }</td></tr>
                         <tr><th>{ "live" }</th><td>{ format!("steps {}–{} (inclusive)", buf.start, buf.end) }</td></tr>
                         <tr><th>{ "offset" }</th><td>{ format::bytes(r.plan.offsets.get(i).copied().unwrap_or(0)) }</td></tr>
+                        if let Some(blk) = block {
+                            <tr data-testid="tooltip-block"><th>{ "GE block" }</th><td>{ format!(
+                                "{} · {} members · {} · slack at step {}: {}",
+                                format::binary(blk.size),
+                                blk.members.len(),
+                                if blk.level == memplan_core::BlockLevel::Top { "level 1 (top)" } else { "level 2 (nested)" },
+                                step,
+                                format::binary(slack),
+                            ) }</td></tr>
+                        }
                     </table>
                 </div>
             })
