@@ -71,3 +71,26 @@ test('a model is titled by its file name, not its graph name', async ({ page }) 
   await page.getByTestId('sample').selectOption('resnet50');
   await expect(page.getByTestId('model-name')).toHaveText('resnet50_randinit.stripped');
 });
+
+test('an embed lets the page scroll past it; Ctrl + wheel zooms; Reset restores', async ({ page }) => {
+  await page.setContent(`<div style="height:300px">top</div><iframe src="http://127.0.0.1:8081/?embed=1" style="width:1000px;height:700px;border:0"></iframe><div style="height:2000px">bottom</div>`);
+  const frame = page.frameLocator('iframe');
+  await expect(frame.getByTestId('pane0-peak')).toBeVisible();
+  const box = await page.locator('iframe').boundingBox();
+  const canvas = await frame.locator('#timeline-canvas').boundingBox();
+  await page.mouse.move(canvas.x + canvas.width / 2, canvas.y + canvas.height / 2);
+  const before = await page.evaluate(() => scrollY);
+  await page.mouse.wheel(0, 400);
+  await expect.poll(() => page.evaluate(() => scrollY)).toBeGreaterThan(before);
+  await expect(frame.getByTestId('reset-view')).toBeDisabled();
+  // with Ctrl held the wheel zooms the timeline
+  const c2 = await frame.locator('#timeline-canvas').boundingBox();
+  await page.mouse.move(c2.x + c2.width / 2, c2.y + c2.height / 2);
+  await page.keyboard.down('Control');
+  await page.mouse.wheel(0, -200);
+  await page.keyboard.up('Control');
+  await expect(frame.getByTestId('reset-view')).toBeEnabled();
+  await frame.getByTestId('reset-view').click();
+  await expect(frame.getByTestId('reset-view')).toBeDisabled();
+  expect(box.height).toBe(700);
+});

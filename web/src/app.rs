@@ -263,6 +263,8 @@ pub struct App {
     link_view: Option<Viewport>,
     /// Redraws the elapsed time while a job is in flight.
     ticker: Option<gloo_timers::callback::Interval>,
+    /// In an embed: the timeline was clicked, so the wheel zooms it (before, the page scrolls).
+    pub(crate) embed_active: bool,
     /// What the timeline canvas shows now.
     painted: Option<PaintKey>,
     pub(crate) focus: usize,
@@ -922,6 +924,7 @@ impl Component for App {
             jobs_done: 0,
             ticker: None,
             painted: None,
+            embed_active: false,
             sync_timer: None,
             push_next: false,
             selected: None,
@@ -1169,6 +1172,14 @@ impl Component for App {
                 }
             }
             Msg::Down(ux, uy) => {
+                if self.embed && !self.embed_active {
+                    // a click makes the embed's timeline take the wheel
+                    self.embed_active = true;
+                    if let Some(vp) = self.view() {
+                        self.drag = Some((ux, uy, vp, false));
+                    }
+                    return true;
+                }
                 if let Some(vp) = self.view() {
                     self.drag = Some((ux, uy, vp, false));
                 }

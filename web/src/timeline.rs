@@ -838,19 +838,32 @@ pub fn timeline_svg(
     scene_svg(&timeline_scene(problem, r, vp, o), problem, info, Some(r))
 }
 
+/// What the overlay marks (see [`overlay_svg`]).
+#[derive(Debug, Clone, Copy)]
+pub struct Marks<'a> {
+    /// The tensor under the pointer.
+    pub hover: Option<usize>,
+    /// The selected tensor.
+    pub selected: Option<usize>,
+    /// Lowercase search text (empty: none).
+    pub search: &'a str,
+    /// The selected step.
+    pub step: Option<u64>,
+    /// Dark colours.
+    pub dark: bool,
+}
+
 /// What the page draws over the canvas and redraws on every pointer move (the picture under it
 /// stays): the selected step, the hovered and the selected tensor, and the tensors matching the search
 /// (lowercase; at most [`MAX_RECTS`] outlined).
-pub fn overlay_svg(
-    problem: &Problem,
-    r: &PaneResult,
-    vp: &Viewport,
-    hover: Option<usize>,
-    selected: Option<usize>,
-    search: &str,
-    step: Option<u64>,
-    dark: bool,
-) -> String {
+pub fn overlay_svg(problem: &Problem, r: &PaneResult, vp: &Viewport, m: &Marks) -> String {
+    let Marks {
+        hover,
+        selected,
+        search,
+        step,
+        dark,
+    } = *m;
     let p = if dark { &DARK } else { &LIGHT };
     let (px, py, pw, ph) = plot();
     let sx = pw / (vp.x1 - vp.x0).max(1e-9);

@@ -333,15 +333,18 @@ impl App {
         let dark = self.dark();
         // The boxes are painted on the canvas after rendering (`App::rendered`), only when the
         // picture changes; what follows the pointer is this small overlay.
+        let search = self.search.to_lowercase();
         let overlay = timeline::overlay_svg(
             &b.problem,
             r,
             &vp,
-            self.hover.map(|h| h.0),
-            self.selected,
-            &self.search.to_lowercase(),
-            Some(self.table_step()),
-            dark,
+            &timeline::Marks {
+                hover: self.hover.map(|h| h.0),
+                selected: self.selected,
+                search: &search,
+                step: Some(self.table_step()),
+                dark,
+            },
         );
         let curve = timeline::curve_svg(r, &vp, Some(self.table_step()), dark, self.budget);
         let onmousemove = link.batch_callback(|e: MouseEvent| {
@@ -359,7 +362,13 @@ impl App {
                 crate::platform::svg_point(&e, W, H).map(|(x, _, _, _)| Msg::Click(x))
             })
         };
-        let onwheel = link.batch_callback(|e: WheelEvent| {
+        // In an embed the page scrolls past the timeline: it zooms only with Ctrl/⌘ held or
+        // after a click on it.
+        let wheel_free = !self.embed || self.embed_active;
+        let onwheel = link.batch_callback(move |e: WheelEvent| {
+            if !wheel_free && !(e.ctrl_key() || e.meta_key()) {
+                return None;
+            }
             let m: &MouseEvent = e.as_ref();
             let (x, y, _, _) = crate::platform::svg_point(m, W, H)?;
             e.prevent_default();
@@ -440,7 +449,11 @@ impl App {
                             </select>
                         </label>
                     }
-                    if !self.embed {
+                    if self.embed {
+                        <span class="tools">
+                            <button type="button" data-testid="reset-view" onclick={link.callback(|_| Msg::ResetView)} disabled={!zoomed}>{ "Reset" }</button>
+                        </span>
+                    } else {
                         <span class="tools">
                             <button type="button" class="icon" aria-label="zoom in" title="zoom in (+)" onclick={link.callback(|_| Msg::Zoom(0.5, 0.5, 0.5))}>{ "+" }</button>
                             <button type="button" class="icon" aria-label="zoom out" title="zoom out (−)" onclick={link.callback(|_| Msg::Zoom(2.0, 0.5, 0.5))}>{ "−" }</button>
@@ -455,6 +468,7 @@ impl App {
                 <p class="muted small">
                     { format!("Live at step {step}: {}. ", format::bytes(live)) }
                     if !self.embed { { "Scroll to zoom, drag to pan, click to pick a step. " } }
+                    else if !self.embed_active { { "Ctrl/⌘ + scroll to zoom (or click the timeline first), drag to pan. " } }
                     if !r.plan.blocks.is_empty() { { "Dashed outlines: GE blocks." } }
                 </p>
                 <div class="svgbox" data-testid="timeline" {onmousemove} {onmousedown} {onclick} {onwheel}
