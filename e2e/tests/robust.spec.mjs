@@ -3,6 +3,7 @@
 // crashes or runs long in the background worker costs one pane (its message, Cancel, "Plan
 // again"), not the page. The HTML skeleton is there before the wasm starts.
 import { test, expect } from '@playwright/test';
+import { trace } from '../traces.mjs';
 
 async function ready(page) {
   await expect(page.locator('html[data-ready]')).toHaveCount(1);
@@ -11,20 +12,6 @@ async function ready(page) {
 // The issue's input (issue 18): a lifetime reaching 2^64 − 2 steps, which a runtime allocator
 // replayed step by step.
 const LONG_LIFETIME = 'id,lower,upper,size\na,0,18446744073709551614,64\nb,0,3,32\nc,2,5,32\n';
-
-// 150 buffers whose exact plan takes the solver its whole 2 s limit (a generated staircase of
-// overlapping lifetimes with coprime sizes): long enough to see the elapsed time and cancel.
-function hardCsv() {
-  const rows = ['id,lower,upper,size'];
-  let x = 12345;
-  for (let i = 0; i < 150; i++) {
-    x = (x * 1103515245 + 12345) % 2147483648;
-    const start = x % 60;
-    const len = 1 + ((x >> 8) % 25);
-    rows.push(`t${i},${start},${start + len},${97 + ((x >> 16) % 4000)}`);
-  }
-  return rows.join('\n') + '\n';
-}
 
 test('the HTML skeleton is in the page before any wasm runs', async ({ page }) => {
   await page.route(/\.wasm$/, () => {}); // never answered: the wasm never starts
@@ -95,7 +82,8 @@ test('a long plan shows its elapsed time and can be cancelled', async ({ page })
   page.on('pageerror', (e) => { throw new Error(`page error: ${e.message}`); });
   await page.goto('/');
   await ready(page);
-  await page.getByTestId('file').setInputFiles({ name: 'hard.csv', mimeType: 'text/csv', buffer: Buffer.from(hardCsv()) });
+  // the exact solver runs to its 2 s limit on 3000 generated buffers
+  await page.getByTestId('file').setInputFiles({ name: 'hard.csv', mimeType: 'text/csv', buffer: Buffer.from(trace(3000)) });
   await expect(page.getByTestId('pane0-peak')).toBeVisible();
   await page.getByTestId('pane1-strategy').selectOption('optimal');
   await expect(page.getByTestId('pane1-elapsed')).toHaveText(/^ \d+\.\d s$/);

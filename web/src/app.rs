@@ -1328,10 +1328,13 @@ impl Component for App {
             }
             Msg::WorkerError(e) => {
                 let running = self.running.take();
+                let started = self.worker_ready;
                 self.stop_worker();
                 let why = format!("The planning worker stopped: {e}. The plan may need more memory than the browser allows; the rest of the page still works.");
                 match running {
                     Some(r) => self.settle(r.settings, Err(why)),
+                    // between jobs: the next one starts a new worker
+                    None if started => self.replan(),
                     None => {
                         // it never started: say so in every pane waiting for it
                         for s in self.waiting() {

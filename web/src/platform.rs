@@ -373,8 +373,10 @@ pub fn show_crash(message: &str) {
 }
 
 /// Installs the panic hook: logs to the console and shows the crash screen ([`show_crash`]).
+/// Through Yew: its renderer replaces any hook set with `std::panic::set_hook` by its own,
+/// which only logs (why a panic used to leave a silent dead page).
 pub fn install_panic_hook() {
-    std::panic::set_hook(Box::new(|info| {
+    yew::set_custom_panic_hook(Box::new(|info| {
         console_error_panic_hook::hook(info);
         show_crash(&info.to_string());
     }));
@@ -462,8 +464,11 @@ impl PlanWorker {
 
 impl Drop for PlanWorker {
     fn drop(&mut self) {
+        // An error the worker raises as it dies (the trap after a panic it already answered)
+        // must still be cancelled: an uncancelled worker error is reported on the page too.
+        let cancel = js_sys::Function::new_with_args("e", "e.preventDefault()");
         self.worker.set_onmessage(None);
-        self.worker.set_onerror(None);
+        self.worker.set_onerror(Some(&cancel));
         self.worker.terminate();
     }
 }
