@@ -22,9 +22,10 @@ test('each pane explains its gap to the lower bound, parts adding up', async ({ 
     await expect(page.getByTestId(`pane${i}-gap-sentence`)).toContainText('more than the lower bound');
     await expect(page.getByTestId(`pane${i}-summary`)).not.toBeEmpty();
   }
-  // GE's plan is above the packing one: slack inside its blocks is named
+  // on MobileNetV2, GE's arena at its busiest step is mostly blocks none of whose tensors is
+  // live then (core explain: 642 KiB of the 643 KiB gap)
   await expect(page.getByTestId('pane0-gap-sentence')).toContainText('ge-block');
-  await expect(page.getByTestId('pane0-gap')).toContainText('slack inside blocks');
+  await expect(page.getByTestId('pane0-gap')).toContainText('idle arena');
 });
 
 test('hovering a tensor of a GE plan names its block', async ({ page }) => {
