@@ -1387,6 +1387,11 @@ impl Component for App {
 
     fn rendered(&mut self, _ctx: &Context<Self>, _first: bool) {
         self.paint();
+        // an <option selected> attribute does not move a select the user has changed: a link
+        // or Back that changes the sample must set the value itself
+        if let Some(crate::model::Origin::Sample(id)) = self.source.as_ref().map(|s| &s.origin) {
+            platform::set_select_value("sample", id);
+        }
         if self.embed {
             platform::post_height();
         }
