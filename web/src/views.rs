@@ -366,7 +366,7 @@ impl App {
         // after a click on it.
         let wheel_free = !self.embed || self.embed_active;
         let onwheel = link.batch_callback(move |e: WheelEvent| {
-            if !wheel_free && !(e.ctrl_key() || e.meta_key()) {
+            if !(wheel_free || e.ctrl_key() || e.meta_key()) {
                 return None;
             }
             let m: &MouseEvent = e.as_ref();
