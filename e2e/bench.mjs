@@ -5,11 +5,13 @@
 // on the same MiniMalloc files, median of 3 each (the search is deterministic: equal node
 // counts mean equal work). Needs a built dist/ (scripts/serve or trunk build --release) and
 // ../shared/benchmarks (MEMPLAN_BENCHMARKS to change). Usage: npm run bench
+// (`node bench.mjs scale`: only the large traces: first plan, long tasks, interaction latency).
 import { chromium } from '@playwright/test';
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { fileURLToPath } from 'node:url';
+import { trace, LARGE } from './traces.mjs';
 
 const dist = fileURLToPath(new URL('../dist/', import.meta.url));
 const port = 8082;
@@ -33,6 +35,67 @@ async function firstPlan(query) {
 }
 
 const median = (v) => [...v].sort((a, b) => a - b)[Math.floor(v.length / 2)];
+const pct = (v, p) => [...v].sort((a, b) => a - b)[Math.min(v.length - 1, Math.floor(v.length * p))];
+
+// Large traces (generated, see traces.mjs): time from opening the file to both panes planned,
+// long tasks (PerformanceObserver 'longtask') after that, and interaction latency: pointer
+// moves and clicks over the timeline, each timed from the event to the next frame.
+async function scale(n) {
+  const ctx = await browser.newContext({ viewport: { width: 1360, height: 900 } });
+  const page = await ctx.newPage();
+  await page.addInitScript(() => {
+    window.__longtasks = [];
+    new PerformanceObserver((l) => { for (const e of l.getEntries()) window.__longtasks.push([e.startTime, e.duration]); })
+      .observe({ type: 'longtask', buffered: true });
+  });
+  await page.goto(`http://127.0.0.1:${port}/`);
+  await page.waitForSelector('html[data-ready]', { timeout: 60_000 });
+  const t0 = await page.evaluate(() => performance.now());
+  await page.getByTestId('file').setInputFiles({ name: `trace-${n}.csv`, mimeType: 'text/csv', buffer: Buffer.from(trace(n)) });
+  await page.locator('section.summary', { hasText: `trace-${n}.csv` }).waitFor({ timeout: 120_000 });
+  await page.getByTestId('pane0-peak').waitFor({ timeout: 120_000 });
+  await page.getByTestId('pane1-peak').waitFor({ timeout: 120_000 });
+  const planned = await page.evaluate(() => performance.now());
+  await page.getByTestId('timeline').scrollIntoViewIfNeeded();
+  const lat = await page.evaluate(async () => {
+    const el = document.getElementById('timeline-canvas');
+    const r = el.getBoundingClientRect();
+    const frame = () => new Promise((res) => requestAnimationFrame(() => setTimeout(res, 0)));
+    const out = { move: [], click: [] };
+    for (let k = 0; k < 40; k++) {
+      const x = r.left + r.width * (0.1 + 0.8 * ((k * 37) % 40) / 40);
+      const y = r.top + r.height * (0.15 + 0.7 * ((k * 13) % 40) / 40);
+      const kind = k % 4 === 3 ? 'click' : 'move';
+      const t = performance.now();
+      el.dispatchEvent(new MouseEvent(kind === 'move' ? 'mousemove' : 'click', { clientX: x, clientY: y, bubbles: true }));
+      await frame();
+      out[kind].push(performance.now() - t);
+    }
+    return out;
+  });
+  const tasks = await page.evaluate(() => window.__longtasks);
+  const after = tasks.filter(([s]) => s > planned);
+  await ctx.close();
+  return {
+    first: planned - t0,
+    move: lat.move, click: lat.click,
+    long: after.length, longMax: Math.max(0, ...after.map(([, d]) => d)),
+  };
+}
+const scaleRows = [];
+for (const n of LARGE) {
+  const r = await scale(n);
+  scaleRows.push(`| ${n} buffers | ${r.first.toFixed(0)} ms | ${median(r.move).toFixed(0)} / ${pct(r.move, 0.95).toFixed(0)} ms | ${median(r.click).toFixed(0)} / ${Math.max(...r.click).toFixed(0)} ms | ${r.long} (longest ${r.longMax.toFixed(0)} ms) |`);
+}
+console.log('| large trace (generated) | open file → both panes planned | hover: median / p95 | click: median / max | long tasks after the plan |\n|---|---:|---:|---:|---:|');
+console.log(scaleRows.join('\n'));
+console.log('');
+if (process.argv[2] === 'scale') {
+  await browser.close();
+  server.kill();
+  process.exit(0);
+}
+
 const rows = [];
 for (const [name, query, target] of [
   ['default sample (MobileNetV2, ONNX)', '', 1000],

@@ -30,6 +30,7 @@ extern crate std;
 pub mod bound;
 pub mod dtype;
 pub mod error;
+pub mod explain;
 pub mod graph;
 pub mod import;
 pub mod plan;

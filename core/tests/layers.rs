@@ -18,6 +18,7 @@ const LAYERS: &[(&str, u32)] = &[
     ("import", 5),
     ("strategy", 5),
     ("simulate", 5),
+    ("explain", 4),
     ("report", 6),
 ];
 

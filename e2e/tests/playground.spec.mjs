@@ -46,7 +46,7 @@ test('opens with a real ONNX model planned by ge-block and a packing strategy si
   expect(packed).toBeLessThan(ge);
   await expect(page.getByTestId('pane0').locator('.ok')).toHaveText('✓ valid');
   await expect(page.getByTestId('pane1').locator('.ok')).toHaveText('✓ valid');
-  await expect(page.getByTestId('timeline').locator('svg rect').first()).toBeVisible();
+  await expect(page.getByTestId('timeline').locator('canvas[data-largest]')).toBeVisible();
   await expect(page.getByTestId('tensor-table').locator('tbody tr').first()).toBeVisible();
 });
 

@@ -11,14 +11,11 @@ test('main views, dark theme and the docs page with embeds', async ({ page }) =>
   await page.screenshot({ path: 'artifacts/main.png', fullPage: true });
   // hover the centre of the largest tensor box of the timeline
   await page.getByTestId('curve').scrollIntoViewIfNeeded();
-  const c = await page.getByTestId('timeline').evaluate((el) => {
-    let best = null;
-    for (const r of el.querySelectorAll('svg g rect')) {
-      if (!r.querySelector('title')) continue; // tensors carry a title; overlays do not
-      const b = r.getBoundingClientRect();
-      if (!best || b.width * b.height > best.width * best.height) best = b;
-    }
-    return { x: best.x + best.width / 2, y: best.y + best.height / 2 };
+  // the canvas names the centre of its largest box in user units (1000 across)
+  const c = await page.locator('#timeline-canvas[data-largest]').evaluate((el) => {
+    const [x, y] = el.dataset.largest.split(',').map(Number);
+    const b = el.getBoundingClientRect();
+    return { x: b.x + (x / 1000) * b.width, y: b.y + (y / 1000) * b.width };
   });
   await page.mouse.move(c.x - 5, c.y);
   await page.mouse.move(c.x, c.y);

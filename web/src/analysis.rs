@@ -33,6 +33,10 @@ pub struct PaneResult {
     pub overlay: Option<memplan_core::report::OverlayReport>,
     /// The options the plan was made with (the plan JSON writes the rules they put in force).
     pub options: memplan_core::PlanOptions,
+    /// Why the peak is above the lower bound (the core's breakdown at the step of largest
+    /// live raw bytes).
+    #[serde(default)]
+    pub gap: Option<memplan_core::explain::Gap>,
 }
 
 /// A runtime allocator's statistics (see `memplan_core::simulate::SimReport`).
@@ -189,7 +193,9 @@ pub fn run(
     } else {
         None
     };
+    let gap = memplan_core::explain::explain_gap(problem, &plan, &options).ok();
     Ok(PaneResult {
+        gap,
         plan,
         lower_bound: bounds.lower_bound,
         no_reuse: bounds.no_reuse,

@@ -133,8 +133,85 @@ pub enum Msg {
     HashChanged,
     /// Window resized.
     Resized,
-    /// The worker planned a pane.
-    Planned(Box<crate::worker::Done>),
+    /// A text message from the planning worker.
+    WorkerText(String),
+    /// The planning worker died without answering (a trap, or its script failed to load).
+    WorkerError(String),
+    /// Stop planning pane `i` in the worker.
+    Cancel(usize),
+    /// Plan pane `i` again (after a cancel or an error).
+    Retry(usize),
+    /// Redraw the elapsed time of the plan in flight.
+    Tick,
+    /// Select a tensor (None: none), from the table or the timeline.
+    Select(Option<usize>),
+    /// Write the link now (after [`App::sync_hash_soon`]).
+    SyncHash,
+}
+
+/// How a cancelled pane's message starts (the pane offers "Plan again").
+pub(crate) const CANCELLED: &str = "Planning cancelled";
+
+#[cfg(target_arch = "wasm32")]
+thread_local! {
+    /// Set by [`memplan_test_panic`]: the next worker job panics.
+    static TEST_PANIC_WORKER: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Test hook for the e2e tests of the crash paths: `"page"` panics here, on the main thread;
+/// `"worker"` makes the next plan sent to the background worker panic there.
+#[cfg(target_arch = "wasm32")]
+#[wasm_bindgen::prelude::wasm_bindgen]
+pub fn memplan_test_panic(place: &str) {
+    if place == "worker" {
+        TEST_PANIC_WORKER.with(|c| c.set(true));
+    } else {
+        panic!("test panic requested by the page (memplan_test_panic)");
+    }
+}
+
+/// The table's sort when the link says nothing.
+const DEFAULT_SORT: (Col, bool) = (Col::Planned, true);
+
+/// A column's name in links.
+fn col_name(c: Col) -> &'static str {
+    match c {
+        Col::Name => "name",
+        Col::Op => "op",
+        Col::Bytes => "bytes",
+        Col::Planned => "planned",
+        Col::Start => "start",
+        Col::End => "end",
+        Col::Offset => "offset",
+    }
+}
+
+/// The column named in a link.
+fn col_from_name(name: &str) -> Option<Col> {
+    [
+        Col::Name,
+        Col::Op,
+        Col::Bytes,
+        Col::Planned,
+        Col::Start,
+        Col::End,
+        Col::Offset,
+    ]
+    .into_iter()
+    .find(|&c| col_name(c) == name)
+}
+
+/// What the timeline canvas was painted from: a new key means a new picture.
+#[derive(Debug, Clone, PartialEq)]
+struct PaintKey {
+    /// Address of the result drawn (results are shared, never changed in place).
+    result: usize,
+    /// The viewport, bit for bit.
+    view: [u64; 4],
+    dark: bool,
+    budget: Option<u64>,
+    /// The canvas's width in CSS pixels.
+    width: i32,
 }
 
 /// The playground component.
@@ -162,12 +239,34 @@ pub struct App {
     pub(crate) panes: Vec<PaneSettings>,
     pub(crate) results: Vec<Rc<Result<PaneResult, String>>>,
     cache: HashMap<PaneSettings, Rc<Result<PaneResult, String>>>,
-    /// The planning worker (absent in native unit tests).
-    bridge: Option<gloo_worker::WorkerBridge<crate::worker::PlanWorker>>,
-    /// Bumped whenever the problem changes: worker answers for older problems are dropped.
-    generation: u64,
-    /// Settings sent to the worker and not yet answered (this generation).
-    pending: std::collections::HashSet<PaneSettings>,
+    /// To start the planning worker and its timers from anywhere (absent in unit tests).
+    link: Option<yew::html::Scope<App>>,
+    /// The planning worker, started when a pane first needs it.
+    worker: Option<platform::PlanWorker>,
+    /// Whether the worker listens (it says so once its wasm has started).
+    worker_ready: bool,
+    /// The job in flight.
+    pub(crate) running: Option<crate::worker::Running>,
+    /// Id of the last job sent.
+    job_id: u64,
+    /// Jobs the worker answered.
+    jobs_done: u64,
+    /// Pending link update ([`App::sync_hash_soon`]).
+    sync_timer: Option<gloo_timers::callback::Timeout>,
+    /// The next link update adds a history entry (a new model was loaded).
+    push_next: bool,
+    /// The selected tensor (outlined; the link keeps it by name).
+    pub(crate) selected: Option<usize>,
+    /// A selected tensor's name from a link, resolved once its model has built.
+    selected_name: Option<String>,
+    /// A zoom window from a link, kept over the load that follows it.
+    link_view: Option<Viewport>,
+    /// Redraws the elapsed time while a job is in flight.
+    ticker: Option<gloo_timers::callback::Interval>,
+    /// In an embed: the timeline was clicked, so the wheel zooms it (before, the page scrolls).
+    pub(crate) embed_active: bool,
+    /// What the timeline canvas shows now.
+    painted: Option<PaintKey>,
     pub(crate) focus: usize,
     pub(crate) step: Option<u64>,
     pub(crate) vp: Option<Viewport>,
@@ -298,6 +397,14 @@ impl App {
             panes: self.panes.clone(),
             focus: self.focus,
             step: self.step,
+            view: self.vp.map(|v| [v.x0, v.x1, v.y0, v.y1]),
+            search: self.search.clone(),
+            sort: (self.sort != DEFAULT_SORT)
+                .then(|| (col_name(self.sort.0).to_string(), self.sort.1)),
+            selected: self
+                .selected
+                .and_then(|i| self.built.as_ref()?.problem.buffers.get(i))
+                .map(|b| b.name.clone()),
         }
     }
 
@@ -305,10 +412,27 @@ impl App {
         if self.source.is_none() {
             return;
         }
+        self.sync_timer = None;
         let (h, _) = share::encode(&self.shared());
         if h != self.last_hash {
-            platform::replace_hash(&h);
+            // a new model or sample is a new history entry (Back returns to the last one);
+            // settings, zoom and the like replace the current one
+            if std::mem::take(&mut self.push_next) {
+                platform::push_hash(&h);
+            } else {
+                platform::replace_hash(&h);
+            }
             self.last_hash = h;
+        }
+    }
+
+    /// Updates the link a little later: zooming and typing change it many times a second.
+    fn sync_hash_soon(&mut self) {
+        if let Some(link) = &self.link {
+            let link = link.clone();
+            self.sync_timer = Some(platform::after(300, move || {
+                link.send_message(Msg::SyncHash)
+            }));
         }
     }
 
@@ -388,6 +512,14 @@ impl App {
                     self.budget = s.budget;
                     self.focus = s.focus;
                     self.step = s.step;
+                    self.vp = s.view.map(|[x0, x1, y0, y1]| Viewport { x0, x1, y0, y1 });
+                    self.link_view = self.vp;
+                    self.search = s.search;
+                    self.sort = s
+                        .sort
+                        .and_then(|(c, d)| col_from_name(&c).map(|c| (c, d)))
+                        .unwrap_or(DEFAULT_SORT);
+                    self.selected_name = s.selected;
                     self.link_error = None;
                     self.missing_model = None;
                     match s.model {
@@ -454,8 +586,10 @@ impl App {
     /// Parses and lowers the source under the bindings, then plans every pane.
     fn rebuild(&mut self) {
         self.cache.clear();
-        self.generation += 1;
-        self.pending.clear();
+        // the job in flight plans the old problem
+        if self.running.take().is_some() {
+            self.stop_worker();
+        }
         self.built = None;
         self.error = None;
         let Some(src) = &self.source else { return };
@@ -501,14 +635,7 @@ impl App {
                 if let Some(r) = self.cache.get(s) {
                     return r.clone();
                 }
-                if let (Some(bridge), true) = (&self.bridge, heavy(&b.problem, s)) {
-                    if self.pending.insert(s.clone()) {
-                        bridge.send(crate::worker::Job {
-                            generation: self.generation,
-                            problem: b.problem.clone(),
-                            settings: s.clone(),
-                        });
-                    }
+                if self.link.is_some() && heavy(&b.problem, s) {
                     return Rc::new(Err(PLANNING.to_string()));
                 }
                 let r = Rc::new(analysis::run(&b.problem, s, &platform::now_ms));
@@ -525,6 +652,128 @@ impl App {
             }
         }
         self.refresh_view();
+        self.pump();
+    }
+
+    /// Paints the timeline canvas if the picture changed since the last paint (plan, view,
+    /// theme, budget or width); pointer moves only redraw the overlay.
+    fn paint(&mut self) {
+        let (Some(b), Some(r), Some(vp)) = (self.built.clone(), self.focused(), self.view()) else {
+            self.painted = None;
+            return;
+        };
+        let key = PaintKey {
+            result: r as *const PaneResult as usize,
+            view: [vp.x0, vp.x1, vp.y0, vp.y1].map(f64::to_bits),
+            dark: self.dark(),
+            budget: self.budget,
+            width: platform::client_width("timeline-canvas"),
+        };
+        if self.painted.as_ref() == Some(&key) || key.width == 0 {
+            return;
+        }
+        let o = crate::timeline::SvgOptions {
+            dark: key.dark,
+            budget: self.budget,
+            ..Default::default()
+        };
+        let scene = crate::timeline::timeline_scene(&b.problem, r, &vp, &o);
+        platform::paint_scene("timeline-canvas", &scene);
+        self.painted = Some(key);
+    }
+
+    /// Settings some pane shows that wait for the worker, in pane order.
+    fn waiting(&self) -> Vec<PaneSettings> {
+        let Some(b) = &self.built else {
+            return Vec::new();
+        };
+        let mut out: Vec<PaneSettings> = Vec::new();
+        for s in &self.panes {
+            if self.link.is_some()
+                && heavy(&b.problem, s)
+                && !self.cache.contains_key(s)
+                && !out.contains(s)
+            {
+                out.push(s.clone());
+            }
+        }
+        out
+    }
+
+    /// Terminates the worker (mid-job if need be); the next job starts a new one.
+    fn stop_worker(&mut self) {
+        self.worker = None;
+        self.worker_ready = false;
+        self.running = None;
+    }
+
+    /// Sends the next waiting pane to the worker, or stops a job no pane shows any more.
+    fn pump(&mut self) {
+        use crate::worker::{next_step, Job, Running, Step};
+        loop {
+            match next_step(self.running.as_ref(), &self.waiting()) {
+                Step::Wait => break,
+                Step::Stop => self.stop_worker(),
+                Step::Send(settings) => {
+                    let (Some(link), Some(b)) = (self.link.clone(), self.built.clone()) else {
+                        break;
+                    };
+                    if self.worker.is_none() {
+                        let (l1, l2) = (link.clone(), link.clone());
+                        match platform::PlanWorker::spawn(
+                            crate::worker::SCRIPT,
+                            move |t| l1.send_message(Msg::WorkerText(t)),
+                            move |e| l2.send_message(Msg::WorkerError(e)),
+                        ) {
+                            Ok(w) => self.worker = Some(w),
+                            Err(e) => {
+                                let why = format!("Could not start the planning worker: {e}");
+                                self.settle(settings, Err(why));
+                                return;
+                            }
+                        }
+                    }
+                    if !self.worker_ready {
+                        break;
+                    }
+                    self.job_id += 1;
+                    #[cfg(target_arch = "wasm32")]
+                    let panic_for_test = TEST_PANIC_WORKER.with(|c| c.replace(false));
+                    #[cfg(not(target_arch = "wasm32"))]
+                    let panic_for_test = false;
+                    let job = Job {
+                        id: self.job_id,
+                        problem: b.problem.clone(),
+                        settings: settings.clone(),
+                        panic_for_test,
+                    };
+                    if let (Some(w), Ok(text)) = (&self.worker, serde_json::to_string(&job)) {
+                        w.post(&text);
+                    }
+                    platform::set_root_attr("data-worker-sent", &self.job_id.to_string());
+                    self.running = Some(Running {
+                        id: self.job_id,
+                        settings,
+                        since_ms: platform::now_ms(),
+                    });
+                    break;
+                }
+            }
+        }
+        match (&self.running, &self.ticker, &self.link) {
+            (Some(_), None, Some(link)) => {
+                let link = link.clone();
+                self.ticker = Some(platform::every(200, move || link.send_message(Msg::Tick)));
+            }
+            (None, Some(_), _) => self.ticker = None,
+            _ => {}
+        }
+    }
+
+    /// The results of the panes showing `settings` changed: store and redraw.
+    fn settle(&mut self, settings: PaneSettings, result: Result<PaneResult, String>) {
+        self.cache.insert(settings, Rc::new(result));
+        self.replan();
     }
 
     fn export(&self, kind: Export) {
@@ -538,24 +787,45 @@ impl App {
             .to_string();
         match kind {
             Export::PlanJson => {
-                let plans: Vec<&PaneResult> = self
-                    .results
+                let plans: Vec<(&PaneSettings, &PaneResult)> = self
+                    .panes
                     .iter()
-                    .filter_map(|r| r.as_ref().as_ref().ok())
+                    .zip(&self.results)
+                    .filter_map(|(s, r)| r.as_ref().as_ref().ok().map(|r| (s, r)))
                     .collect();
+                let (link, _) = self.link(false);
                 platform::download(
                     &format!("{stem}.plan.json"),
                     "application/json",
-                    &crate::export::plan_json(&src.name, &b.problem, &plans),
+                    &crate::export::plan_json(&src.name, &b.problem, &plans, &link),
                 );
             }
             Export::Svg | Export::Png => {
                 if let (Some(r), Some(vp)) = (self.focused(), self.view()) {
+                    let gear = self
+                        .gear_shown()
+                        .map_or(String::new(), |g| format!(" · gear: batch {g}"));
+                    let (link, _) = self.link(false);
                     let o = crate::timeline::SvgOptions {
                         step: self.step,
                         dark: false,
-                        title: Some(format!("{} · {}", src.name, self.panes[self.focus].label())),
+                        title: Some(format!(
+                            "{} · {}{gear}",
+                            src.name,
+                            self.panes[self.focus].label()
+                        )),
                         budget: self.budget,
+                        lower_bound: Some(r.lower_bound),
+                        caption: Some(format!(
+                            "memplan: peak {} vs lower bound {} · open in the playground: {}",
+                            crate::format::binary(r.plan.peak),
+                            crate::format::binary(r.lower_bound),
+                            if link.len() > 140 {
+                                format!("{}…", link.chars().take(140).collect::<String>())
+                            } else {
+                                link
+                            }
+                        )),
                         ..Default::default()
                     };
                     let svg = crate::timeline::timeline_svg(&b.problem, &b.info, r, &vp, &o);
@@ -564,7 +834,7 @@ impl App {
                             &format!("{stem}.timeline.png"),
                             &svg,
                             crate::timeline::W,
-                            crate::timeline::H,
+                            crate::timeline::H + 18.0,
                             2.0,
                         );
                     } else {
@@ -573,7 +843,12 @@ impl App {
                 }
             }
             Export::Csv => {
-                if let Some(r) = self.focused() {
+                // the whole plan, not the view restricted to the gear on screen
+                let whole = self
+                    .results
+                    .get(self.focus)
+                    .and_then(|r| r.as_ref().as_ref().ok());
+                if let Some(r) = whole {
                     platform::download(
                         &format!("{stem}.tensors.csv"),
                         "text/csv",
@@ -641,16 +916,27 @@ impl Component for App {
                 .collect(),
             results: Vec::new(),
             cache: HashMap::new(),
-            bridge: None,
-            generation: 0,
-            pending: std::collections::HashSet::new(),
+            link: None,
+            worker: None,
+            worker_ready: false,
+            running: None,
+            job_id: 0,
+            jobs_done: 0,
+            ticker: None,
+            painted: None,
+            embed_active: false,
+            sync_timer: None,
+            push_next: false,
+            selected: None,
+            selected_name: None,
+            link_view: None,
             focus: 0,
             step: None,
             vp: None,
             hover: None,
             drag: None,
             search: String::new(),
-            sort: (Col::Planned, true),
+            sort: DEFAULT_SORT,
             dialog: None,
             drag_over: false,
             inline: None,
@@ -659,15 +945,7 @@ impl Component for App {
             last_hash: String::new(),
         };
         platform::set_theme(if app.dark() { "dark" } else { "light" });
-        #[cfg(target_arch = "wasm32")]
-        {
-            use gloo_worker::Spawnable;
-            let link = ctx.link().clone();
-            let mut spawner =
-                crate::worker::PlanWorker::spawner().encoding::<crate::worker::JsonCodec>();
-            spawner.callback(move |d| link.send_message(Msg::Planned(Box::new(d))));
-            app.bridge = Some(spawner.spawn(crate::worker::SCRIPT));
-        }
+        app.link = Some(ctx.link().clone());
         let link = ctx.link().clone();
         platform::on_key(move |k| link.send_message(Msg::Key(k)));
         let link = ctx.link().clone();
@@ -708,9 +986,22 @@ impl Component for App {
                         }
                         let was_graph = self.last_kind;
                         self.source = Some(src);
-                        self.vp = None;
+                        self.vp = if after == After::Keep {
+                            self.link_view.take()
+                        } else {
+                            None
+                        };
                         self.hover = None;
+                        self.selected = None;
+                        if after == After::Fresh {
+                            self.push_next = true;
+                            self.selected_name = None;
+                            self.search.clear();
+                        }
                         self.rebuild();
+                        if let (Some(name), Some(b)) = (self.selected_name.take(), &self.built) {
+                            self.selected = b.problem.buffers.iter().position(|x| x.name == name);
+                        }
                         if let Some(b) = &self.built {
                             if after == After::Fresh && kind_changed(was_graph, b.is_graph) {
                                 let g = b.is_graph;
@@ -881,6 +1172,14 @@ impl Component for App {
                 }
             }
             Msg::Down(ux, uy) => {
+                if self.embed && !self.embed_active {
+                    // a click makes the embed's timeline take the wheel
+                    self.embed_active = true;
+                    if let Some(vp) = self.view() {
+                        self.drag = Some((ux, uy, vp, false));
+                    }
+                    return true;
+                }
                 if let Some(vp) = self.view() {
                     self.drag = Some((ux, uy, vp, false));
                 }
@@ -894,6 +1193,8 @@ impl Component for App {
                 if let Some(vp) = self.view() {
                     if let Some(s) = crate::timeline::step_at(&vp, ux) {
                         self.step = Some(s);
+                        // the tensor under the pointer, if any, becomes the selection
+                        self.selected = self.hover.map(|h| h.0);
                         self.sync_hash();
                     }
                 }
@@ -901,16 +1202,32 @@ impl Component for App {
             Msg::Zoom(f, fx, fy) => {
                 if let (Some(vp), Some(full)) = (self.view(), self.full_view()) {
                     self.vp = Some(vp.zoom(f, fx, fy, false, &full));
+                    self.sync_hash_soon();
                 }
             }
-            Msg::ResetView => self.vp = None,
-            Msg::Search(s) => self.search = s,
+            Msg::ResetView => {
+                self.vp = None;
+                self.sync_hash();
+            }
+            Msg::Search(s) => {
+                self.search = s;
+                self.sync_hash_soon();
+            }
             Msg::Sort(c) => {
                 self.sort = if self.sort.0 == c {
                     (c, !self.sort.1)
                 } else {
                     (c, !matches!(c, Col::Name | Col::Op | Col::Start | Col::End))
                 };
+                self.sync_hash();
+            }
+            Msg::Select(i) => {
+                self.selected = i;
+                self.sync_hash();
+            }
+            Msg::SyncHash => {
+                self.sync_hash();
+                return false;
             }
             Msg::CopyLink => {
                 let (url, _) = self.link(false);
@@ -988,14 +1305,68 @@ impl Component for App {
                 }
                 self.boot(ctx);
             }
-            Msg::Planned(done) => {
-                if done.generation != self.generation {
+            Msg::WorkerText(text) => {
+                if text == crate::worker::READY {
+                    self.worker_ready = true;
+                    self.pump();
                     return false;
                 }
-                self.pending.remove(&done.settings);
-                self.cache.insert(done.settings, Rc::new(done.result));
-                self.replan();
+                let Ok(done) = serde_json::from_str::<crate::worker::Done>(&text) else {
+                    return false;
+                };
+                if self.running.as_ref().map(|r| r.id) != Some(done.id) {
+                    return false;
+                }
+                self.running = None;
+                self.jobs_done += 1;
+                platform::set_root_attr("data-worker-done", &self.jobs_done.to_string());
+                if done.crashed {
+                    // a worker that panicked is unusable: the next job starts a new one
+                    self.stop_worker();
+                }
+                self.settle(done.settings, done.result);
             }
+            Msg::WorkerError(e) => {
+                let running = self.running.take();
+                let started = self.worker_ready;
+                self.stop_worker();
+                let why = format!("The planning worker stopped: {e}. The plan may need more memory than the browser allows; the rest of the page still works.");
+                match running {
+                    Some(r) => self.settle(r.settings, Err(why)),
+                    // between jobs: the next one starts a new worker
+                    None if started => self.replan(),
+                    None => {
+                        // it never started: say so in every pane waiting for it
+                        for s in self.waiting() {
+                            self.cache.insert(s, Rc::new(Err(why.clone())));
+                        }
+                        self.replan();
+                    }
+                }
+            }
+            Msg::Cancel(i) => {
+                let Some(s) = self.panes.get(i).cloned() else {
+                    return false;
+                };
+                match self.running.take() {
+                    Some(r) if r.settings == s => {
+                        let secs = (platform::now_ms() - r.since_ms) / 1000.0;
+                        self.stop_worker();
+                        self.settle(s, Err(format!("{CANCELLED} after {secs:.1} s.")));
+                    }
+                    other => {
+                        self.running = other;
+                        self.settle(s, Err(format!("{CANCELLED}.")));
+                    }
+                }
+            }
+            Msg::Retry(i) => {
+                if let Some(s) = self.panes.get(i).cloned() {
+                    self.cache.remove(&s);
+                    self.replan();
+                }
+            }
+            Msg::Tick => return self.running.is_some(),
             Msg::Resized => {
                 if self.embed {
                     platform::post_height();
@@ -1015,6 +1386,12 @@ impl Component for App {
     }
 
     fn rendered(&mut self, _ctx: &Context<Self>, _first: bool) {
+        self.paint();
+        // an <option selected> attribute does not move a select the user has changed: a link
+        // or Back that changes the sample must set the value itself
+        if let Some(crate::model::Origin::Sample(id)) = self.source.as_ref().map(|s| &s.origin) {
+            platform::set_select_value("sample", id);
+        }
         if self.embed {
             platform::post_height();
         }
@@ -1035,9 +1412,11 @@ fn kind_changed(last: Option<bool>, is_graph: bool) -> bool {
 pub(crate) const PLANNING: &str = "Planning in a background worker…";
 
 /// Whether planning may take long enough (over ~50 ms) to leave the main thread: anytime
-/// strategies (the exact solver), and large problems.
+/// strategies (the exact solver), and large problems. Runtime allocators too: a simulation
+/// that fails badly then costs one pane, not the page.
 fn heavy(problem: &memplan_core::Problem, s: &PaneSettings) -> bool {
     memplan_core::find_strategy(&s.strategy).is_ok_and(|s| s.caps.anytime)
+        || crate::settings::is_runtime(&s.strategy)
         || problem.buffers.len() >= 1500
 }
 

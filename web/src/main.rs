@@ -24,7 +24,10 @@ fn main() {
     #[cfg(target_arch = "wasm32")]
     {
         platform::install_panic_hook();
-        yew::Renderer::<app::App>::new().render();
+        match platform::app_root() {
+            Some(root) => yew::Renderer::<app::App>::with_root(root).render(),
+            None => yew::Renderer::<app::App>::new().render(),
+        };
     }
     #[cfg(not(target_arch = "wasm32"))]
     eprintln!("memplan-web runs in a browser: build it with `trunk build --release`");

@@ -35,6 +35,15 @@ pub struct PaneProps {
     pub on_remove: Callback<usize>,
     /// Focus clicked.
     pub on_focus: Callback<usize>,
+    /// While the worker plans this pane: milliseconds since it started.
+    #[prop_or_default]
+    pub planning_ms: Option<f64>,
+    /// Cancel clicked (while planning in the worker).
+    #[prop_or_default]
+    pub on_cancel: Callback<usize>,
+    /// "Plan again" clicked (after a cancel or a crash).
+    #[prop_or_default]
+    pub on_retry: Callback<usize>,
 }
 
 fn target_value(e: &Event) -> String {
@@ -125,9 +134,36 @@ pub fn pane(p: &PaneProps) -> Html {
     let stats = match p.result.as_deref() {
         None => html! { <p class="muted">{ "No model loaded." }</p> },
         Some(Err(e)) if e == crate::app::PLANNING => {
-            html! { <p class="muted planning" role="status" data-testid={format!("pane{i}-planning")}>{ e }</p> }
+            let cancel = {
+                let cb = p.on_cancel.clone();
+                Callback::from(move |_| cb.emit(i))
+            };
+            let elapsed = match p.planning_ms {
+                Some(ms) => format!(" {:.1} s", ms / 1000.0),
+                None => " (queued)".to_string(),
+            };
+            html! {
+                <p class="muted planning" role="status" data-testid={format!("pane{i}-planning")}>
+                    { e }<span data-testid={format!("pane{i}-elapsed")}>{ elapsed }</span>{ " " }
+                    <button type="button" data-testid={format!("pane{i}-cancel")} onclick={cancel}>{ "Cancel" }</button>
+                </p>
+            }
         }
-        Some(Err(e)) => html! { <p class="error" role="alert">{ e }</p> },
+        Some(Err(e)) => {
+            let retry = {
+                let cb = p.on_retry.clone();
+                Callback::from(move |_| cb.emit(i))
+            };
+            let again = e.starts_with(crate::app::CANCELLED) || e.contains("worker");
+            html! {
+                <div class="error" role="alert" data-testid={format!("pane{i}-error")}>
+                    <p>{ e }</p>
+                    if again && !p.readonly {
+                        <button type="button" data-testid={format!("pane{i}-retry")} onclick={retry}>{ "Plan again" }</button>
+                    }
+                </div>
+            }
+        }
         Some(Ok(r)) => {
             let diff = match p.baseline {
                 Some(b) if i > 0 => html! {
@@ -144,7 +180,13 @@ pub fn pane(p: &PaneProps) -> Html {
                     html! { <span class="error" title={e.clone()}>{ "✗ invalid plan" }</span> }
                 }
             };
+            let gap = r
+                .gap
+                .as_ref()
+                .map(|g| gap_view(i, &s.strategy, g))
+                .unwrap_or_default();
             html! {
+                <>
                 <dl class="stats">
                     <div class="stat peak"><dt>{ "Peak" }</dt><dd data-testid={format!("pane{i}-peak")} data-bytes={r.plan.peak.to_string()}>{ format::bytes(r.plan.peak) }</dd></div>
                     { diff }
@@ -199,6 +241,8 @@ pub fn pane(p: &PaneProps) -> Html {
                         </div>
                     }
                 </dl>
+                { gap }
+                </>
             }
         }
     };
@@ -236,6 +280,7 @@ pub fn pane(p: &PaneProps) -> Html {
                         <option value={name} selected={name == s.strategy} title={settings::summary(name)}>{ name }</option>
                     }) }
                 </select>
+                <p class="muted small summary-line" data-testid={format!("pane{i}-summary")}>{ settings::summary(&s.strategy) }</p>
                 if let Some(a) = settings::runtime_allocator(&s.strategy) {
                     { for a.knobs.iter().filter(|k| k.name != "align").map(|k| knob_field(i, &s, k.name, k.summary, &p.on_change)) }
                 }
@@ -271,5 +316,113 @@ pub fn pane(p: &PaneProps) -> Html {
             </div>
             { stats }
         </section>
+    }
+}
+
+/// The parts of a gap, largest first: label, bytes, CSS class, what it means.
+fn gap_parts(
+    g: &memplan_core::explain::Gap,
+) -> Vec<(&'static str, u64, &'static str, &'static str)> {
+    let mut parts = vec![
+        ("slack inside blocks", g.block_slack, "slack", "bytes of blocks holding a live tensor that no live member covers (block bytes − member bytes)"),
+        ("idle arena", g.idle, "idle", "free, or held by blocks none of whose tensors is live at this step"),
+        ("GE padding", g.padding, "pad", "ceil32(bytes) + 32 − bytes, for each live tensor"),
+        ("alignment", g.alignment, "align", "planned size − padded size, for each live tensor"),
+        ("zero-copy / atomic regions", g.reserved, "reserved", "kept for zero-copy and atomic-clean tensors not live at this step (never reused)"),
+    ];
+    parts.retain(|p| p.1 > 0);
+    parts.sort_by_key(|p| std::cmp::Reverse(p.1));
+    parts
+}
+
+/// One sentence saying why a plan is above the lower bound, from the core's breakdown.
+pub fn gap_sentence(strategy: &str, g: &memplan_core::explain::Gap) -> String {
+    let total = g.total();
+    if total == 0 {
+        return format!(
+            "{strategy} reaches the lower bound: at step {}, every arena byte holds a live tensor.",
+            g.step
+        );
+    }
+    let parts = gap_parts(g);
+    let list: Vec<String> = parts
+        .iter()
+        .map(|(label, b, _, _)| format!("{} {label}", format::binary(*b)))
+        .collect();
+    let list = match list.len() {
+        0 => String::new(),
+        1 => list[0].clone(),
+        n => format!("{} and {}", list[..n - 1].join(", "), list[n - 1]),
+    };
+    format!(
+        "{strategy} uses {} more than the lower bound of {} ({}): at step {}, the busiest, {list}.",
+        format::binary(total),
+        format::binary(g.lower_bound),
+        format::ratio(g.peak, g.lower_bound),
+        g.step
+    )
+}
+
+/// The stacked breakdown of the gap and its sentence.
+fn gap_view(i: usize, strategy: &str, g: &memplan_core::explain::Gap) -> Html {
+    let total = g.total().max(1) as f64;
+    let parts = gap_parts(g);
+    html! {
+        <div class="gap" data-testid={format!("pane{i}-gap")} data-total={g.total().to_string()}
+            data-parts={g.parts().to_string()}>
+            <p class="small gap-sentence" data-testid={format!("pane{i}-gap-sentence")}>{ gap_sentence(strategy, g) }</p>
+            if g.total() > 0 {
+                <div class="gapbar" role="img" aria-label={format!("gap to the lower bound: {}", parts.iter().map(|p| format!("{} {}", p.0, format::binary(p.1))).collect::<Vec<_>>().join(", "))}>
+                    { for parts.iter().map(|(label, b, cls, why)| html! {
+                        <span class={classes!("seg", *cls)} style={format!("width:{:.2}%", *b as f64 / total * 100.0)}
+                            title={format!("{label}: {} ({} B) — {why}", format::binary(*b), b)} data-bytes={b.to_string()}></span>
+                    }) }
+                </div>
+                <ul class="gap-legend small">
+                    { for parts.iter().map(|(label, b, cls, _)| html! {
+                        <li><span class={classes!("sw", *cls)}></span>{ format!("{label} {}", format::binary(*b)) }</li>
+                    }) }
+                </ul>
+            }
+        </div>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use memplan_core::explain::Gap;
+
+    #[test]
+    fn the_sentence_names_the_parts_largest_first() {
+        let g = Gap {
+            step: 3,
+            peak: 1536,
+            lower_bound: 700,
+            padding: 36,
+            alignment: 288,
+            block_slack: 0,
+            reserved: 0,
+            idle: 512,
+        };
+        let s = super::gap_sentence("ge-block", &g);
+        assert!(
+            s.starts_with("ge-block uses 836 B more than the lower bound of 700 B"),
+            "{s}"
+        );
+        assert!(s.contains("step 3"), "{s}");
+        let (a, b, c) = (
+            s.find("512 B idle").unwrap(),
+            s.find("288 B alignment").unwrap(),
+            s.find("36 B GE padding").unwrap(),
+        );
+        assert!(a < b && b < c, "{s}");
+        let tight = Gap {
+            peak: 700,
+            padding: 0,
+            alignment: 0,
+            idle: 0,
+            ..g
+        };
+        assert!(super::gap_sentence("optimal", &tight).contains("reaches the lower bound"));
     }
 }

@@ -44,6 +44,22 @@ pub fn replace_hash(fragment: &str) {
     }
 }
 
+/// Sets the fragment as a new history entry (Back returns to the previous one), without
+/// firing `hashchange`.
+pub fn push_hash(fragment: &str) {
+    if let Some(w) = window() {
+        if let Ok(h) = w.history() {
+            let url = format!("{}#{fragment}", page_url(false));
+            let _ = h.push_state_with_url(&JsValue::NULL, "", Some(&url));
+        }
+    }
+}
+
+/// Calls `f` once after `ms` milliseconds, unless the handle is dropped first.
+pub fn after(ms: u32, f: impl FnOnce() + 'static) -> gloo_timers::callback::Timeout {
+    gloo_timers::callback::Timeout::new(ms, f)
+}
+
 /// A query parameter of the page URL.
 pub fn query(name: &str) -> Option<String> {
     let href = window()?.location().href().ok()?;
@@ -336,17 +352,125 @@ pub fn svg_point(e: &web_sys::MouseEvent, width: f64, height: f64) -> Option<(f6
     Some((lx / r.width() * width, ly / r.height() * height, lx, ly))
 }
 
-/// Installs the panic hook: logs to the console and replaces the page with the crash screen.
-pub fn install_panic_hook() {
-    std::panic::set_hook(Box::new(|info| {
-        console_error_panic_hook::hook(info);
-        let msg = crate::format::xml_escape(&info.to_string());
-        if let Some(body) = window().and_then(|w| w.document()).and_then(|d| d.body()) {
-            body.set_inner_html(&format!(
-                r#"<main class="crash" role="alert"><h1>The playground stopped</h1><p>Something went wrong inside memplan. Your files were never uploaded; reloading starts again from the link.</p><pre>{msg}</pre><p><button type="button" onclick="location.reload()">Reload the page</button></p><p class="muted">If this keeps happening, please report the message above.</p></main>"#
-            ));
+/// Shows the crash screen with `message`: `window.memplanCrash` from `index.html` (which also
+/// catches traps that never reach the panic hook, such as running out of memory), or, if that
+/// script is missing, the same screen written here.
+pub fn show_crash(message: &str) {
+    let Some(w) = window() else { return };
+    if let Ok(f) = js_sys::Reflect::get(&w, &"memplanCrash".into()) {
+        if let Some(f) = f.dyn_ref::<js_sys::Function>() {
+            if f.call1(&JsValue::NULL, &message.into()).is_ok() {
+                return;
+            }
         }
+    }
+    let msg = crate::format::xml_escape(message);
+    if let Some(body) = w.document().and_then(|d| d.body()) {
+        body.set_inner_html(&format!(
+            r#"<main class="crash" role="alert" data-testid="crash"><h1>The playground stopped</h1><p>Something went wrong inside memplan. Your files were never uploaded; reloading starts again from the link.</p><pre>{msg}</pre><p><button type="button" onclick="location.reload()">Reload the page</button></p></main>"#
+        ));
+    }
+}
+
+/// Installs the panic hook: logs to the console and shows the crash screen ([`show_crash`]).
+/// Through Yew: its renderer replaces any hook set with `std::panic::set_hook` by its own,
+/// which only logs (why a panic used to leave a silent dead page).
+pub fn install_panic_hook() {
+    yew::set_custom_panic_hook(Box::new(|info| {
+        console_error_panic_hook::hook(info);
+        show_crash(&info.to_string());
     }));
+}
+
+/// The element the app renders into (`#app` in `index.html`), emptied of the HTML skeleton
+/// shown while the wasm loaded; the body if there is none.
+pub fn app_root() -> Option<web_sys::Element> {
+    let doc = window()?.document()?;
+    match doc.get_element_by_id("app") {
+        Some(e) => {
+            e.set_inner_html("");
+            Some(e)
+        }
+        None => doc.body().map(Into::into),
+    }
+}
+
+/// Calls `f` every `ms` milliseconds until the returned handle is dropped.
+pub fn every(ms: u32, f: impl FnMut() + 'static) -> gloo_timers::callback::Interval {
+    gloo_timers::callback::Interval::new(ms, f)
+}
+
+/// The page's planning worker: a dedicated web worker running `script` (a wasm-bindgen
+/// `no-modules` script next to the page). Dropping it terminates the worker, mid-job if need be.
+pub struct PlanWorker {
+    worker: web_sys::Worker,
+    _on_message: Closure<dyn FnMut(web_sys::MessageEvent)>,
+    _on_error: Closure<dyn FnMut(web_sys::ErrorEvent)>,
+}
+
+impl PlanWorker {
+    /// Starts the worker: `on_message` gets each text message, `on_error` the message of an
+    /// error the worker did not catch (a trap such as running out of memory).
+    ///
+    /// # Errors
+    /// The browser refused to start a worker.
+    pub fn spawn(
+        script: &str,
+        mut on_message: impl FnMut(String) + 'static,
+        mut on_error: impl FnMut(String) + 'static,
+    ) -> Result<Self, String> {
+        let base = window()
+            .and_then(|w| w.location().href().ok())
+            .unwrap_or_default();
+        let js = web_sys::Url::new_with_base(script, &base)
+            .map_err(js_err)?
+            .href();
+        let wasm = js.replace(".js", "_bg.wasm");
+        // a loader that imports the no-modules script and starts its wasm (which calls main)
+        let parts = js_sys::Array::of1(&JsValue::from_str(&format!(
+            "importScripts({js:?});wasm_bindgen({wasm:?});"
+        )));
+        let opts = web_sys::BlobPropertyBag::new();
+        opts.set_type("application/javascript");
+        let blob =
+            web_sys::Blob::new_with_str_sequence_and_options(&parts, &opts).map_err(js_err)?;
+        let url = web_sys::Url::create_object_url_with_blob(&blob).map_err(js_err)?;
+        let worker = web_sys::Worker::new(&url).map_err(js_err)?;
+        let on_msg =
+            Closure::<dyn FnMut(web_sys::MessageEvent)>::new(move |e: web_sys::MessageEvent| {
+                if let Some(t) = e.data().as_string() {
+                    on_message(t);
+                }
+            });
+        let on_err =
+            Closure::<dyn FnMut(web_sys::ErrorEvent)>::new(move |e: web_sys::ErrorEvent| {
+                e.prevent_default();
+                on_error(e.message());
+            });
+        worker.set_onmessage(Some(on_msg.as_ref().unchecked_ref()));
+        worker.set_onerror(Some(on_err.as_ref().unchecked_ref()));
+        Ok(PlanWorker {
+            worker,
+            _on_message: on_msg,
+            _on_error: on_err,
+        })
+    }
+
+    /// Sends a text message.
+    pub fn post(&self, text: &str) {
+        let _ = self.worker.post_message(&JsValue::from_str(text));
+    }
+}
+
+impl Drop for PlanWorker {
+    fn drop(&mut self) {
+        // An error the worker raises as it dies (the trap after a panic it already answered)
+        // must still be cancelled: an uncancelled worker error is reported on the page too.
+        let cancel = js_sys::Function::new_with_args("e", "e.preventDefault()");
+        self.worker.set_onmessage(None);
+        self.worker.set_onerror(Some(&cancel));
+        self.worker.terminate();
+    }
 }
 
 /// Marks the page as showing a plan: `data-ready` on `<html>` and, once, the performance
@@ -361,4 +485,207 @@ pub fn mark_ready() {
             }
         }
     }
+}
+
+/// Sets an attribute on `<html>` (counters the e2e tests and the benchmark read).
+pub fn set_root_attr(name: &str, value: &str) {
+    if let Some(e) = window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.document_element())
+    {
+        let _ = e.set_attribute(name, value);
+    }
+}
+
+/// Sets the value of the `<select>` with this id, if it differs.
+pub fn set_select_value(id: &str, value: &str) {
+    if let Some(s) = window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.get_element_by_id(id))
+        .and_then(|e| e.dyn_into::<web_sys::HtmlSelectElement>().ok())
+    {
+        if s.value() != value {
+            s.set_value(value);
+        }
+    }
+}
+
+/// The width in CSS pixels of the element with this id (0 if absent).
+pub fn client_width(id: &str) -> i32 {
+    window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.get_element_by_id(id))
+        .map_or(0, |e| e.client_width())
+}
+
+/// Paints a timeline scene on the canvas with this id, sized to its element's width at the
+/// device's pixel ratio (user units scale to the width; the height follows the aspect).
+/// Returns the milliseconds it took.
+pub fn paint_scene(id: &str, scene: &crate::timeline::Scene) -> f64 {
+    use crate::timeline::{Anchor, Shape, Stroke};
+    let t0 = now_ms();
+    let Some(w) = window() else { return 0.0 };
+    let Some(canvas) = w
+        .document()
+        .and_then(|d| d.get_element_by_id(id))
+        .and_then(|e| e.dyn_into::<web_sys::HtmlCanvasElement>().ok())
+    else {
+        return 0.0;
+    };
+    let css_w = f64::from(canvas.client_width()).max(1.0);
+    let dpr = w.device_pixel_ratio().clamp(1.0, 3.0);
+    let k = css_w * dpr / scene.width;
+    // Canvas sizes are whole pixels, a few thousand at most.
+    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+    let (pw, ph) = (
+        (scene.width * k).round() as u32,
+        (scene.height * k).round() as u32,
+    );
+    if canvas.width() != pw || canvas.height() != ph {
+        canvas.set_width(pw);
+        canvas.set_height(ph);
+    }
+    let Some(ctx) = canvas
+        .get_context("2d")
+        .ok()
+        .flatten()
+        .and_then(|c| c.dyn_into::<web_sys::CanvasRenderingContext2d>().ok())
+    else {
+        return 0.0;
+    };
+    let _ = ctx.set_transform(k, 0.0, 0.0, k, 0.0, 0.0);
+    ctx.set_global_alpha(1.0);
+    ctx.set_fill_style_str(scene.bg);
+    ctx.fill_rect(0.0, 0.0, scene.width, scene.height);
+    ctx.set_font("11px system-ui,-apple-system,Segoe UI,sans-serif");
+    let stroke = |s: &Stroke| {
+        ctx.set_stroke_style_str(s.color);
+        ctx.set_line_width(s.width);
+        let dash = js_sys::Array::new();
+        if let Some(d) = s.dash {
+            for part in d.split_whitespace() {
+                if let Ok(v) = part.parse::<f64>() {
+                    dash.push(&JsValue::from_f64(v));
+                }
+            }
+        }
+        let _ = ctx.set_line_dash(&dash);
+    };
+    let draw = |shape: &Shape| match shape {
+        Shape::Rect {
+            x,
+            y,
+            w,
+            h,
+            fill,
+            opacity,
+            stroke: s,
+            ..
+        } => {
+            if let Some(f) = fill {
+                ctx.set_global_alpha(*opacity);
+                ctx.set_fill_style_str(f);
+                ctx.fill_rect(*x, *y, *w, *h);
+            }
+            if let Some(s) = s {
+                ctx.set_global_alpha(s.opacity);
+                stroke(s);
+                ctx.stroke_rect(*x, *y, *w, *h);
+            }
+            ctx.set_global_alpha(1.0);
+        }
+        Shape::Line {
+            from,
+            to,
+            stroke: s,
+        } => {
+            ctx.set_global_alpha(s.opacity);
+            stroke(s);
+            ctx.begin_path();
+            ctx.move_to(from.0, from.1);
+            ctx.line_to(to.0, to.1);
+            ctx.stroke();
+            ctx.set_global_alpha(1.0);
+        }
+        Shape::Text {
+            x,
+            y,
+            text,
+            anchor,
+            color,
+            bold,
+            opacity,
+            halo,
+        } => {
+            ctx.set_font(if *bold {
+                "600 11px system-ui,-apple-system,Segoe UI,sans-serif"
+            } else {
+                "11px system-ui,-apple-system,Segoe UI,sans-serif"
+            });
+            ctx.set_text_align(match anchor {
+                Anchor::Start => "start",
+                Anchor::Middle => "center",
+                Anchor::End => "end",
+            });
+            ctx.set_global_alpha(*opacity);
+            if let Some(h) = halo {
+                ctx.set_stroke_style_str(h);
+                ctx.set_line_width(3.0);
+                let _ = ctx.set_line_dash(&js_sys::Array::new());
+                let _ = ctx.stroke_text(text, *x, *y);
+            }
+            ctx.set_fill_style_str(color);
+            let _ = ctx.fill_text(text, *x, *y);
+            ctx.set_global_alpha(1.0);
+        }
+        Shape::Cells {
+            fill,
+            opacity,
+            runs,
+        } => {
+            ctx.set_global_alpha(*opacity);
+            ctx.set_fill_style_str(fill);
+            ctx.begin_path();
+            for (x, y, w) in runs {
+                ctx.rect(*x, *y, *w, crate::timeline::CELL);
+            }
+            ctx.fill();
+            ctx.set_global_alpha(1.0);
+        }
+    };
+    if let Some((x, y)) = scene.largest {
+        let _ = canvas.set_attribute("data-largest", &format!("{x:.1},{y:.1}"));
+    }
+    let (cx, cy, cw, ch) = scene.clip;
+    for s in scene
+        .plot
+        .iter()
+        .filter(|s| matches!(s, Shape::Line { .. } | Shape::Text { .. }))
+    {
+        draw(s);
+    }
+    ctx.save();
+    ctx.begin_path();
+    ctx.rect(cx, cy, cw, ch);
+    ctx.clip();
+    for s in scene
+        .plot
+        .iter()
+        .filter(|s| !matches!(s, Shape::Line { .. } | Shape::Text { .. }))
+    {
+        draw(s);
+    }
+    ctx.restore();
+    for s in &scene.over {
+        draw(s);
+    }
+    let ms = now_ms() - t0;
+    let _ = canvas.set_attribute("data-paint-ms", &format!("{ms:.1}"));
+    // how many times the picture was painted (tests check pointer moves do not repaint)
+    let paints = canvas
+        .get_attribute("data-paints")
+        .and_then(|v| v.parse::<u64>().ok())
+        .unwrap_or(0);
+    let _ = canvas.set_attribute("data-paints", &(paints + 1).to_string());
+    ms
 }

@@ -72,7 +72,26 @@ pub struct Shared {
     /// whoever opens it is told which model the settings are for.
     #[serde(rename = "n", default, skip_serializing_if = "Option::is_none")]
     pub missing: Option<String>,
+    /// The zoomed timeline window `[first step, one past the last, lowest offset, highest
+    /// offset]` (steps and bytes); absent: the whole plan.
+    #[serde(rename = "vw", default, skip_serializing_if = "Option::is_none")]
+    pub view: Option<[f64; 4]>,
+    /// The tensor search text.
+    #[serde(rename = "q", default, skip_serializing_if = "String::is_empty")]
+    pub search: String,
+    /// The table's sort: column name (`name`, `op`, `bytes`, `planned`, `start`, `end`,
+    /// `offset`) and whether descending.
+    #[serde(rename = "o", default, skip_serializing_if = "Option::is_none")]
+    pub sort: Option<(String, bool)>,
+    /// The selected tensor, by name.
+    #[serde(rename = "sel", default, skip_serializing_if = "Option::is_none")]
+    pub selected: Option<String>,
 }
+
+/// The table columns a link may sort by.
+pub const SORT_COLUMNS: [&str; 7] = ["name", "op", "bytes", "planned", "start", "end", "offset"];
+/// Longest search text or tensor name a link may carry, bytes.
+pub const MAX_SEARCH: usize = 256;
 
 /// Longest name of a left-out model a link may carry, bytes.
 pub const MAX_NAME: usize = 256;
@@ -211,6 +230,24 @@ fn check(s: &Shared) -> Result<(), String> {
             return Err(format!("dim '{k}' = {v} is out of range (1 to {MAX_DIM})"));
         }
     }
+    if let Some(v) = s.view {
+        if v.iter().any(|x| !x.is_finite() || *x < 0.0) || v[0] >= v[1] || v[2] >= v[3] {
+            return Err("the link's zoom window is not a valid range of steps and bytes".into());
+        }
+    }
+    if s.search.len() > MAX_SEARCH || s.selected.as_ref().is_some_and(|n| n.len() > MAX_SEARCH) {
+        return Err(format!(
+            "the link's search text or tensor name is longer than {MAX_SEARCH} bytes"
+        ));
+    }
+    if let Some((col, _)) = &s.sort {
+        if !SORT_COLUMNS.contains(&col.as_str()) {
+            return Err(format!(
+                "the link sorts by an unknown column (one of: {})",
+                SORT_COLUMNS.join(", ")
+            ));
+        }
+    }
     if s.missing.as_ref().is_some_and(|n| n.len() > MAX_NAME) {
         return Err(format!(
             "the link's model name is longer than {MAX_NAME} bytes"
@@ -259,6 +296,49 @@ mod tests {
             shown_gear: Some(4),
             budget: Some(200 << 20),
             missing: None,
+            view: Some([10.0, 42.5, 0.0, 1e6]),
+            search: "conv".into(),
+            sort: Some(("offset".into(), true)),
+            selected: Some("conv1_out".into()),
+        }
+    }
+
+    #[test]
+    fn zoom_search_sort_and_selection_travel_and_are_checked() {
+        let s = state();
+        assert_eq!(decode(&encode(&s).0).unwrap(), s);
+        for (f, what) in [
+            (
+                Shared {
+                    view: Some([5.0, 5.0, 0.0, 1.0]),
+                    ..state()
+                },
+                "zoom window",
+            ),
+            (
+                Shared {
+                    view: Some([-1.0, 3.0, 0.0, 1.0]),
+                    ..state()
+                },
+                "zoom window",
+            ),
+            (
+                Shared {
+                    sort: Some(("evil".into(), false)),
+                    ..state()
+                },
+                "unknown column",
+            ),
+            (
+                Shared {
+                    search: "x".repeat(MAX_SEARCH + 1),
+                    ..state()
+                },
+                "search text",
+            ),
+        ] {
+            let e = decode(&encode(&f).0).unwrap_err();
+            assert!(e.contains(what), "{e}");
         }
     }
 

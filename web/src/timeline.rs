@@ -28,7 +28,8 @@ pub const MARGIN: (f64, f64, f64, f64) = (78.0, 12.0, 10.0, 26.0);
 pub const TINY_PX: f64 = 1.5;
 /// Most rectangles drawn one by one.
 pub const MAX_RECTS: usize = 5000;
-const CELL: f64 = 2.0;
+/// Side of a merged-layer cell, user units.
+pub const CELL: f64 = 2.0;
 
 /// The visible data window: steps `[x0, x1)`, bytes `[y0, y1)`.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -163,6 +164,10 @@ pub struct SvgOptions {
     pub title: Option<String>,
     /// Memory budget in bytes (a line, when in view).
     pub budget: Option<u64>,
+    /// The lower bound in bytes (a line, when in view: exports).
+    pub lower_bound: Option<u64>,
+    /// A line under the plot (exports: model, gear, link).
+    pub caption: Option<String>,
 }
 
 fn plot() -> (f64, f64, f64, f64) {
@@ -213,71 +218,203 @@ fn header(out: &mut String, h: f64, p: &Palette, label: &str) {
     );
 }
 
-/// The timeline SVG for one pane's plan.
-pub fn timeline_svg(
-    problem: &Problem,
-    info: &[BufInfo],
-    r: &PaneResult,
-    vp: &Viewport,
-    o: &SvgOptions,
-) -> String {
+/// A stroke: colour, width in user units, opacity, dash pattern (SVG syntax).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Stroke {
+    /// CSS colour.
+    pub color: &'static str,
+    /// Width, user units.
+    pub width: f64,
+    /// 0–1.
+    pub opacity: f64,
+    /// Dash pattern (`"5 3"`), if dashed.
+    pub dash: Option<&'static str>,
+}
+
+/// Text anchor.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Anchor {
+    /// Left end at x.
+    Start,
+    /// Centred on x.
+    Middle,
+    /// Right end at x.
+    End,
+}
+
+/// One drawing primitive, in SVG user units (y down).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Shape {
+    /// A rectangle; `buffer` names the tensor it draws (SVG gives it a tooltip).
+    Rect {
+        /// Left.
+        x: f64,
+        /// Top.
+        y: f64,
+        /// Width.
+        w: f64,
+        /// Height.
+        h: f64,
+        /// CSS colour, `None`: not filled.
+        fill: Option<&'static str>,
+        /// Fill opacity 0–1.
+        opacity: f64,
+        /// Outline.
+        stroke: Option<Stroke>,
+        /// The tensor drawn.
+        buffer: Option<usize>,
+    },
+    /// A straight line.
+    Line {
+        /// Start.
+        from: (f64, f64),
+        /// End.
+        to: (f64, f64),
+        /// How it is drawn.
+        stroke: Stroke,
+    },
+    /// A text label.
+    Text {
+        /// Anchor point x.
+        x: f64,
+        /// Baseline y.
+        y: f64,
+        /// The text.
+        text: String,
+        /// Horizontal anchor.
+        anchor: Anchor,
+        /// CSS colour.
+        color: &'static str,
+        /// Bold.
+        bold: bool,
+        /// Opacity 0–1.
+        opacity: f64,
+        /// A background-coloured halo behind the glyphs, for labels over boxes.
+        halo: Option<&'static str>,
+    },
+    /// The merged layer of boxes too small to draw one by one: runs `(x, y, width)` of
+    /// [`CELL`]-high cells.
+    Cells {
+        /// CSS colour.
+        fill: &'static str,
+        /// 0–1.
+        opacity: f64,
+        /// The runs.
+        runs: Vec<(f64, f64, f64)>,
+    },
+}
+
+/// A timeline picture: drawn on a canvas in the page, written as SVG for export.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Scene {
+    /// Width, user units.
+    pub width: f64,
+    /// Height, user units.
+    pub height: f64,
+    /// Background colour.
+    pub bg: &'static str,
+    /// What the picture shows (the SVG's accessible name).
+    pub label: String,
+    /// Plot area `(x, y, w, h)`: [`Scene::plot`] is clipped to it.
+    pub clip: (f64, f64, f64, f64),
+    /// Drawn inside the plot area.
+    pub plot: Vec<Shape>,
+    /// Drawn over everything (axes labels, peak line, title).
+    pub over: Vec<Shape>,
+    /// Centre of the largest box drawn one by one (user units): where a test or a keyboard
+    /// user lands first.
+    pub largest: Option<(f64, f64)>,
+}
+
+fn text(x: f64, y: f64, t: String, anchor: Anchor, color: &'static str) -> Shape {
+    Shape::Text {
+        x,
+        y,
+        text: t,
+        anchor,
+        color,
+        bold: false,
+        opacity: 1.0,
+        halo: None,
+    }
+}
+
+fn line(
+    from: (f64, f64),
+    to: (f64, f64),
+    color: &'static str,
+    width: f64,
+    dash: Option<&'static str>,
+) -> Shape {
+    Shape::Line {
+        from,
+        to,
+        stroke: Stroke {
+            color,
+            width,
+            opacity: 1.0,
+            dash,
+        },
+    }
+}
+
+/// The timeline picture for one pane's plan: grid, axes, boxes (level of detail by pixel
+/// size), GE blocks, peak and budget lines, and what `o` asks for (selected step, hovered and
+/// searched tensors: the page draws those as an overlay instead, see [`overlay_svg`]).
+pub fn timeline_scene(problem: &Problem, r: &PaneResult, vp: &Viewport, o: &SvgOptions) -> Scene {
     let p = if o.dark { &DARK } else { &LIGHT };
     let (px, py, pw, ph) = plot();
     let sx = pw / (vp.x1 - vp.x0).max(1e-9);
     let sy = ph / (vp.y1 - vp.y0).max(1e-9);
     let to_x = |x: f64| px + (x - vp.x0) * sx;
     let to_y = |y: f64| py + ph - (y - vp.y0) * sy;
-    let mut out = String::with_capacity(64 * 1024);
-    header(
-        &mut out,
-        H,
-        p,
-        "memory timeline: x is the op step, y the offset in the arena",
-    );
-    let _ = write!(
-        out,
-        r#"<defs><clipPath id="mpclip"><rect x="{px}" y="{py}" width="{pw}" height="{ph}"/></clipPath></defs>"#
-    );
+    let mut over: Vec<Shape> = Vec::new();
+    let mut under: Vec<Shape> = Vec::new();
     // Grid and axes.
     let ystep = byte_step(vp.y1 - vp.y0, 6.0);
     let mut y = (vp.y0 / ystep).ceil() * ystep;
     while y <= vp.y1 {
         let yy = to_y(y);
-        let _ = write!(
-            out,
-            r#"<line x1="{px}" x2="{}" y1="{yy:.1}" y2="{yy:.1}" stroke="{}"/><text x="{}" y="{:.1}" text-anchor="end" fill="{}">{}</text>"#,
-            px + pw,
-            p.grid,
+        under.push(line((px, yy), (px + pw, yy), p.grid, 1.0, None));
+        under.push(text(
             px - 6.0,
             yy + 4.0,
+            binary(y as u64),
+            Anchor::End,
             p.fg,
-            binary(y as u64)
-        );
+        ));
         y += ystep;
     }
     let xstep = nice_step(vp.x1 - vp.x0, 10.0).max(1.0);
     let mut x = (vp.x0 / xstep).ceil() * xstep;
     while x <= vp.x1 {
         let xx = to_x(x);
-        let _ = write!(
-            out,
-            r#"<line x1="{xx:.1}" x2="{xx:.1}" y1="{py}" y2="{}" stroke="{}"/><text x="{xx:.1}" y="{}" text-anchor="middle" fill="{}">{}</text>"#,
-            py + ph,
-            p.grid,
+        under.push(line((xx, py), (xx, py + ph), p.grid, 1.0, None));
+        under.push(text(
+            xx,
             py + ph + 15.0,
+            (x as u64).to_string(),
+            Anchor::Middle,
             p.fg,
-            x as u64
-        );
+        ));
         x += xstep;
     }
-    let _ = write!(
-        out,
-        r#"<text x="{}" y="{}" text-anchor="end" fill="{}" opacity="0.7">op step →</text>"#,
-        px + pw,
-        H - 1.0,
-        p.fg
-    );
-    out.push_str(r#"<g clip-path="url(#mpclip)">"#);
+    for (x, y, t, anchor) in [
+        (px + pw, H - 1.0, "op step →", Anchor::End),
+        (12.0, py + 10.0, "offset ↑", Anchor::Start),
+    ] {
+        under.push(Shape::Text {
+            x,
+            y,
+            text: t.to_string(),
+            anchor,
+            color: p.fg,
+            bold: false,
+            opacity: 0.7,
+            halo: None,
+        });
+    }
+    let mut plot_shapes: Vec<Shape> = Vec::new();
     // Buffers, largest first so tiny ones stay visible on top of the merged layer order.
     let mut order: Vec<usize> = (0..problem.buffers.len())
         .filter(|&i| r.plan.sizes.get(i).copied().unwrap_or(0) > 0)
@@ -288,6 +425,8 @@ pub fn timeline_svg(
     let mut grid = vec![false; cols * rows];
     let mut any_merged = false;
     let mut drawn = 0usize;
+    let mut largest: Option<(f64, f64, f64)> = None;
+    let q = o.search.as_str();
     for &i in &order {
         let b = &problem.buffers[i];
         let (off, size) = (r.plan.offsets[i] as f64, r.plan.sizes[i] as f64);
@@ -312,37 +451,40 @@ pub fn timeline_svg(
             continue;
         }
         drawn += 1;
-        let fill = kind_fill(p, b.kind, i);
-        let name = &b.name;
-        let hit = !o.search.is_empty() && name.to_lowercase().contains(&o.search);
+        if largest.is_none_or(|l| w * h > l.0) {
+            largest = Some((w * h, x0 + w / 2.0, y0 + h / 2.0));
+        }
+        let hit = !q.is_empty() && b.name.to_lowercase().contains(q);
         let stroke = if o.hover == Some(i) || hit {
-            format!(r#" stroke="{}" stroke-width="2""#, p.cursor)
+            Some(Stroke {
+                color: p.cursor,
+                width: 2.0,
+                opacity: 1.0,
+                dash: None,
+            })
         } else if w > 4.0 && h > 4.0 {
-            format!(
-                r#" stroke="{}" stroke-opacity="0.55" stroke-width="0.6""#,
-                p.bg
-            )
+            Some(Stroke {
+                color: p.bg,
+                width: 0.6,
+                opacity: 0.55,
+                dash: None,
+            })
         } else {
-            String::new()
+            None
         };
-        let op = info.get(i).map_or("", |f| f.op.as_str());
-        let _ = write!(
-            out,
-            r#"<rect x="{x0:.2}" y="{y0:.2}" width="{w:.2}" height="{h:.2}" fill="{fill}"{stroke}><title>{} · {} · steps {}–{} · offset {}{}</title></rect>"#,
-            xml_escape(name),
-            binary(b.size),
-            b.start,
-            b.end,
-            r.plan.offsets[i],
-            if op.is_empty() {
-                String::new()
-            } else {
-                format!(" · {}", xml_escape(op))
-            }
-        );
+        plot_shapes.push(Shape::Rect {
+            x: x0,
+            y: y0,
+            w,
+            h,
+            fill: Some(kind_fill(p, b.kind, i)),
+            opacity: 1.0,
+            stroke,
+            buffer: Some(i),
+        });
     }
     if any_merged {
-        let _ = write!(out, r#"<path fill="{}" opacity="0.85" d=""#, p.fills[0]);
+        let mut runs = Vec::new();
         for row in 0..rows {
             let mut c = 0;
             while c < cols {
@@ -351,20 +493,25 @@ pub fn timeline_svg(
                     while c < cols && grid[row * cols + c] {
                         c += 1;
                     }
-                    let _ = write!(
-                        out,
-                        "M{:.0} {:.0}h{:.0}v{CELL}h-{:.0}z",
+                    runs.push((
                         px + start as f64 * CELL,
                         py + row as f64 * CELL,
                         (c - start) as f64 * CELL,
-                        (c - start) as f64 * CELL
-                    );
+                    ));
                 } else {
                     c += 1;
                 }
             }
         }
-        out.push_str(r#""><title>many small buffers (merged at this zoom)</title></path>"#);
+        // under the boxes drawn one by one (they are the larger ones)
+        plot_shapes.insert(
+            0,
+            Shape::Cells {
+                fill: p.fills[0],
+                opacity: 0.85,
+                runs,
+            },
+        );
     }
     // GE blocks: outlined over the union of their members' live ranges.
     for blk in &r.plan.blocks {
@@ -383,64 +530,422 @@ pub fn timeline_svg(
             to_y(blk.offset as f64),
             to_y((blk.offset + blk.size) as f64),
         );
+        if x1 < px || x0 > px + pw || y1 < py || y0 > py + ph {
+            continue;
+        }
         let dash = if blk.level == BlockLevel::Top {
             "5 3"
         } else {
             "2 2"
         };
-        let _ = write!(
-            out,
-            r#"<rect x="{x0:.2}" y="{y0:.2}" width="{:.2}" height="{:.2}" fill="none" stroke="{}" stroke-width="1.2" stroke-dasharray="{dash}" pointer-events="none"/>"#,
-            (x1 - x0).max(0.5),
-            (y1 - y0).max(0.5),
-            p.block
-        );
+        plot_shapes.push(Shape::Rect {
+            x: x0,
+            y: y0,
+            w: (x1 - x0).max(0.5),
+            h: (y1 - y0).max(0.5),
+            fill: None,
+            opacity: 1.0,
+            stroke: Some(Stroke {
+                color: p.block,
+                width: 1.2,
+                opacity: 1.0,
+                dash: Some(dash),
+            }),
+            buffer: None,
+        });
     }
-    out.push_str("</g>");
     // Peak line.
     let peak = r.plan.peak as f64;
     if peak >= vp.y0 && peak <= vp.y1 {
         let yy = to_y(peak);
-        let _ = write!(
-            out,
-            r#"<line x1="{px}" x2="{}" y1="{yy:.1}" y2="{yy:.1}" stroke="{}" stroke-dasharray="6 3" stroke-width="1.3"/><text x="{}" y="{:.1}" text-anchor="end" fill="{}" font-weight="600">peak {}</text>"#,
-            px + pw,
-            p.peak,
-            px + pw - 4.0,
-            yy - 4.0,
-            p.peak,
-            binary(r.plan.peak)
-        );
+        over.push(line((px, yy), (px + pw, yy), p.peak, 1.3, Some("6 3")));
+        over.push(Shape::Text {
+            x: px + pw - 4.0,
+            y: yy - 4.0,
+            text: format!("peak {}", binary(r.plan.peak)),
+            anchor: Anchor::End,
+            color: p.peak,
+            bold: true,
+            opacity: 1.0,
+            halo: Some(p.bg),
+        });
+    }
+    if let Some(lb) = o
+        .lower_bound
+        .filter(|&b| (vp.y0..=vp.y1).contains(&(b as f64)))
+    {
+        let yy = to_y(lb as f64);
+        over.push(line((px, yy), (px + pw, yy), p.bound, 1.0, Some("2 4")));
+        over.push(Shape::Text {
+            x: px + pw - 4.0,
+            y: yy + 12.0,
+            text: format!("lower bound {}", binary(lb)),
+            anchor: Anchor::End,
+            color: p.bound,
+            bold: false,
+            opacity: 1.0,
+            halo: Some(p.bg),
+        });
     }
     if let Some(budget) = o.budget.filter(|&b| (vp.y0..=vp.y1).contains(&(b as f64))) {
-        budget_line(&mut out, p, (px, pw), to_y(budget as f64), budget);
+        let yy = to_y(budget as f64);
+        over.push(line((px, yy), (px + pw, yy), p.budget, 1.5, Some("2 3")));
+        over.push(Shape::Text {
+            x: px + 6.0,
+            y: yy - 4.0,
+            text: format!("budget {}", binary(budget)),
+            anchor: Anchor::Start,
+            color: p.budget,
+            bold: true,
+            opacity: 1.0,
+            halo: Some(p.bg),
+        });
     }
     if let Some(step) = o.step {
         let (a, b) = (step as f64, step as f64 + 1.0);
         if b > vp.x0 && a < vp.x1 {
-            let _ = write!(
-                out,
-                r#"<rect x="{:.2}" y="{py}" width="{:.2}" height="{ph}" fill="{}" opacity="0.14" pointer-events="none"/>"#,
-                to_x(a).max(px),
-                (to_x(b).min(px + pw) - to_x(a).max(px)).max(1.0),
-                p.cursor
-            );
+            over.push(Shape::Rect {
+                x: to_x(a).max(px),
+                y: py,
+                w: (to_x(b).min(px + pw) - to_x(a).max(px)).max(1.0),
+                h: ph,
+                fill: Some(p.cursor),
+                opacity: 0.14,
+                stroke: None,
+                buffer: None,
+            });
         }
     }
     if let Some(t) = &o.title {
-        let _ = write!(
-            out,
-            r#"<text x="{px}" y="{}" fill="{}" font-weight="600">{}</text>"#,
-            py + 12.0,
-            p.fg,
-            xml_escape(t)
-        );
+        over.push(Shape::Text {
+            x: px,
+            y: py + 12.0,
+            text: t.clone(),
+            anchor: Anchor::Start,
+            color: p.fg,
+            bold: true,
+            opacity: 1.0,
+            halo: Some(p.bg),
+        });
     }
+    over.push(Shape::Rect {
+        x: px,
+        y: py,
+        w: pw,
+        h: ph,
+        fill: None,
+        opacity: 1.0,
+        stroke: Some(Stroke {
+            color: p.grid,
+            width: 1.0,
+            opacity: 1.0,
+            dash: None,
+        }),
+        buffer: None,
+    });
+    let mut height = H;
+    if let Some(c) = &o.caption {
+        height += 18.0;
+        over.push(Shape::Text {
+            x: px,
+            y: H + 10.0,
+            text: c.clone(),
+            anchor: Anchor::Start,
+            color: p.fg,
+            bold: false,
+            opacity: 0.8,
+            halo: None,
+        });
+    }
+    Scene {
+        width: W,
+        height,
+        bg: p.bg,
+        label: "memory timeline: x is the op step, y the offset in the arena".to_string(),
+        clip: (px, py, pw, ph),
+        plot: under.into_iter().chain(plot_shapes).collect(),
+        over,
+        largest: largest.map(|l| (l.1, l.2)),
+    }
+}
+
+fn svg_stroke(out: &mut String, s: &Stroke) {
+    let _ = write!(out, r#" stroke="{}" stroke-width="{}""#, s.color, s.width);
+    if s.opacity < 1.0 {
+        let _ = write!(out, r#" stroke-opacity="{}""#, s.opacity);
+    }
+    if let Some(d) = s.dash {
+        let _ = write!(out, r#" stroke-dasharray="{d}""#);
+    }
+}
+
+fn svg_shape(
+    out: &mut String,
+    shape: &Shape,
+    problem: &Problem,
+    info: &[BufInfo],
+    r: Option<&PaneResult>,
+) {
+    match shape {
+        Shape::Rect {
+            x,
+            y,
+            w,
+            h,
+            fill,
+            opacity,
+            stroke,
+            buffer,
+        } => {
+            let _ = write!(
+                out,
+                r#"<rect x="{x:.2}" y="{y:.2}" width="{w:.2}" height="{h:.2}" fill="{}""#,
+                fill.unwrap_or("none")
+            );
+            if *opacity < 1.0 {
+                let _ = write!(out, r#" opacity="{opacity}""#);
+            }
+            if let Some(s) = stroke {
+                svg_stroke(out, s);
+            }
+            match (buffer, r) {
+                (Some(i), Some(r)) => {
+                    let b = &problem.buffers[*i];
+                    let op = info.get(*i).map_or("", |f| f.op.as_str());
+                    let _ = write!(
+                        out,
+                        r#"><title>{} · {} · steps {}–{} · offset {}{}</title></rect>"#,
+                        xml_escape(&b.name),
+                        binary(b.size),
+                        b.start,
+                        b.end,
+                        r.plan.offsets[*i],
+                        if op.is_empty() {
+                            String::new()
+                        } else {
+                            format!(" · {}", xml_escape(op))
+                        }
+                    );
+                }
+                _ => out.push_str(r#" pointer-events="none"/>"#),
+            }
+        }
+        Shape::Line { from, to, stroke } => {
+            let _ = write!(
+                out,
+                r#"<line x1="{:.1}" y1="{:.1}" x2="{:.1}" y2="{:.1}""#,
+                from.0, from.1, to.0, to.1
+            );
+            svg_stroke(out, stroke);
+            out.push_str("/>");
+        }
+        Shape::Text {
+            x,
+            y,
+            text,
+            anchor,
+            color,
+            bold,
+            opacity,
+            halo,
+        } => {
+            let a = match anchor {
+                Anchor::Start => "start",
+                Anchor::Middle => "middle",
+                Anchor::End => "end",
+            };
+            let _ = write!(
+                out,
+                r#"<text x="{x:.1}" y="{y:.1}" text-anchor="{a}" fill="{color}""#
+            );
+            if *bold {
+                out.push_str(r#" font-weight="600""#);
+            }
+            if *opacity < 1.0 {
+                let _ = write!(out, r#" opacity="{opacity}""#);
+            }
+            if let Some(h) = halo {
+                let _ = write!(
+                    out,
+                    r#" stroke="{h}" stroke-width="3" paint-order="stroke""#
+                );
+            }
+            let _ = write!(out, ">{}</text>", xml_escape(text));
+        }
+        Shape::Cells {
+            fill,
+            opacity,
+            runs,
+        } => {
+            let _ = write!(out, r#"<path fill="{fill}" opacity="{opacity}" d=""#);
+            for (x, y, w) in runs {
+                let _ = write!(out, "M{x:.0} {y:.0}h{w:.0}v{CELL}h-{w:.0}z");
+            }
+            out.push_str(r#""><title>many small buffers (merged at this zoom)</title></path>"#);
+        }
+    }
+}
+
+/// Writes a scene as a standalone SVG document (boxes carry their tensor as a tooltip).
+pub fn scene_svg(
+    scene: &Scene,
+    problem: &Problem,
+    info: &[BufInfo],
+    r: Option<&PaneResult>,
+) -> String {
+    let mut out = String::with_capacity(64 * 1024);
     let _ = write!(
         out,
-        r#"<rect x="{px}" y="{py}" width="{pw}" height="{ph}" fill="none" stroke="{}"/></svg>"#,
-        p.grid
+        r#"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {w} {h}" width="{w}" height="{h}" role="img" aria-label="{}" font-family="system-ui,-apple-system,Segoe UI,sans-serif" font-size="11"><rect width="{w}" height="{h}" fill="{}"/>"#,
+        xml_escape(&scene.label),
+        scene.bg,
+        w = scene.width,
+        h = scene.height,
     );
+    let (px, py, pw, ph) = scene.clip;
+    let _ = write!(
+        out,
+        r#"<defs><clipPath id="mpclip"><rect x="{px}" y="{py}" width="{pw}" height="{ph}"/></clipPath></defs>"#
+    );
+    // grid lines and axis labels first: they lie partly outside the plot area
+    let (outside, inside): (Vec<&Shape>, Vec<&Shape>) = scene
+        .plot
+        .iter()
+        .partition(|s| matches!(s, Shape::Line { .. } | Shape::Text { .. }));
+    for s in outside {
+        svg_shape(&mut out, s, problem, info, r);
+    }
+    out.push_str(r#"<g clip-path="url(#mpclip)">"#);
+    for s in inside {
+        svg_shape(&mut out, s, problem, info, r);
+    }
+    out.push_str("</g>");
+    for s in &scene.over {
+        svg_shape(&mut out, s, problem, info, r);
+    }
+    out.push_str("</svg>");
+    out
+}
+
+/// The timeline SVG for one pane's plan (exports; the page draws the same scene on a canvas).
+pub fn timeline_svg(
+    problem: &Problem,
+    info: &[BufInfo],
+    r: &PaneResult,
+    vp: &Viewport,
+    o: &SvgOptions,
+) -> String {
+    scene_svg(&timeline_scene(problem, r, vp, o), problem, info, Some(r))
+}
+
+/// What the overlay marks (see [`overlay_svg`]).
+#[derive(Debug, Clone, Copy)]
+pub struct Marks<'a> {
+    /// The tensor under the pointer.
+    pub hover: Option<usize>,
+    /// The selected tensor.
+    pub selected: Option<usize>,
+    /// Lowercase search text (empty: none).
+    pub search: &'a str,
+    /// The selected step.
+    pub step: Option<u64>,
+    /// Dark colours.
+    pub dark: bool,
+}
+
+/// What the page draws over the canvas and redraws on every pointer move (the picture under it
+/// stays): the selected step, the hovered and the selected tensor, and the tensors matching the search
+/// (lowercase; at most [`MAX_RECTS`] outlined).
+pub fn overlay_svg(problem: &Problem, r: &PaneResult, vp: &Viewport, m: &Marks) -> String {
+    let Marks {
+        hover,
+        selected,
+        search,
+        step,
+        dark,
+    } = *m;
+    let p = if dark { &DARK } else { &LIGHT };
+    let (px, py, pw, ph) = plot();
+    let sx = pw / (vp.x1 - vp.x0).max(1e-9);
+    let sy = ph / (vp.y1 - vp.y0).max(1e-9);
+    let to_x = |x: f64| px + (x - vp.x0) * sx;
+    let to_y = |y: f64| py + ph - (y - vp.y0) * sy;
+    let mut shapes = Vec::new();
+    if let Some(step) = step {
+        let (a, b) = (step as f64, step as f64 + 1.0);
+        if b > vp.x0 && a < vp.x1 {
+            shapes.push(Shape::Rect {
+                x: to_x(a).max(px),
+                y: py,
+                w: (to_x(b).min(px + pw) - to_x(a).max(px)).max(1.0),
+                h: ph,
+                fill: Some(p.cursor),
+                opacity: 0.14,
+                stroke: None,
+                buffer: None,
+            });
+        }
+    }
+    let outline = |i: usize, width: f64| -> Option<Shape> {
+        let b = problem.buffers.get(i)?;
+        let (off, size) = (*r.plan.offsets.get(i)? as f64, *r.plan.sizes.get(i)? as f64);
+        if size <= 0.0 || b.end as f64 + 1.0 <= vp.x0 || b.start as f64 >= vp.x1 {
+            return None;
+        }
+        let (x0, x1) = (
+            to_x(b.start as f64).max(px - 2.0),
+            to_x(b.end as f64 + 1.0).min(px + pw + 2.0),
+        );
+        let (y1, y0) = (to_y(off).min(py + ph + 2.0), to_y(off + size).max(py - 2.0));
+        // at least 3 units, so a tensor one pixel high still shows where it is
+        let (w, h) = ((x1 - x0).max(3.0), (y1 - y0).max(3.0));
+        Some(Shape::Rect {
+            x: x0,
+            y: y0.min(y1 - h),
+            w,
+            h,
+            fill: None,
+            opacity: 1.0,
+            stroke: Some(Stroke {
+                color: p.cursor,
+                width,
+                opacity: 1.0,
+                dash: None,
+            }),
+            buffer: None,
+        })
+    };
+    if !search.is_empty() {
+        shapes.extend(
+            problem
+                .buffers
+                .iter()
+                .enumerate()
+                .filter(|(_, b)| b.name.to_lowercase().contains(search))
+                .take(MAX_RECTS)
+                .filter_map(|(i, _)| outline(i, 1.5)),
+        );
+    }
+    if let Some(s) = selected.and_then(|i| outline(i, 3.0)) {
+        shapes.push(s);
+    }
+    if let Some(s) = hover
+        .filter(|h| Some(*h) != selected)
+        .and_then(|i| outline(i, 2.0))
+    {
+        shapes.push(s);
+    }
+    let mut out = format!(
+        r#"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {W} {H}" class="overlay" aria-hidden="true"><defs><clipPath id="mpoclip"><rect x="{}" y="{}" width="{}" height="{}"/></clipPath></defs><g clip-path="url(#mpoclip)">"#,
+        px - 3.0,
+        py - 3.0,
+        pw + 6.0,
+        ph + 6.0
+    );
+    for s in &shapes {
+        svg_shape(&mut out, s, problem, &[], None);
+    }
+    out.push_str("</g></svg>");
     out
 }
 

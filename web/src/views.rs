@@ -8,7 +8,7 @@ use crate::format;
 use crate::model::{Format, Origin, MAX_FILE_BYTES};
 use crate::pane::Pane;
 use crate::samples::SAMPLES;
-use crate::timeline::{self, SvgOptions, H, MARGIN, W};
+use crate::timeline::{self, H, MARGIN, W};
 
 impl App {
     pub(crate) fn view_full(&self, ctx: &Context<Self>) -> Html {
@@ -239,7 +239,7 @@ impl App {
         };
         html! {
             <section class="summary card" aria-label="model">
-                <h2 data-testid="model-name">{ if p.name.is_empty() { src.name.clone() } else { p.name.clone() } }</h2>
+                <h2 data-testid="model-name" title={(!p.name.is_empty() && p.name != src.name).then(|| format!("graph name: {}", p.name))}>{ model_title(&src.name, &p.name) }</h2>
                 <p class="muted">
                     { format!("{} · {} · {} buffers · {} steps", src.name, fmt, format::grouped(p.buffers.len() as u64), format::grouped(p.steps)) }
                     { format!(" · raw lower bound {} · raw no-reuse {}", format::bytes(lb.lower_bound), format::binary(lb.no_reuse)) }
@@ -301,12 +301,22 @@ impl App {
         let on_change = link.callback(|(i, s)| Msg::SetPane(i, s));
         let on_remove = link.callback(Msg::RemovePane);
         let on_focus = link.callback(Msg::Focus);
+        let on_cancel = link.callback(Msg::Cancel);
+        let on_retry = link.callback(Msg::Retry);
+        let now = crate::platform::now_ms();
+        let planning_ms = |s: &crate::settings::PaneSettings| {
+            self.running
+                .as_ref()
+                .filter(|r| &r.settings == s)
+                .map(|r| (now - r.since_ms).max(0.0))
+        };
         html! {
             <section class="panes" aria-label="compare strategies">
                 { for self.panes.iter().enumerate().map(|(i, s)| html! {
                     <Pane index={i} settings={s.clone()} result={self.results.get(i).cloned()} {baseline} budget={self.budget}
                         focused={i == self.focus} removable={self.panes.len() > 1} readonly={self.embed}
-                        on_change={on_change.clone()} on_remove={on_remove.clone()} on_focus={on_focus.clone()} />
+                        on_change={on_change.clone()} on_remove={on_remove.clone()} on_focus={on_focus.clone()}
+                        planning_ms={planning_ms(s)} on_cancel={on_cancel.clone()} on_retry={on_retry.clone()} />
                 }) }
                 if !self.embed && self.panes.len() < crate::settings::MAX_PANES {
                     <button type="button" class="add-pane" data-testid="add-pane" onclick={link.callback(|_| Msg::AddPane)}>{ "+ Add pane" }</button>
@@ -321,15 +331,21 @@ impl App {
             return html! {};
         };
         let dark = self.dark();
-        let o = SvgOptions {
-            hover: self.hover.map(|h| h.0),
-            search: self.search.to_lowercase(),
-            step: Some(self.table_step()),
-            dark,
-            title: None,
-            budget: self.budget,
-        };
-        let svg = timeline::timeline_svg(&b.problem, &b.info, r, &vp, &o);
+        // The boxes are painted on the canvas after rendering (`App::rendered`), only when the
+        // picture changes; what follows the pointer is this small overlay.
+        let search = self.search.to_lowercase();
+        let overlay = timeline::overlay_svg(
+            &b.problem,
+            r,
+            &vp,
+            &timeline::Marks {
+                hover: self.hover.map(|h| h.0),
+                selected: self.selected,
+                search: &search,
+                step: Some(self.table_step()),
+                dark,
+            },
+        );
         let curve = timeline::curve_svg(r, &vp, Some(self.table_step()), dark, self.budget);
         let onmousemove = link.batch_callback(|e: MouseEvent| {
             crate::platform::svg_point(&e, W, H).map(|(x, y, lx, ly)| Msg::Pointer(x, y, lx, ly))
@@ -346,7 +362,13 @@ impl App {
                 crate::platform::svg_point(&e, W, H).map(|(x, _, _, _)| Msg::Click(x))
             })
         };
-        let onwheel = link.batch_callback(|e: WheelEvent| {
+        // In an embed the page scrolls past the timeline: it zooms only with Ctrl/⌘ held or
+        // after a click on it.
+        let wheel_free = !self.embed || self.embed_active;
+        let onwheel = link.batch_callback(move |e: WheelEvent| {
+            if !(wheel_free || e.ctrl_key() || e.meta_key()) {
+                return None;
+            }
             let m: &MouseEvent = e.as_ref();
             let (x, y, _, _) = crate::platform::svg_point(m, W, H)?;
             e.prevent_default();
@@ -361,6 +383,28 @@ impl App {
             let buf = b.problem.buffers.get(i)?;
             let inf = b.info.get(i).cloned().unwrap_or_default();
             let planned = r.plan.sizes.get(i).copied().unwrap_or(0);
+            // the innermost GE block holding the tensor, and its slack at the shown step
+            let step = self.table_step();
+            let block = r
+                .plan
+                .blocks
+                .iter()
+                .filter(|blk| blk.members.contains(&i))
+                .min_by_key(|blk| blk.size);
+            let slack = block.map_or(0, |blk| {
+                let live: u64 = blk
+                    .members
+                    .iter()
+                    .filter(|&&m| {
+                        b.problem
+                            .buffers
+                            .get(m)
+                            .is_some_and(|x| x.start <= step && step <= x.end)
+                    })
+                    .map(|&m| r.plan.sizes.get(m).copied().unwrap_or(0))
+                    .sum();
+                blk.size.saturating_sub(live)
+            });
             Some(html! {
                 <div class="tooltip" role="tooltip" data-testid="tooltip" style={format!("left:{:.0}px;top:{:.0}px", lx + 14.0, ly + 14.0)}>
                     <strong>{ &buf.name }</strong>
@@ -372,6 +416,16 @@ impl App {
                         <tr><th>{ "planned" }</th><td>{ format::bytes(planned) }</td></tr>
                         <tr><th>{ "live" }</th><td>{ format!("steps {}–{} (inclusive)", buf.start, buf.end) }</td></tr>
                         <tr><th>{ "offset" }</th><td>{ format::bytes(r.plan.offsets.get(i).copied().unwrap_or(0)) }</td></tr>
+                        if let Some(blk) = block {
+                            <tr data-testid="tooltip-block"><th>{ "GE block" }</th><td>{ format!(
+                                "{} · {} members · {} · slack at step {}: {}",
+                                format::binary(blk.size),
+                                blk.members.len(),
+                                if blk.level == memplan_core::BlockLevel::Top { "level 1 (top)" } else { "level 2 (nested)" },
+                                step,
+                                format::binary(slack),
+                            ) }</td></tr>
+                        }
                     </table>
                 </div>
             })
@@ -395,7 +449,11 @@ impl App {
                             </select>
                         </label>
                     }
-                    if !self.embed {
+                    if self.embed {
+                        <span class="tools">
+                            <button type="button" data-testid="reset-view" onclick={link.callback(|_| Msg::ResetView)} disabled={!zoomed}>{ "Reset" }</button>
+                        </span>
+                    } else {
                         <span class="tools">
                             <button type="button" class="icon" aria-label="zoom in" title="zoom in (+)" onclick={link.callback(|_| Msg::Zoom(0.5, 0.5, 0.5))}>{ "+" }</button>
                             <button type="button" class="icon" aria-label="zoom out" title="zoom out (−)" onclick={link.callback(|_| Msg::Zoom(2.0, 0.5, 0.5))}>{ "−" }</button>
@@ -410,11 +468,14 @@ impl App {
                 <p class="muted small">
                     { format!("Live at step {step}: {}. ", format::bytes(live)) }
                     if !self.embed { { "Scroll to zoom, drag to pan, click to pick a step. " } }
+                    else if !self.embed_active { { "Ctrl/⌘ + scroll to zoom (or click the timeline first), drag to pan. " } }
                     if !r.plan.blocks.is_empty() { { "Dashed outlines: GE blocks." } }
                 </p>
                 <div class="svgbox" data-testid="timeline" {onmousemove} {onmousedown} {onclick} {onwheel}
                     onmouseup={link.callback(|_| Msg::Up)} onmouseleave={link.callback(|_| Msg::Leave)}>
-                    { Html::from_html_unchecked(AttrValue::from(svg)) }
+                    <canvas id="timeline-canvas" class="timeline-canvas" role="img"
+                        aria-label="memory timeline: x is the op step, y the offset in the arena; the table below lists the tensors live at the selected step" />
+                    { Html::from_html_unchecked(AttrValue::from(overlay)) }
                     { tooltip.unwrap_or_default() }
                 </div>
                 <div class="svgbox curve" data-testid="curve">
@@ -514,8 +575,11 @@ impl App {
                             { for rows.iter().take(shown).map(|&i| {
                                 let bf = &b.problem.buffers[i];
                                 let inf = b.info.get(i).cloned().unwrap_or_default();
+                                let selected = self.selected == Some(i);
+                                let onclick = link.callback(move |_| Msg::Select((!selected).then_some(i)));
                                 html! {
-                                    <tr class={classes!((hover == Some(i)).then_some("hl"))}>
+                                    <tr class={classes!((hover == Some(i)).then_some("hl"), selected.then_some("sel"))}
+                                        aria-selected={selected.to_string()} data-testid={selected.then_some("selected-row")} {onclick}>
                                         <td class="name">{ &bf.name }</td><td>{ inf.op }</td><td>{ inf.shape }</td><td>{ inf.dtype }</td>
                                         <td class="n" title={format!("{} B", bf.size)}>{ format::binary(bf.size) }</td>
                                         <td class="n" title={format!("{} B", r.plan.sizes[i])}>{ format::binary(r.plan.sizes[i]) }</td>
@@ -555,5 +619,29 @@ impl App {
                 { self.view_plots(ctx) }
             </div>
         }
+    }
+}
+
+/// A model's title: its file name without the extension (graph names are often generic, such
+/// as ONNX exporters' `main_graph`); the graph's name when there is no file name.
+pub(crate) fn model_title(file: &str, graph: &str) -> String {
+    let stem = file.rsplit_once('.').map_or(file, |(s, _)| s);
+    if stem.is_empty() {
+        graph.to_string()
+    } else {
+        stem.to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_model_is_titled_by_its_file_name() {
+        assert_eq!(
+            super::model_title("resnet50.onnx", "main_graph"),
+            "resnet50"
+        );
+        assert_eq!(super::model_title("tetris.csv", ""), "tetris");
+        assert_eq!(super::model_title("", "torch_jit"), "torch_jit");
     }
 }

@@ -1,0 +1,53 @@
+// A large trace stays interactive: the boxes are painted once on a canvas and pointer moves
+// only redraw the overlay (no repaint, no rebuilt picture); when settings change quickly only
+// the latest are planned. Timings are the benchmark's business (bench.mjs), not asserted here.
+import { test, expect } from '@playwright/test';
+import { trace } from '../traces.mjs';
+
+test.beforeEach(async ({ page }) => {
+  page.on('pageerror', (e) => { throw new Error(`page error: ${e.message}`); });
+});
+
+async function openTrace(page, n) {
+  await page.goto('/');
+  await expect(page.locator('html[data-ready]')).toHaveCount(1);
+  await page.getByTestId('file').setInputFiles({ name: `trace-${n}.csv`, mimeType: 'text/csv', buffer: Buffer.from(trace(n)) });
+  await expect(page.locator('section.summary')).toContainText(`trace-${n}.csv`);
+  await expect(page.getByTestId('pane0-peak')).toBeVisible({ timeout: 60_000 });
+  await expect(page.getByTestId('pane1-peak')).toBeVisible({ timeout: 60_000 });
+}
+
+test('hovering a 28k-buffer timeline redraws the overlay, not the picture', async ({ page }) => {
+  test.setTimeout(120_000);
+  await openTrace(page, 28_000);
+  const canvas = page.locator('#timeline-canvas[data-largest]');
+  await canvas.scrollIntoViewIfNeeded();
+  const paints = await canvas.getAttribute('data-paints');
+  const c = await canvas.evaluate((el) => {
+    const [x, y] = el.dataset.largest.split(',').map(Number);
+    const b = el.getBoundingClientRect();
+    return { x: b.x + (x / 1000) * b.width, y: b.y + (y / 1000) * b.width };
+  });
+  for (const dx of [-6, -3, 0]) await page.mouse.move(c.x + dx, c.y);
+  await expect(page.getByTestId('tooltip')).toBeVisible();
+  await expect(page.locator('svg.overlay rect')).not.toHaveCount(0);
+  await page.mouse.click(c.x, c.y);
+  await expect(page.getByTestId('step')).toBeVisible();
+  expect(await canvas.getAttribute('data-paints')).toBe(paints);
+  // zooming is a new picture
+  await page.getByRole('button', { name: 'zoom in' }).click();
+  await expect(canvas).not.toHaveAttribute('data-paints', paints);
+});
+
+test('changing settings quickly plans only the latest', async ({ page }) => {
+  test.setTimeout(120_000);
+  await openTrace(page, 18_000);
+  const done = Number(await page.locator('html').getAttribute('data-worker-done'));
+  // the exact solver runs to its 2 s limit on this trace: four changes within that time
+  await page.getByTestId('pane1-strategy').selectOption('optimal');
+  for (const a of ['64', '128', '256']) await page.getByTestId('pane1-align').selectOption(a);
+  await expect(page.getByTestId('pane1-peak')).toBeVisible({ timeout: 60_000 });
+  await expect(page.getByTestId('pane1-strategy')).toHaveValue('optimal');
+  // one answer for the four changes: the earlier jobs were stopped, not finished
+  expect(Number(await page.locator('html').getAttribute('data-worker-done'))).toBe(done + 1);
+});
