@@ -89,6 +89,8 @@ pub struct Running {
 }
 
 /// What the page should do with its worker next.
+// one short-lived value per decision: boxing the settings would buy nothing
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq)]
 pub enum Step {
     /// Nothing (idle, or the job in flight is still wanted).

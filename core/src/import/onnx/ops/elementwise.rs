@@ -110,9 +110,10 @@ pub(super) fn unary(n: &NodeProto, opset: i64, ins: &[Option<&Info>]) -> R<Vec<O
     // trip count of an expanded Range: Ceil(Div(Sub(limit, start), delta))).
     if let Some(Val::F(v)) = &input(ins, 0)?.val {
         let f: Option<fn(f64) -> f64> = match op {
-            "Ceil" => Some(f64::ceil),
-            "Floor" => Some(f64::floor),
-            "Round" => Some(f64::round_ties_even),
+            "Ceil" => Some(libm::ceil),
+            "Floor" => Some(libm::floor),
+            // rint: to nearest, ties to even (ONNX Round)
+            "Round" => Some(libm::rint),
             "Relu" => Some(|x: f64| x.max(0.0)),
             "Neg" => Some(|x: f64| -x),
             "Abs" => Some(f64::abs),
@@ -226,7 +227,7 @@ pub(super) fn binary(n: &NodeProto, _opset: i64, ins: &[Option<&Info>]) -> R<Vec
                         .map(V::K),
                     _ => None,
                 },
-                f64::powf,
+                libm::pow,
             ),
             "Equal" => bin_val(
                 &a,

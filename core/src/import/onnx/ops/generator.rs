@@ -103,7 +103,7 @@ pub(super) fn range(_n: &NodeProto, _opset: i64, ins: &[Option<&Info>]) -> R<Vec
         let (Some(s), Some(l), Some(d)) = (s, l, d) else {
             return why("empty operand");
         };
-        let nn = f2i(((l - s) / d).ceil().max(0.0));
+        let nn = f2i(libm::ceil((l - s) / d).max(0.0));
         return Ok(alloc::vec![out(dt, alloc::vec![V::K(nn)])]);
     }
     let (s, l, d) = (s?, l?, d?);

@@ -63,7 +63,7 @@ pub(super) fn resize(n: &NodeProto, opset: i64, ins: &[Option<&Info>]) -> R<Vec<
                 let scale = scale.unwrap_or(1.0);
                 for k in &idx {
                     let d = x[*k].k().unwrap_or(0);
-                    s[*k] = V::K(f2i((scale * d as f64 + 0.5).floor()));
+                    s[*k] = V::K(f2i(libm::floor(scale * d as f64 + 0.5)));
                 }
             }
             other => {
@@ -91,9 +91,9 @@ pub(super) fn resize(n: &NodeProto, opset: i64, ins: &[Option<&Info>]) -> R<Vec<
             }
             let d = &x[*k];
             s[*k] = match d.k() {
-                Some(v) => V::K(f2i((v as f64 * f).floor())),
+                Some(v) => V::K(f2i(libm::floor(v as f64 * f))),
                 None if f == 1.0 => d.clone(),
-                None if f.fract() == 0.0 && f > 0.0 => {
+                None if libm::trunc(f) == f && f > 0.0 => {
                     d.mul(&V::K(f2i(f))).or_why(|| "overflow".into())?
                 }
                 None => return why("symbolic dim scaled by a fraction"),
