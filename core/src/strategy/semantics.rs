@@ -57,11 +57,13 @@ pub fn flags_in_force(b: &Buffer, options: &PlanOptions) -> alloc::vec::Vec<&'st
 }
 
 /// The problem with every rule of the module docs turned into live ranges; borrowed when no
-/// range changes. Zero-size buffers are left alone (they take no bytes).
+/// range changes. Buffers planned at 0 bytes are left alone (they take no bytes); a zero-size
+/// tensor under GE padding is planned at 32 B and does take bytes.
 pub fn normalise<'p>(problem: &'p Problem, options: &PlanOptions) -> Cow<'p, Problem> {
     let last = problem.steps.saturating_sub(1);
     let range = |b: &Buffer| {
-        if b.size == 0 {
+        // a size that overflows is refused later by the strategy; keep the rule for it here
+        if options.planned_size(b).is_ok_and(|s| s == 0) {
             (b.start, b.end)
         } else if is_exclusive(b, options) {
             (0, last.max(b.end))
