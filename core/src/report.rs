@@ -80,40 +80,9 @@ pub fn overlay_report(
 mod tests {
     use super::*;
     use crate::graph::gears::expand;
-    use crate::graph::{Bindings, Dim, Graph, Op, Tensor};
-    use crate::DType;
-    use alloc::vec;
+    use crate::graph::gears::tests::graph;
+    use crate::graph::Bindings;
     use alloc::vec::Vec;
-
-    /// x[batch,256] f32 -> A -> y[batch,256] -> B -> z[batch,256]; w[256] constant-size act.
-    fn graph() -> Graph {
-        let t = |n: &str, shape: Vec<Dim>| Tensor {
-            name: n.into(),
-            dtype: Some(DType::Float32),
-            shape: Some(shape),
-            ..Tensor::default()
-        };
-        let b = || Dim::Sym("batch".into());
-        let op = |n: &str, i: Vec<usize>, o: Vec<usize>| Op {
-            name: n.into(),
-            op_type: "Relu".into(),
-            inputs: i,
-            outputs: o,
-            ..Op::default()
-        };
-        Graph {
-            name: "g".into(),
-            tensors: vec![
-                t("x", vec![b(), Dim::Known(256)]),
-                t("y", vec![b(), Dim::Known(256)]),
-                t("s", vec![Dim::Known(256)]),
-                t("z", vec![b(), Dim::Known(256)]),
-            ],
-            ops: vec![op("A", vec![0], vec![1, 2]), op("B", vec![1, 2], vec![3])],
-            inputs: vec![0],
-            outputs: vec![3],
-        }
-    }
 
     #[test]
     fn hand_computed_overlay() {

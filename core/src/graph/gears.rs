@@ -165,14 +165,14 @@ pub fn expand_with(
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::graph::{Op, Tensor};
     use crate::DType;
     use alloc::vec;
 
     /// x[batch,256] f32 -> A -> y[batch,256] -> B -> z[batch,256]; w[256] constant-size act.
-    fn graph() -> Graph {
+    pub(crate) fn graph() -> Graph {
         let t = |n: &str, shape: Vec<Dim>| Tensor {
             name: n.into(),
             dtype: Some(DType::Float32),
