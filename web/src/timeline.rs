@@ -601,21 +601,10 @@ pub fn timeline_scene(problem: &Problem, r: &PaneResult, vp: &Viewport, o: &SvgO
             halo: Some(p.bg),
         });
     }
-    if let Some(step) = o.step {
-        let (a, b) = (step as f64, step as f64 + 1.0);
-        if b > vp.x0 && a < vp.x1 {
-            over.push(Shape::Rect {
-                x: to_x(a).max(px),
-                y: py,
-                w: (to_x(b).min(px + pw) - to_x(a).max(px)).max(1.0),
-                h: ph,
-                fill: Some(p.cursor),
-                opacity: 0.14,
-                stroke: None,
-                buffer: None,
-            });
-        }
-    }
+    over.extend(
+        o.step
+            .and_then(|st| step_band(st, vp, (px, py, pw, ph), &to_x, p.cursor)),
+    );
     if let Some(t) = &o.title {
         over.push(Shape::Text {
             x: px,
@@ -871,21 +860,7 @@ pub fn overlay_svg(problem: &Problem, r: &PaneResult, vp: &Viewport, m: &Marks) 
     let to_x = |x: f64| px + (x - vp.x0) * sx;
     let to_y = |y: f64| py + ph - (y - vp.y0) * sy;
     let mut shapes = Vec::new();
-    if let Some(step) = step {
-        let (a, b) = (step as f64, step as f64 + 1.0);
-        if b > vp.x0 && a < vp.x1 {
-            shapes.push(Shape::Rect {
-                x: to_x(a).max(px),
-                y: py,
-                w: (to_x(b).min(px + pw) - to_x(a).max(px)).max(1.0),
-                h: ph,
-                fill: Some(p.cursor),
-                opacity: 0.14,
-                stroke: None,
-                buffer: None,
-            });
-        }
-    }
+    shapes.extend(step.and_then(|st| step_band(st, vp, (px, py, pw, ph), &to_x, p.cursor)));
     let outline = |i: usize, width: f64| -> Option<Shape> {
         let b = problem.buffers.get(i)?;
         let (off, size) = (*r.plan.offsets.get(i)? as f64, *r.plan.sizes.get(i)? as f64);
@@ -1200,4 +1175,26 @@ mod tests {
     fn r_of() -> PaneResult {
         many(10).1
     }
+}
+
+/// The translucent band over op step `step` inside the plot `(x, y, w, h)`, or `None` when the
+/// step is outside the view: the cursor of the timeline and of the live-bytes curve alike.
+fn step_band(
+    step: u64,
+    vp: &Viewport,
+    (px, py, pw, ph): (f64, f64, f64, f64),
+    to_x: &dyn Fn(f64) -> f64,
+    color: &'static str,
+) -> Option<Shape> {
+    let (a, b) = (step as f64, step as f64 + 1.0);
+    (b > vp.x0 && a < vp.x1).then(|| Shape::Rect {
+        x: to_x(a).max(px),
+        y: py,
+        w: (to_x(b).min(px + pw) - to_x(a).max(px)).max(1.0),
+        h: ph,
+        fill: Some(color),
+        opacity: 0.14,
+        stroke: None,
+        buffer: None,
+    })
 }
