@@ -1089,6 +1089,28 @@ pub fn curve_svg(
     out
 }
 
+/// The translucent band over op step `step` inside the plot `(x, y, w, h)`, or `None` when the
+/// step is outside the view: the cursor of the timeline and of the live-bytes curve alike.
+fn step_band(
+    step: u64,
+    vp: &Viewport,
+    (px, py, pw, ph): (f64, f64, f64, f64),
+    to_x: &dyn Fn(f64) -> f64,
+    color: &'static str,
+) -> Option<Shape> {
+    let (a, b) = (step as f64, step as f64 + 1.0);
+    (b > vp.x0 && a < vp.x1).then(|| Shape::Rect {
+        x: to_x(a).max(px),
+        y: py,
+        w: (to_x(b).min(px + pw) - to_x(a).max(px)).max(1.0),
+        h: ph,
+        fill: Some(color),
+        opacity: 0.14,
+        stroke: None,
+        buffer: None,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1175,26 +1197,4 @@ mod tests {
     fn r_of() -> PaneResult {
         many(10).1
     }
-}
-
-/// The translucent band over op step `step` inside the plot `(x, y, w, h)`, or `None` when the
-/// step is outside the view: the cursor of the timeline and of the live-bytes curve alike.
-fn step_band(
-    step: u64,
-    vp: &Viewport,
-    (px, py, pw, ph): (f64, f64, f64, f64),
-    to_x: &dyn Fn(f64) -> f64,
-    color: &'static str,
-) -> Option<Shape> {
-    let (a, b) = (step as f64, step as f64 + 1.0);
-    (b > vp.x0 && a < vp.x1).then(|| Shape::Rect {
-        x: to_x(a).max(px),
-        y: py,
-        w: (to_x(b).min(px + pw) - to_x(a).max(px)).max(1.0),
-        h: ph,
-        fill: Some(color),
-        opacity: 0.14,
-        stroke: None,
-        buffer: None,
-    })
 }
