@@ -10,12 +10,11 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use clap::{Parser, Subcommand, ValueEnum};
-use memplan_core::graph::gears;
 use memplan_core::report::{overlay_report, OverlayReport};
 use memplan_core::strategy::Ctx;
-use memplan_core::{units, Error, ErrorKind, Lowered, Padding, Plan, PlanOptions, Problem};
+use memplan_core::{units, Error, ErrorKind, Padding, Plan, PlanOptions, Problem};
 
-use load::{Input, Shapes};
+use memplan_core::import::load::{LoadOptions, Loaded};
 use report::{
     BlockEntry, BufferEntry, ContinuousEntry, OpEntry, PlanEntry, PlanFile, ProblemSummary,
 };
@@ -292,14 +291,20 @@ fn run_inspect(
         .map_err(|e| Error::invalid(e.to_string()))
 }
 
-fn shapes(args: &PlanArgs) -> Result<Shapes, Error> {
+fn shapes(args: &PlanArgs) -> Result<LoadOptions, Error> {
     let mut s = parse_shapes(&args.shape.dims, &args.shape.inputs, &args.shape.sizes)?;
     s.alias_views = args.shape.alias_views;
+    s.gears.clone_from(&args.batch);
+    s.batch_dim.clone_from(&args.batch_dim);
     Ok(s)
 }
 
-fn parse_shapes(dims: &[String], inputs: &[String], sizes: &[String]) -> Result<Shapes, Error> {
-    let mut s = Shapes::default();
+fn parse_shapes(
+    dims: &[String],
+    inputs: &[String],
+    sizes: &[String],
+) -> Result<LoadOptions, Error> {
+    let mut s = LoadOptions::default();
     for z in sizes {
         let (k, v) = parse_kv(z, "--size")?;
         s.sizes
@@ -321,8 +326,8 @@ fn parse_shapes(dims: &[String], inputs: &[String], sizes: &[String]) -> Result<
     Ok(s)
 }
 
-fn options(args: &PlanArgs, input: &Input) -> Result<PlanOptions, Error> {
-    let mut o = input.default_options();
+fn options(args: &PlanArgs, input: &Loaded) -> Result<PlanOptions, Error> {
+    let mut o = load::default_options(input);
     if let Some(a) = args.align {
         if a == 0 {
             return Err(Error::bad_option("--align must be at least 1"));
@@ -341,102 +346,6 @@ fn options(args: &PlanArgs, input: &Input) -> Result<PlanOptions, Error> {
     o.expandable_memory = args.expandable_memory;
     o.time_limit_ms = args.time_limit;
     Ok(o)
-}
-
-fn lower(args: &PlanArgs, input: Input, shapes: &Shapes) -> Result<Lowered, Error> {
-    match input {
-        Input::Buffers(problem) => {
-            if !args.batch.is_empty() {
-                return Err(Error::bad_option(
-                    "--batch needs a graph input (ONNX or JSON), not a buffer list",
-                ));
-            }
-            Ok(Lowered {
-                problem,
-                ..Lowered::default()
-            })
-        }
-        Input::Graph {
-            graph,
-            mut warnings,
-            onnx,
-        } => {
-            // --dim names the graph does not have are most likely typos: say so
-            let known = match (&onnx, shapes.dims.is_empty()) {
-                (_, true) => Vec::new(),
-                // the ONNX import already bound the --dim names: ask an unbound import
-                (Some(bytes), false) => {
-                    memplan_core::import::onnx::parse(bytes, &Default::default())
-                        .map(|m| m.graph.symbols())
-                        .unwrap_or_default()
-                }
-                (None, false) => graph.symbols(),
-            };
-            let mut typos = Vec::new();
-            let input_names: Vec<&str> = graph
-                .inputs
-                .iter()
-                .filter_map(|&t| graph.tensors.get(t).map(|x| x.name.as_str()))
-                .collect();
-            for name in shapes
-                .inputs
-                .keys()
-                .filter(|n| !input_names.contains(&n.as_str()))
-            {
-                typos.push(format!(
-                    "--input {name}: the graph has no input '{name}' (it has: {})",
-                    if input_names.is_empty() {
-                        "none".to_string()
-                    } else {
-                        input_names.join(", ")
-                    }
-                ));
-            }
-            for name in shapes.dims.keys().filter(|n| !known.contains(n)) {
-                typos.push(format!(
-                    "--dim {name}: the graph has no symbolic dim '{name}' (it has: {})",
-                    if known.is_empty() {
-                        "none".to_string()
-                    } else {
-                        known.join(", ")
-                    }
-                ));
-            }
-            let mut l = if args.batch.is_empty() {
-                load::lower_unbound_as_one(
-                    &graph,
-                    std::mem::take(&mut warnings),
-                    onnx.as_deref(),
-                    shapes,
-                )?
-            } else {
-                let dim = gears::batch_dim(&graph, args.batch_dim.as_deref())?;
-                let mut given = shapes.dims.clone();
-                given.insert(dim.clone(), 1); // placeholder: each gear binds it
-                let (mut dims, mut w) = graph.bind_unbound_to_one(&given);
-                dims.remove(&dim);
-                warnings.append(&mut w);
-                match &onnx {
-                    // ONNX: infer each gear with its batch bound (shape arithmetic over a
-                    // symbolic batch may not resolve)
-                    Some(bytes) => {
-                        // the symbolic import's warnings do not apply to the gears
-                        warnings.clear();
-                        gears::expand_with(&args.batch, &dim, |g| {
-                            let mut d = dims.clone();
-                            d.insert(dim.clone(), g);
-                            load::lower_onnx(bytes, shapes, &d)
-                        })?
-                    }
-                    None => gears::expand(&graph, &dims, &dim, &args.batch)?,
-                }
-            };
-            typos.append(&mut warnings);
-            typos.append(&mut l.warnings);
-            l.warnings = typos;
-            Ok(l)
-        }
-    }
 }
 
 /// Plans and writes the output; `Ok(false)` when a plan exceeds `--capacity`.
@@ -462,7 +371,7 @@ fn run_plan(args: &PlanArgs) -> Result<bool, Error> {
     let input = load::read(&args.input, &shapes)?;
     let opts = options(args, &input)?;
     let shown = args.input.display().to_string();
-    let lowered = lower(args, input, &shapes).map_err(|e| e.at(&shown))?;
+    let lowered = input.lowered;
     let problem = &lowered.problem;
     for w in &lowered.warnings {
         eprintln!("warning: {shown}: {w}");
