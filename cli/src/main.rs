@@ -1,7 +1,6 @@
 //! `memplan`: plan, compare, validate and inspect static memory plans from the command line.
 
 mod load;
-mod report;
 mod simulate;
 
 use std::io::Write;
@@ -10,14 +9,12 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use clap::{Parser, Subcommand, ValueEnum};
-use memplan_core::report::{overlay_report, OverlayReport};
+use memplan_core::report::overlay_report;
+use memplan_core::report::plan_file::{self as report, Extras, PlanEntry, PlanFile, Run};
 use memplan_core::strategy::Ctx;
 use memplan_core::{units, Error, ErrorKind, Padding, Plan, PlanOptions, Problem};
 
 use memplan_core::import::load::{LoadOptions, Loaded};
-use report::{
-    BlockEntry, BufferEntry, ContinuousEntry, OpEntry, PlanEntry, PlanFile, ProblemSummary,
-};
 
 #[derive(Parser)]
 #[command(
@@ -377,7 +374,7 @@ fn run_plan(args: &PlanArgs) -> Result<bool, Error> {
         eprintln!("warning: {shown}: {w}");
     }
     let bounds = memplan_core::lower_bound(problem).map_err(|e| e.at(&shown))?;
-    let mut entries = Vec::new();
+    // per strategy run: the name asked, the plan, its time and its gear overlay
     let mut plans = Vec::new();
     // One strategy's failure is reported and the others still run: the table shows what did.
     let mut failed = Vec::new();
@@ -408,63 +405,38 @@ fn run_plan(args: &PlanArgs) -> Result<bool, Error> {
         } else {
             Some(overlay_report(problem, &plan, s.name, &opts)?)
         };
-        entries.push(entry(problem, &plan, us, overlay, &opts));
-        plans.push(plan);
+        plans.push((s.name, plan, us, overlay));
     }
-    if entries.is_empty() {
+    if plans.is_empty() {
         // nothing to show: the first failure is the answer (they share their cause, mostly)
         return Err(failed
             .into_iter()
             .next()
             .unwrap_or_else(|| Error::bad_option("no strategy to run")));
     }
-    let file = PlanFile {
-        format: "memplan.plan/1".into(),
-        input: shown.clone(),
-        problem: ProblemSummary {
-            buffers: problem.buffers.len(),
-            steps: problem.steps,
-            lower_bound_bytes: bounds.lower_bound,
-            no_reuse_bytes: bounds.no_reuse,
-            weight_bytes: problem.weight_bytes,
-            ops: if multi_stream(problem) {
-                problem
-                    .ops
-                    .iter()
-                    .map(|o| OpEntry {
-                        name: o.name.clone(),
-                        stream: o.stream,
-                        preds: o.preds.clone(),
-                    })
-                    .collect()
-            } else {
-                Vec::new()
-            },
-            unknown_size_tensors: lowered.unknown.len(),
-            aliased_views: lowered.views.as_ref().map(|v| v.tensors),
-            aliased_view_bytes: lowered.views.as_ref().map(|v| v.bytes),
-            unknown_size: lowered
-                .unknown
-                .iter()
-                .map(|u| report::UnknownEntry {
-                    name: u.name.clone(),
-                    op: u.op.clone(),
-                    why: u.why.clone(),
-                })
-                .collect(),
-        },
-        plans: entries,
+    let runs: Vec<Run> = plans
+        .iter()
+        .map(|(name, plan, us, overlay)| Run {
+            strategy: name,
+            plan,
+            options: &opts,
+            time_us: *us,
+            overlay: overlay.as_ref(),
+        })
+        .collect();
+    let extras = Extras {
+        unknown: &lowered.unknown,
+        views: lowered.views.as_ref(),
     };
+    let file = PlanFile::new(&shown, problem, extras, &runs).map_err(|e| e.at(&shown))?;
     let text = match args.format {
-        Format::Json => {
-            serde_json::to_string_pretty(&file).map_err(|e| Error::invalid(e.to_string()))? + "\n"
-        }
+        Format::Json => file.to_json()?,
         Format::Table => table(&file, &opts),
         Format::Csv => {
             let p = plans
                 .first()
                 .ok_or_else(|| Error::bad_option("no strategy to write"))?;
-            memplan_core::import::csv::write(problem, Some(p))
+            memplan_core::import::csv::write(problem, Some(&p.1))
         }
     };
     match &args.out {
@@ -492,7 +464,7 @@ fn run_plan(args: &PlanArgs) -> Result<bool, Error> {
         return Ok(true);
     };
     let mut fits = true;
-    for p in &plans {
+    for (_, p, _, _) in &plans {
         if p.peak > cap {
             fits = false;
             let why = if cap < bounds.lower_bound {
@@ -531,80 +503,6 @@ fn run_strategy(
     )
 }
 
-fn entry(
-    problem: &Problem,
-    plan: &Plan,
-    us: u64,
-    overlay: Option<OverlayReport>,
-    opts: &PlanOptions,
-) -> PlanEntry {
-    use memplan_core::strategy::semantics;
-    let streams = multi_stream(problem);
-    PlanEntry {
-        strategy: plan.strategy.clone(),
-        alignment: plan.alignment,
-        peak_bytes: plan.peak,
-        plan_time_us: us,
-        overlay_bytes: overlay.as_ref().map(|o| o.overlay_bytes),
-        side_by_side_bytes: overlay.as_ref().map(|o| o.side_by_side_bytes),
-        gears: overlay.map(|o| o.gears),
-        arenas: plan.arenas.clone(),
-        stats: plan.stats.clone(),
-        notes: plan.notes.clone(),
-        blocks: plan
-            .blocks
-            .iter()
-            .map(|b| BlockEntry {
-                offset: b.offset,
-                size: b.size,
-                level: match b.level {
-                    memplan_core::BlockLevel::Top => "top".into(),
-                    memplan_core::BlockLevel::Child => "child".into(),
-                },
-                parent: b.parent,
-                tag: b.tag.clone(),
-                members: b
-                    .members
-                    .iter()
-                    .filter_map(|&m| problem.buffers.get(m).map(|x| x.name.clone()))
-                    .collect(),
-            })
-            .collect(),
-        buffers: problem
-            .buffers
-            .iter()
-            .enumerate()
-            .map(|(i, b)| BufferEntry {
-                name: b.name.clone(),
-                bytes: plan.sizes[i],
-                start: b.start,
-                end: b.end,
-                offset: plan.offsets[i],
-                gear: b.gear,
-                alignment: b.alignment.max(1),
-                fixed_offset: b.fixed_offset,
-                // the rules in force, so that `validate` needs no options
-                flags: semantics::flags_in_force(b, opts)
-                    .into_iter()
-                    .map(String::from)
-                    .collect(),
-                stream: streams.then_some(b.stream),
-                producer: if streams { b.producer } else { None },
-                readers: if streams {
-                    b.readers.clone()
-                } else {
-                    Vec::new()
-                },
-                memory_type: b.memory_type,
-                continuous: b.continuous.map(|c| ContinuousEntry {
-                    group: c.group,
-                    index: c.index,
-                }),
-            })
-            .collect(),
-    }
-}
-
 /// GE's build-log line per memory type for a GE plan (graph_mem_assigner.cc:
 /// `[IMAS]AfterAssignMemory : <graph> memoffset[..] theory_min[..] zero_copy[..]
 /// total_size[..] no_reuse[..] streams[..]`), from the plan's stats; none for other plans.
@@ -638,12 +536,6 @@ fn imas_lines(graph: &str, e: &PlanEntry) -> Vec<String> {
         ));
     }
     out
-}
-
-/// Whether the problem's ops run on more than one stream.
-fn multi_stream(problem: &Problem) -> bool {
-    let first = problem.ops.first().map(|o| o.stream);
-    problem.ops.iter().any(|o| Some(o.stream) != first)
 }
 
 fn table(f: &PlanFile, o: &PlanOptions) -> String {

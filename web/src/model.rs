@@ -142,6 +142,39 @@ pub struct Built {
     pub weight_bytes: u64,
     /// With dynamic-batch gears: the batch dim and the gears (sorted), else `None`.
     pub gears: Option<(String, Vec<u64>)>,
+    /// Tensors of unknown size: not planned (the plan file lists them).
+    pub unknown: Vec<memplan_core::UnknownTensor>,
+}
+
+impl Built {
+    /// A bare problem (no graph), as a share link or a CSV carries it.
+    pub fn of_problem(problem: Problem) -> Built {
+        let info = problem
+            .buffers
+            .iter()
+            .map(|b| BufInfo {
+                op: match b.producer.and_then(|s| usize::try_from(s).ok()) {
+                    Some(step) => problem
+                        .ops
+                        .get(step)
+                        .map(|o| format!("{} ({})", o.name, o.op_type))
+                        .unwrap_or_default(),
+                    None => String::new(),
+                },
+                ..BufInfo::default()
+            })
+            .collect();
+        Built {
+            problem,
+            info,
+            symbols: Vec::new(),
+            warnings: Vec::new(),
+            is_graph: false,
+            weight_bytes: 0,
+            gears: None,
+            unknown: Vec::new(),
+        }
+    }
 }
 
 /// Parses a gear list such as `1,2,4,8` (empty: no gears).
@@ -300,6 +333,7 @@ fn from_loaded(loaded: Loaded) -> Built {
         is_graph: true,
         weight_bytes,
         gears: gear_info,
+        unknown: lowered.unknown,
     }
 }
 
@@ -310,34 +344,11 @@ fn from_problem(problem: Problem) -> Result<Built, String> {
             problem.buffers.len()
         ));
     }
-    let info = problem
-        .buffers
-        .iter()
-        .map(|b| BufInfo {
-            op: match b.producer.and_then(|s| usize::try_from(s).ok()) {
-                Some(step) => problem
-                    .ops
-                    .get(step)
-                    .map(|o| format!("{} ({})", o.name, o.op_type))
-                    .unwrap_or_default(),
-                None => String::new(),
-            },
-            ..BufInfo::default()
-        })
-        .collect();
-    Ok(Built {
-        problem,
-        info,
-        symbols: Vec::new(),
-        warnings: Vec::new(),
-        is_graph: false,
-        weight_bytes: 0,
-        gears: None,
-    })
+    Ok(Built::of_problem(problem))
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     pub(crate) fn sample_bytes(file: &str) -> Vec<u8> {
