@@ -11,7 +11,7 @@ use super::{GearReport, OverlayReport};
 use crate::error::{Error, Result};
 use crate::graph::views::AliasReport;
 use crate::graph::UnknownTensor;
-use crate::plan::{Arena, BlockLevel, Padding, Plan, PlanOptions};
+use crate::plan::{Arena, BlockLevel, Padding, Plan, PlanOptions, Search};
 use crate::problem::{Buffer, Problem};
 use crate::strategy::semantics;
 
@@ -150,6 +150,10 @@ pub struct PlanEntry {
     /// What the strategy says about its plan, in words (optimal: proven or the gap left).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
+    /// An anytime search's figures (optimal): lower bound, best and seed peaks, proven, nodes,
+    /// why it stopped, the large-input counts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub search: Option<Search>,
     /// Blocks of a block-reuse plan (GE), in the plan's order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub blocks: Vec<BlockEntry>,
@@ -351,6 +355,7 @@ fn entry(problem: &Problem, r: &Run<'_>, streams: bool) -> PlanEntry {
         arenas: plan.arenas.clone(),
         stats: plan.stats.clone(),
         notes: plan.notes.clone(),
+        search: plan.search,
         blocks: plan
             .blocks
             .iter()
