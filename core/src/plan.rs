@@ -91,10 +91,13 @@ impl PlanOptions {
         match self.padding {
             Padding::None => Ok(raw),
             Padding::Ge if raw == 0 => Ok(32),
-            Padding::Ge => {
-                let what = || alloc::format!("padded size of '{name}'");
-                crate::error::add(round_up(raw, 32, what())?, 32, what())
-            }
+            // `format_args!`: the name is formatted only if the sum overflows, not once per
+            // buffer of every plan
+            Padding::Ge => crate::error::add(
+                round_up(raw, 32, format_args!("padded size of '{name}'"))?,
+                32,
+                format_args!("padded size of '{name}'"),
+            ),
         }
     }
 
@@ -125,7 +128,7 @@ impl PlanOptions {
         round_up(
             padded,
             self.alignment.max(1),
-            alloc::format!("aligned size of '{}'", b.name),
+            format_args!("aligned size of '{}'", b.name),
         )
     }
 }
