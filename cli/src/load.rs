@@ -1,77 +1,28 @@
 //! Reading inputs: format by extension or content, errors naming the file.
 
-use std::collections::BTreeMap;
 use std::path::Path;
 
+use memplan_core::import::load::{load, Format, LoadOptions, Loaded};
 use memplan_core::import::onnx::{self, OnnxOptions};
-use memplan_core::{Bindings, Error, Graph, PlanOptions, Problem};
+use memplan_core::{Error, PlanOptions};
 
-/// What a file held.
-pub enum Input {
-    /// A graph (JSON or ONNX): planned with GE defaults (512 alignment, GE padding).
-    Graph {
-        /// The graph.
-        graph: Graph,
-        /// Import warnings.
-        warnings: Vec<String>,
-        /// For ONNX, the file's bytes: dynamic-batch gears re-import it with the batch bound.
-        onnx: Option<Vec<u8>>,
-    },
-    /// A bare buffer list (MiniMalloc CSV): planned with exact sizes.
-    Buffers(Problem),
+/// `Some(first byte)` when the file starts (after whitespace) like JSON (`{`) or a CSV
+/// header (`id,`), else `None`.
+fn sniff_text(bytes: &[u8]) -> Option<u8> {
+    let t = bytes
+        .iter()
+        .position(|b| !b.is_ascii_whitespace())
+        .map_or(&[][..], |i| &bytes[i..]);
+    (t.first() == Some(&b'{') || t.starts_with(b"id,")).then(|| t[0])
 }
 
-impl Input {
-    /// `Some(first byte)` when the file starts (after whitespace) like JSON (`{`) or a CSV
-    /// header (`id,`), else `None`.
-    pub fn sniff_text(bytes: &[u8]) -> Option<u8> {
-        let t = bytes
-            .iter()
-            .position(|b| !b.is_ascii_whitespace())
-            .map_or(&[][..], |i| &bytes[i..]);
-        (t.first() == Some(&b'{') || t.starts_with(b"id,")).then(|| t[0])
+/// Default plan options for what a file held: GE defaults (512 alignment, GE padding) for a
+/// graph, exact sizes for a bare buffer list (MiniMalloc CSV).
+pub fn default_options(loaded: &Loaded) -> PlanOptions {
+    match loaded.format {
+        Format::Csv => PlanOptions::exact(),
+        Format::GraphJson | Format::Onnx => PlanOptions::default(),
     }
-
-    /// Default plan options for this kind of input.
-    pub fn default_options(&self) -> PlanOptions {
-        match self {
-            Input::Graph { .. } => PlanOptions::default(),
-            Input::Buffers(_) => PlanOptions::exact(),
-        }
-    }
-}
-
-/// Settings that turn a graph into a problem.
-#[derive(Default)]
-pub struct Shapes {
-    /// `--dim NAME=VALUE`.
-    pub dims: Bindings,
-    /// `--input NAME=1x3x224x224`.
-    pub inputs: BTreeMap<String, Vec<u64>>,
-    /// `--size NAME=BYTES`: a tensor's size given by the user (shape not inferred, or to
-    /// override it).
-    pub sizes: BTreeMap<String, u64>,
-    /// `--alias-views`: view outputs share their dying input's buffer
-    /// ([`memplan_core::graph::views`]).
-    pub alias_views: bool,
-}
-
-/// Applies `--size` to the graph's tensors.
-///
-/// # Errors
-/// A tensor name the graph does not have.
-pub fn apply_sizes(graph: &mut Graph, sizes: &BTreeMap<String, u64>) -> Result<(), Error> {
-    for (name, &bytes) in sizes {
-        let t = graph
-            .tensors
-            .iter_mut()
-            .find(|t| &t.name == name)
-            .ok_or_else(|| {
-                Error::bad_option(format!("--size {name}: the graph has no tensor '{name}'"))
-            })?;
-        t.bytes = Some(bytes);
-    }
-    Ok(())
 }
 
 /// The most bytes any input may have: 2 GiB, protobuf's limit on one message (an ONNX model),
@@ -127,147 +78,19 @@ pub fn read_text(path: &Path) -> Result<String, Error> {
     })
 }
 
-/// Reads and parses `path`.
-pub fn read(path: &Path, shapes: &Shapes) -> Result<Input, Error> {
+/// Reads `path` and loads it with core's pipeline ([`memplan_core::import::load`]); errors
+/// name the file.
+pub fn read(path: &Path, opts: &LoadOptions) -> Result<Loaded, Error> {
     let shown = path.display().to_string();
     let bytes = read_bytes(path)?;
-    parse(&shown, &bytes, shapes).map_err(|e| e.at(&shown))
-}
-
-/// Parses bytes by extension or content: JSON (`{`), MiniMalloc CSV (a header with `id`),
-/// otherwise ONNX protobuf.
-pub fn parse(name: &str, bytes: &[u8], shapes: &Shapes) -> Result<Input, Error> {
-    let lower = name.to_ascii_lowercase();
-    // a UTF-8 byte-order mark (editors on Windows write one) is not content
-    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
-    let trimmed = bytes
-        .iter()
-        .position(|b| !b.is_ascii_whitespace())
-        .map_or(&[][..], |i| &bytes[i..]);
-    let stem = Path::new(name)
-        .file_stem()
-        .map_or_else(|| name.to_string(), |s| s.to_string_lossy().into_owned());
-    if trimmed.is_empty() {
-        return Err(Error::parse(
-            "empty file (expected ONNX, memplan JSON or MiniMalloc CSV)",
-        ));
-    }
-    if lower.ends_with(".json") || trimmed.first() == Some(&b'{') {
-        let text =
-            std::str::from_utf8(bytes).map_err(|_| Error::parse("JSON file is not UTF-8"))?;
-        if text.contains("\"memplan.plan/1\"") {
-            return Err(Error::parse(
-                "this is a plan (memplan.plan/1), not a graph: check it with `memplan validate`",
-            ));
-        }
-        let mut graph = memplan_core::import::json::parse(text)?;
-        if graph.name.is_empty() {
-            graph.name = stem;
-        }
-        apply_sizes(&mut graph, &shapes.sizes)?;
-        return Ok(Input::Graph {
-            graph,
-            warnings: Vec::new(),
-            onnx: None,
-        });
-    }
-    if lower.ends_with(".csv") || trimmed.starts_with(b"id,") {
-        let text = std::str::from_utf8(bytes).map_err(|_| Error::parse("CSV file is not UTF-8"))?;
-        return Ok(Input::Buffers(memplan_core::import::csv::parse(
-            &stem, text,
-        )?));
-    }
-    parse_onnx(&stem, bytes, shapes)
-}
-
-fn parse_onnx(stem: &str, bytes: &[u8], shapes: &Shapes) -> Result<Input, Error> {
-    let opts = OnnxOptions {
-        dims: shapes.dims.clone(),
-        inputs: shapes.inputs.clone(),
-    };
-    let model = onnx::parse(bytes, &opts).map_err(|e| {
-        if bytes.is_empty() {
-            Error::parse("empty file (expected ONNX, memplan JSON or MiniMalloc CSV)")
-        } else {
-            e
-        }
-    })?;
-    let mut graph = model.graph;
-    if graph.name.is_empty() {
-        graph.name = stem.to_string();
-    }
-    apply_sizes(&mut graph, &shapes.sizes)?;
-    Ok(Input::Graph {
-        graph,
-        warnings: model.warnings,
-        onnx: Some(bytes.to_vec()),
-    })
-}
-
-/// Imports ONNX `bytes` again with `dims` bound (one gear of dynamic batch) and lowers it.
-pub fn lower_onnx(
-    bytes: &[u8],
-    shapes: &Shapes,
-    dims: &Bindings,
-) -> Result<memplan_core::graph::Lowered, Error> {
-    let opts = OnnxOptions {
-        dims: dims.clone(),
-        inputs: shapes.inputs.clone(),
-    };
-    let mut model = onnx::parse(bytes, &opts)?;
-    apply_sizes(&mut model.graph, &shapes.sizes)?;
-    let mut lowered = model.graph.lower(dims)?;
-    if shapes.alias_views {
-        lowered.views = Some(memplan_core::graph::views::alias_views(
-            &model.graph,
-            &mut lowered,
-        )?);
-    }
-    let mut warnings = model.warnings;
-    warnings.append(&mut lowered.warnings);
-    lowered.warnings = warnings;
-    Ok(lowered)
-}
-
-/// Lowers a graph with the dims `shapes` leaves unbound set to 1, with a warning for each.
-/// An ONNX model (`onnx`: its bytes) with such dims is imported again with them bound, as
-/// the playground does: shape arithmetic over a symbolic dim may not resolve (magika's
-/// tensors would be planned as 0 bytes), and the symbolic import's warnings (`warnings`) are
-/// then replaced by the bound import's.
-///
-/// # Errors
-/// Import and lowering errors.
-pub fn lower_unbound_as_one(
-    graph: &Graph,
-    mut warnings: Vec<String>,
-    onnx: Option<&[u8]>,
-    shapes: &Shapes,
-) -> Result<memplan_core::graph::Lowered, Error> {
-    let (dims, mut bind) = graph.bind_unbound_to_one(&shapes.dims);
-    let mut lowered = match onnx {
-        Some(bytes) if !bind.is_empty() => {
-            warnings.clear();
-            lower_onnx(bytes, shapes, &dims)?
-        }
-        _ => {
-            let mut l = graph.lower(&dims)?;
-            if shapes.alias_views {
-                l.views = Some(memplan_core::graph::views::alias_views(graph, &mut l)?);
-            }
-            l
-        }
-    };
-    warnings.append(&mut bind);
-    warnings.append(&mut lowered.warnings);
-    lowered.warnings = warnings;
-    Ok(lowered)
+    load(&shown, &bytes, opts).map_err(|e| e.at(&shown))
 }
 
 /// Reads an ONNX file for `memplan inspect`.
-pub fn read_onnx(path: &Path, shapes: &Shapes) -> Result<onnx::OnnxModel, Error> {
+pub fn read_onnx(path: &Path, shapes: &LoadOptions) -> Result<onnx::OnnxModel, Error> {
     let shown = path.display().to_string();
     let bytes = read_bytes(path)?;
-    if Input::sniff_text(&bytes).is_some() {
+    if sniff_text(&bytes).is_some() {
         return Err(Error::parse(
             "inspect reads ONNX models; this is text (JSON or CSV): plan it with `memplan plan`, check a plan file with `memplan validate`",
         )

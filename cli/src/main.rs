@@ -1,7 +1,6 @@
 //! `memplan`: plan, compare, validate and inspect static memory plans from the command line.
 
 mod load;
-mod report;
 mod simulate;
 
 use std::io::Write;
@@ -10,15 +9,12 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use clap::{Parser, Subcommand, ValueEnum};
-use memplan_core::graph::gears;
-use memplan_core::report::{overlay_report, OverlayReport};
+use memplan_core::report::overlay_report;
+use memplan_core::report::plan_file::{self as report, Extras, PlanEntry, PlanFile, Run};
 use memplan_core::strategy::Ctx;
-use memplan_core::{units, Error, ErrorKind, Lowered, Padding, Plan, PlanOptions, Problem};
+use memplan_core::{units, Error, ErrorKind, Padding, Plan, PlanOptions, Problem};
 
-use load::{Input, Shapes};
-use report::{
-    BlockEntry, BufferEntry, ContinuousEntry, OpEntry, PlanEntry, PlanFile, ProblemSummary,
-};
+use memplan_core::import::load::{LoadOptions, Loaded};
 
 #[derive(Parser)]
 #[command(
@@ -292,14 +288,20 @@ fn run_inspect(
         .map_err(|e| Error::invalid(e.to_string()))
 }
 
-fn shapes(args: &PlanArgs) -> Result<Shapes, Error> {
+fn shapes(args: &PlanArgs) -> Result<LoadOptions, Error> {
     let mut s = parse_shapes(&args.shape.dims, &args.shape.inputs, &args.shape.sizes)?;
     s.alias_views = args.shape.alias_views;
+    s.gears.clone_from(&args.batch);
+    s.batch_dim.clone_from(&args.batch_dim);
     Ok(s)
 }
 
-fn parse_shapes(dims: &[String], inputs: &[String], sizes: &[String]) -> Result<Shapes, Error> {
-    let mut s = Shapes::default();
+fn parse_shapes(
+    dims: &[String],
+    inputs: &[String],
+    sizes: &[String],
+) -> Result<LoadOptions, Error> {
+    let mut s = LoadOptions::default();
     for z in sizes {
         let (k, v) = parse_kv(z, "--size")?;
         s.sizes
@@ -321,8 +323,8 @@ fn parse_shapes(dims: &[String], inputs: &[String], sizes: &[String]) -> Result<
     Ok(s)
 }
 
-fn options(args: &PlanArgs, input: &Input) -> Result<PlanOptions, Error> {
-    let mut o = input.default_options();
+fn options(args: &PlanArgs, input: &Loaded) -> Result<PlanOptions, Error> {
+    let mut o = load::default_options(input);
     if let Some(a) = args.align {
         if a == 0 {
             return Err(Error::bad_option("--align must be at least 1"));
@@ -341,102 +343,6 @@ fn options(args: &PlanArgs, input: &Input) -> Result<PlanOptions, Error> {
     o.expandable_memory = args.expandable_memory;
     o.time_limit_ms = args.time_limit;
     Ok(o)
-}
-
-fn lower(args: &PlanArgs, input: Input, shapes: &Shapes) -> Result<Lowered, Error> {
-    match input {
-        Input::Buffers(problem) => {
-            if !args.batch.is_empty() {
-                return Err(Error::bad_option(
-                    "--batch needs a graph input (ONNX or JSON), not a buffer list",
-                ));
-            }
-            Ok(Lowered {
-                problem,
-                ..Lowered::default()
-            })
-        }
-        Input::Graph {
-            graph,
-            mut warnings,
-            onnx,
-        } => {
-            // --dim names the graph does not have are most likely typos: say so
-            let known = match (&onnx, shapes.dims.is_empty()) {
-                (_, true) => Vec::new(),
-                // the ONNX import already bound the --dim names: ask an unbound import
-                (Some(bytes), false) => {
-                    memplan_core::import::onnx::parse(bytes, &Default::default())
-                        .map(|m| m.graph.symbols())
-                        .unwrap_or_default()
-                }
-                (None, false) => graph.symbols(),
-            };
-            let mut typos = Vec::new();
-            let input_names: Vec<&str> = graph
-                .inputs
-                .iter()
-                .filter_map(|&t| graph.tensors.get(t).map(|x| x.name.as_str()))
-                .collect();
-            for name in shapes
-                .inputs
-                .keys()
-                .filter(|n| !input_names.contains(&n.as_str()))
-            {
-                typos.push(format!(
-                    "--input {name}: the graph has no input '{name}' (it has: {})",
-                    if input_names.is_empty() {
-                        "none".to_string()
-                    } else {
-                        input_names.join(", ")
-                    }
-                ));
-            }
-            for name in shapes.dims.keys().filter(|n| !known.contains(n)) {
-                typos.push(format!(
-                    "--dim {name}: the graph has no symbolic dim '{name}' (it has: {})",
-                    if known.is_empty() {
-                        "none".to_string()
-                    } else {
-                        known.join(", ")
-                    }
-                ));
-            }
-            let mut l = if args.batch.is_empty() {
-                load::lower_unbound_as_one(
-                    &graph,
-                    std::mem::take(&mut warnings),
-                    onnx.as_deref(),
-                    shapes,
-                )?
-            } else {
-                let dim = gears::batch_dim(&graph, args.batch_dim.as_deref())?;
-                let mut given = shapes.dims.clone();
-                given.insert(dim.clone(), 1); // placeholder: each gear binds it
-                let (mut dims, mut w) = graph.bind_unbound_to_one(&given);
-                dims.remove(&dim);
-                warnings.append(&mut w);
-                match &onnx {
-                    // ONNX: infer each gear with its batch bound (shape arithmetic over a
-                    // symbolic batch may not resolve)
-                    Some(bytes) => {
-                        // the symbolic import's warnings do not apply to the gears
-                        warnings.clear();
-                        gears::expand_with(&args.batch, &dim, |g| {
-                            let mut d = dims.clone();
-                            d.insert(dim.clone(), g);
-                            load::lower_onnx(bytes, shapes, &d)
-                        })?
-                    }
-                    None => gears::expand(&graph, &dims, &dim, &args.batch)?,
-                }
-            };
-            typos.append(&mut warnings);
-            typos.append(&mut l.warnings);
-            l.warnings = typos;
-            Ok(l)
-        }
-    }
 }
 
 /// Plans and writes the output; `Ok(false)` when a plan exceeds `--capacity`.
@@ -462,13 +368,13 @@ fn run_plan(args: &PlanArgs) -> Result<bool, Error> {
     let input = load::read(&args.input, &shapes)?;
     let opts = options(args, &input)?;
     let shown = args.input.display().to_string();
-    let lowered = lower(args, input, &shapes).map_err(|e| e.at(&shown))?;
+    let lowered = input.lowered;
     let problem = &lowered.problem;
     for w in &lowered.warnings {
         eprintln!("warning: {shown}: {w}");
     }
     let bounds = memplan_core::lower_bound(problem).map_err(|e| e.at(&shown))?;
-    let mut entries = Vec::new();
+    // per strategy run: the name asked, the plan, its time and its gear overlay
     let mut plans = Vec::new();
     // One strategy's failure is reported and the others still run: the table shows what did.
     let mut failed = Vec::new();
@@ -499,63 +405,38 @@ fn run_plan(args: &PlanArgs) -> Result<bool, Error> {
         } else {
             Some(overlay_report(problem, &plan, s.name, &opts)?)
         };
-        entries.push(entry(problem, &plan, us, overlay, &opts));
-        plans.push(plan);
+        plans.push((s.name, plan, us, overlay));
     }
-    if entries.is_empty() {
+    if plans.is_empty() {
         // nothing to show: the first failure is the answer (they share their cause, mostly)
         return Err(failed
             .into_iter()
             .next()
             .unwrap_or_else(|| Error::bad_option("no strategy to run")));
     }
-    let file = PlanFile {
-        format: "memplan.plan/1".into(),
-        input: shown.clone(),
-        problem: ProblemSummary {
-            buffers: problem.buffers.len(),
-            steps: problem.steps,
-            lower_bound_bytes: bounds.lower_bound,
-            no_reuse_bytes: bounds.no_reuse,
-            weight_bytes: problem.weight_bytes,
-            ops: if multi_stream(problem) {
-                problem
-                    .ops
-                    .iter()
-                    .map(|o| OpEntry {
-                        name: o.name.clone(),
-                        stream: o.stream,
-                        preds: o.preds.clone(),
-                    })
-                    .collect()
-            } else {
-                Vec::new()
-            },
-            unknown_size_tensors: lowered.unknown.len(),
-            aliased_views: lowered.views.as_ref().map(|v| v.tensors),
-            aliased_view_bytes: lowered.views.as_ref().map(|v| v.bytes),
-            unknown_size: lowered
-                .unknown
-                .iter()
-                .map(|u| report::UnknownEntry {
-                    name: u.name.clone(),
-                    op: u.op.clone(),
-                    why: u.why.clone(),
-                })
-                .collect(),
-        },
-        plans: entries,
+    let runs: Vec<Run> = plans
+        .iter()
+        .map(|(name, plan, us, overlay)| Run {
+            strategy: name,
+            plan,
+            options: &opts,
+            time_us: *us,
+            overlay: overlay.as_ref(),
+        })
+        .collect();
+    let extras = Extras {
+        unknown: &lowered.unknown,
+        views: lowered.views.as_ref(),
     };
+    let file = PlanFile::new(&shown, problem, extras, &runs).map_err(|e| e.at(&shown))?;
     let text = match args.format {
-        Format::Json => {
-            serde_json::to_string_pretty(&file).map_err(|e| Error::invalid(e.to_string()))? + "\n"
-        }
+        Format::Json => file.to_json()?,
         Format::Table => table(&file, &opts),
         Format::Csv => {
             let p = plans
                 .first()
                 .ok_or_else(|| Error::bad_option("no strategy to write"))?;
-            memplan_core::import::csv::write(problem, Some(p))
+            memplan_core::import::csv::write(problem, Some(&p.1))
         }
     };
     match &args.out {
@@ -583,7 +464,7 @@ fn run_plan(args: &PlanArgs) -> Result<bool, Error> {
         return Ok(true);
     };
     let mut fits = true;
-    for p in &plans {
+    for (_, p, _, _) in &plans {
         if p.peak > cap {
             fits = false;
             let why = if cap < bounds.lower_bound {
@@ -622,80 +503,6 @@ fn run_strategy(
     )
 }
 
-fn entry(
-    problem: &Problem,
-    plan: &Plan,
-    us: u64,
-    overlay: Option<OverlayReport>,
-    opts: &PlanOptions,
-) -> PlanEntry {
-    use memplan_core::strategy::semantics;
-    let streams = multi_stream(problem);
-    PlanEntry {
-        strategy: plan.strategy.clone(),
-        alignment: plan.alignment,
-        peak_bytes: plan.peak,
-        plan_time_us: us,
-        overlay_bytes: overlay.as_ref().map(|o| o.overlay_bytes),
-        side_by_side_bytes: overlay.as_ref().map(|o| o.side_by_side_bytes),
-        gears: overlay.map(|o| o.gears),
-        arenas: plan.arenas.clone(),
-        stats: plan.stats.clone(),
-        notes: plan.notes.clone(),
-        blocks: plan
-            .blocks
-            .iter()
-            .map(|b| BlockEntry {
-                offset: b.offset,
-                size: b.size,
-                level: match b.level {
-                    memplan_core::BlockLevel::Top => "top".into(),
-                    memplan_core::BlockLevel::Child => "child".into(),
-                },
-                parent: b.parent,
-                tag: b.tag.clone(),
-                members: b
-                    .members
-                    .iter()
-                    .filter_map(|&m| problem.buffers.get(m).map(|x| x.name.clone()))
-                    .collect(),
-            })
-            .collect(),
-        buffers: problem
-            .buffers
-            .iter()
-            .enumerate()
-            .map(|(i, b)| BufferEntry {
-                name: b.name.clone(),
-                bytes: plan.sizes[i],
-                start: b.start,
-                end: b.end,
-                offset: plan.offsets[i],
-                gear: b.gear,
-                alignment: b.alignment.max(1),
-                fixed_offset: b.fixed_offset,
-                // the rules in force, so that `validate` needs no options
-                flags: semantics::flags_in_force(b, opts)
-                    .into_iter()
-                    .map(String::from)
-                    .collect(),
-                stream: streams.then_some(b.stream),
-                producer: if streams { b.producer } else { None },
-                readers: if streams {
-                    b.readers.clone()
-                } else {
-                    Vec::new()
-                },
-                memory_type: b.memory_type,
-                continuous: b.continuous.map(|c| ContinuousEntry {
-                    group: c.group,
-                    index: c.index,
-                }),
-            })
-            .collect(),
-    }
-}
-
 /// GE's build-log line per memory type for a GE plan (graph_mem_assigner.cc:
 /// `[IMAS]AfterAssignMemory : <graph> memoffset[..] theory_min[..] zero_copy[..]
 /// total_size[..] no_reuse[..] streams[..]`), from the plan's stats; none for other plans.
@@ -729,12 +536,6 @@ fn imas_lines(graph: &str, e: &PlanEntry) -> Vec<String> {
         ));
     }
     out
-}
-
-/// Whether the problem's ops run on more than one stream.
-fn multi_stream(problem: &Problem) -> bool {
-    let first = problem.ops.first().map(|o| o.stream);
-    problem.ops.iter().any(|o| Some(o.stream) != first)
 }
 
 fn table(f: &PlanFile, o: &PlanOptions) -> String {

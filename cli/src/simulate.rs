@@ -6,28 +6,18 @@ use memplan_core::simulate::registry::{self, RuntimeOptions};
 use memplan_core::simulate::{tiered, SimReport, SimSwitches, TierPolicy};
 use memplan_core::{units, Error, Problem};
 
-use crate::load::{self, Input};
+use crate::load;
 use crate::{parse_kv, parse_shapes, Format, SimArgs};
 
 pub fn run(args: &SimArgs) -> Result<(), Error> {
     let mut shapes = parse_shapes(&args.shape.dims, &args.shape.inputs, &args.shape.sizes)?;
     shapes.alias_views = args.shape.alias_views;
     let shown = args.input.display().to_string();
-    let problem = match load::read(&args.input, &shapes)? {
-        Input::Buffers(p) => p,
-        Input::Graph {
-            graph,
-            warnings,
-            onnx,
-        } => {
-            let l = load::lower_unbound_as_one(&graph, warnings, onnx.as_deref(), &shapes)
-                .map_err(|e| e.at(&shown))?;
-            for w in &l.warnings {
-                eprintln!("warning: {shown}: {w}");
-            }
-            l.problem
-        }
-    };
+    let loaded = load::read(&args.input, &shapes)?;
+    for w in &loaded.lowered.warnings {
+        eprintln!("warning: {shown}: {w}");
+    }
+    let problem = loaded.lowered.problem;
     let bounds = memplan_core::lower_bound(&problem).map_err(|e| e.at(&shown))?;
     let names: Vec<String> = if args.allocators.is_empty() {
         ["pool", "reuse", "bfc"].map(String::from).to_vec()

@@ -196,7 +196,7 @@ fn main() {
                 if let Err(v) = memplan_core::validate(&problem, &s.plan) {
                     eprintln!("{}: INVALID plan: {}", problem.name, v.describe(&problem));
                 }
-                let stat = |k: &str| s.plan.stats.iter().find(|(n, _)| n == k).map_or(0, |x| x.1);
+                let c = s.plan.search.map(|x| x.counts).unwrap_or_default();
                 let lb = s.lower_bound.max(1) as f64;
                 println!(
                     "| {} | {} | {} | {} | {:.5} | {} | {} | {:.5} | {} | {} | {} ({}) | {} | {:.2} | {} |",
@@ -210,9 +210,9 @@ fn main() {
                     s.best_peak as f64 / lb,
                     if s.proven_optimal { "yes" } else { "no" },
                     s.nodes,
-                    stat("windows"),
-                    stat("windows_accepted"),
-                    stat("relocations_accepted") + stat("layout_moves_accepted"),
+                    c.windows,
+                    c.windows_accepted,
+                    c.relocations_accepted + c.layout_moves_accepted,
                     secs,
                     peak_rss_mib().map_or("?".into(), |m| m.to_string()),
                 );

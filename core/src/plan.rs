@@ -91,10 +91,13 @@ impl PlanOptions {
         match self.padding {
             Padding::None => Ok(raw),
             Padding::Ge if raw == 0 => Ok(32),
-            Padding::Ge => {
-                let what = || alloc::format!("padded size of '{name}'");
-                crate::error::add(round_up(raw, 32, what())?, 32, what())
-            }
+            // `format_args!`: the name is formatted only if the sum overflows, not once per
+            // buffer of every plan
+            Padding::Ge => crate::error::add(
+                round_up(raw, 32, format_args!("padded size of '{name}'"))?,
+                32,
+                format_args!("padded size of '{name}'"),
+            ),
         }
     }
 
@@ -125,7 +128,7 @@ impl PlanOptions {
         round_up(
             padded,
             self.alignment.max(1),
-            alloc::format!("aligned size of '{}'", b.name),
+            format_args!("aligned size of '{}'", b.name),
         )
     }
 }
@@ -217,6 +220,101 @@ pub struct Plan {
     pub stats: Vec<(String, u64)>,
     /// Free-text remarks (which variant won, why a rule applied).
     pub notes: Vec<String>,
+    /// For an anytime search (`optimal`): what it proved, as typed figures (its `stats` and
+    /// `notes` render them); `None` for other strategies.
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub search: Option<Search>,
+}
+
+/// Why an anytime search stopped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
+pub enum Stop {
+    /// Nothing left to search: the answer is proven (or, in capacity mode, decided).
+    Finished,
+    /// The node budget ran out.
+    NodeLimit,
+    /// The time limit ran out.
+    TimeLimit,
+    /// The clock reported a cancellation.
+    Cancelled,
+}
+
+/// What an anytime search proved about its plan, bytes unless named otherwise.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct Search {
+    /// Proven lower bound on the peak: the live-set bound of the planned sizes, raised by
+    /// searches that proved smaller capacities infeasible.
+    pub lower_bound: u64,
+    /// Peak of the plan.
+    pub best_peak: u64,
+    /// Peak of the heuristic seed.
+    pub seed_peak: u64,
+    /// `best_peak == lower_bound`: no plan can be smaller.
+    pub proven_optimal: bool,
+    /// Search nodes visited.
+    pub nodes: u64,
+    /// Why the search stopped.
+    pub stop: Stop,
+    /// Work of the large-input searches (all 0 for an exact search).
+    pub counts: SearchCounts,
+}
+
+/// Work of the large-input searches of `optimal`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct SearchCounts {
+    /// Heuristics the seed ran (of the portfolio's).
+    pub seed_heuristics: u64,
+    /// Window re-solves tried.
+    pub windows: u64,
+    /// Window re-solves that fitted (committed).
+    pub windows_accepted: u64,
+    /// Relocations of a buffer tried.
+    pub relocations: u64,
+    /// Relocations kept.
+    pub relocations_accepted: u64,
+    /// Moves of the long-buffer layout search tried.
+    pub layout_moves: u64,
+    /// Layout moves kept.
+    pub layout_moves_accepted: u64,
+}
+
+impl Search {
+    /// The figures as named statistics ([`Plan::stats`], the plan file's `stats`):
+    /// `lower_bound`, `best_peak`, `proven_optimal` (0/1), `nodes`, `seed_peak`, and the
+    /// counts when any is non-zero.
+    pub fn stats(&self) -> Vec<(String, u64)> {
+        let mut v: Vec<(String, u64)> = [
+            ("lower_bound", self.lower_bound),
+            ("best_peak", self.best_peak),
+            ("proven_optimal", u64::from(self.proven_optimal)),
+            ("nodes", self.nodes),
+            ("seed_peak", self.seed_peak),
+        ]
+        .into_iter()
+        .map(|(k, x)| (String::from(k), x))
+        .collect();
+        let c = self.counts;
+        if c != SearchCounts::default() {
+            v.extend(
+                [
+                    ("seed_heuristics", c.seed_heuristics),
+                    ("windows", c.windows),
+                    ("windows_accepted", c.windows_accepted),
+                    ("relocations", c.relocations),
+                    ("relocations_accepted", c.relocations_accepted),
+                    ("layout_moves", c.layout_moves),
+                    ("layout_moves_accepted", c.layout_moves_accepted),
+                ]
+                .into_iter()
+                .map(|(k, x)| (String::from(k), x)),
+            );
+        }
+        v
+    }
 }
 
 impl Plan {

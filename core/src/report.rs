@@ -8,6 +8,9 @@ use crate::plan::{Plan, PlanOptions};
 use crate::problem::Problem;
 use crate::strategy::overlay::gear_problem;
 
+#[cfg(feature = "serde")]
+pub mod plan_file;
+
 /// One gear's figures in a plan of an expanded problem.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]

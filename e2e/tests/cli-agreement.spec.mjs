@@ -94,7 +94,8 @@ test('the exact solver plans in a background worker and agrees with the CLI', as
     '--dim', 'batch=1', '--strategy', 'optimal', '--format', 'json',
   ]);
   const optimal = JSON.parse(out).plans[0];
-  expect(optimal.notes.join(' ')).toContain('proven optimal');
+  expect(optimal.search.proven_optimal).toBe(true);
+  expect(optimal.search.best_peak).toBe(optimal.peak_bytes);
   await page.goto('/?sample=resnet50');
   await expect(page.locator('html[data-ready]')).toHaveCount(1);
   // the worker is started only when a pane needs it: here, for the exact solver

@@ -794,11 +794,10 @@ impl App {
                     .filter_map(|(s, r)| r.as_ref().as_ref().ok().map(|r| (s, r)))
                     .collect();
                 let (link, _) = self.link(false);
-                platform::download(
-                    &format!("{stem}.plan.json"),
-                    "application/json",
-                    &crate::export::plan_json(&src.name, &b.problem, &plans, &link),
-                );
+                // it fails only on sizes that overflow, which the build refused already
+                if let Ok(json) = crate::export::plan_json(&src.name, b, &plans, Some(&link)) {
+                    platform::download(&format!("{stem}.plan.json"), "application/json", &json);
+                }
             }
             Export::Svg | Export::Png => {
                 if let (Some(r), Some(vp)) = (self.focused(), self.view()) {

@@ -1,85 +1,39 @@
 //! Exports: plan JSON in the CLI's `memplan.plan/1` schema, and a CSV of tensors.
 
+use memplan_core::report::plan_file::{Extras, PlanFile, Run};
 use memplan_core::Problem;
-use serde_json::{json, Value};
 
 use crate::analysis::PaneResult;
-use crate::model::BufInfo;
+use crate::model::{BufInfo, Built};
 use crate::settings::PaneSettings;
 
-/// The CLI's plan document for the panes' plans (inclusive `start`/`end`, `bytes` = planned
-/// size). `lower_bound_bytes` and `no_reuse_bytes` are on raw sizes, as the CLI reports them.
-/// Each plan also carries the pane's `settings` (the link's short keys, see
-/// [`PaneSettings`]), and the document a `playground` link reopening the view.
+/// The plan file `memplan.plan/1` for the panes' plans, written by core's one writer
+/// ([`PlanFile`]): for the same model and settings, the same bytes as `memplan plan --format
+/// json` (times aside), plus `playground`, a link reopening the view, when given.
 pub fn plan_json(
     input: &str,
-    problem: &Problem,
+    built: &Built,
     plans: &[(&PaneSettings, &PaneResult)],
-    playground: &str,
-) -> String {
-    let bounds = memplan_core::lower_bound(problem).unwrap_or_default();
-    let plans: Vec<Value> = plans
+    playground: Option<&str>,
+) -> Result<String, String> {
+    let runs: Vec<Run> = plans
         .iter()
-        .map(|(settings, r)| {
-            let buffers: Vec<Value> = problem
-                .buffers
-                .iter()
-                .enumerate()
-                .map(|(i, b)| {
-                    let mut v = json!({
-                        "name": b.name,
-                        "bytes": r.plan.sizes.get(i).copied().unwrap_or(0),
-                        "start": b.start,
-                        "end": b.end,
-                        "offset": r.plan.offsets.get(i).copied().unwrap_or(0),
-                    });
-                    // what `memplan validate` checks beyond the ranges (the CLI writes the same)
-                    if b.alignment > 1 {
-                        v["alignment"] = json!(b.alignment);
-                    }
-                    if let Some(off) = b.fixed_offset {
-                        v["fixed_offset"] = json!(off);
-                    }
-                    if let Some(g) = b.gear {
-                        v["gear"] = json!(g);
-                    }
-                    let flags = memplan_core::strategy::semantics::flags_in_force(b, &r.options);
-                    if !flags.is_empty() {
-                        v["flags"] = json!(flags);
-                    }
-                    v
-                })
-                .collect();
-            json!({
-                "strategy": r.plan.strategy,
-                "alignment": r.plan.alignment,
-                "peak_bytes": r.plan.peak,
-                "plan_time_us": micros(r.time_ms),
-                "settings": {
-                    "strategy": settings.strategy,
-                    "alignment": settings.alignment,
-                    "ge_padding": settings.ge_padding,
-                    "reuse": settings.reuse,
-                    "zero_copy_io": settings.zero_copy_io,
-                    "atomic_centralised": settings.atomic_centralised,
-                },
-                "buffers": buffers,
-            })
+        .map(|(settings, r)| Run {
+            strategy: &settings.strategy,
+            plan: &r.plan,
+            options: &r.options,
+            time_us: micros(r.time_ms),
+            overlay: r.overlay.as_ref(),
         })
         .collect();
-    let doc = json!({
-        "format": "memplan.plan/1",
-        "input": input,
-        "problem": {
-            "buffers": problem.buffers.len(),
-            "steps": problem.steps,
-            "lower_bound_bytes": bounds.lower_bound,
-            "no_reuse_bytes": bounds.no_reuse,
-        },
-        "plans": plans,
-        "playground": playground,
-    });
-    serde_json::to_string_pretty(&doc).unwrap_or_default() + "\n"
+    let extras = Extras {
+        unknown: &built.unknown,
+        views: None,
+    };
+    let mut file =
+        PlanFile::new(input, &built.problem, extras, &runs).map_err(|e| e.to_string())?;
+    file.playground = playground.map(str::to_string);
+    file.to_json().map_err(|e| e.to_string())
 }
 
 /// One CSV cell (RFC 4180 quoting). A text starting with `=`, `+`, `-`, `@`, a tab or a
@@ -124,7 +78,7 @@ pub fn tensors_csv(problem: &Problem, info: &[BufInfo], r: &PaneResult) -> Strin
 
 /// Milliseconds to whole microseconds (float-to-integer `as` saturates; times are small).
 #[allow(clippy::cast_possible_truncation)]
-fn micros(ms: f64) -> u64 {
+pub fn micros(ms: f64) -> u64 {
     (ms * 1000.0).round().max(0.0) as u64
 }
 
@@ -142,8 +96,9 @@ mod tests {
         );
         let s = PaneSettings::default_for(1, false, &[]);
         let r = crate::analysis::run(&p, &s, &|| 0.0).unwrap();
-        let v: Value =
-            serde_json::from_str(&plan_json("p.csv", &p, &[(&s, &r)], "https://x/#v=1")).unwrap();
+        let built = crate::model::Built::of_problem(p.clone());
+        let json = plan_json("p.csv", &built, &[(&s, &r)], Some("https://x/#v=1")).unwrap();
+        let v: serde_json::Value = serde_json::from_str(&json).unwrap();
         assert_eq!(v["playground"], "https://x/#v=1");
         assert_eq!(v["plans"][0]["settings"]["strategy"], s.strategy.as_str());
         assert_eq!(v["plans"][0]["settings"]["alignment"], 1);
@@ -155,6 +110,81 @@ mod tests {
         assert_eq!(v["plans"][0]["buffers"][1]["end"], 2);
         let csv = tensors_csv(&p, &[], &r);
         assert!(csv.contains("\"b,\"\"x\"\"\""), "{csv}");
+    }
+
+    /// The page's export for a model and its default panes, and core's writer over core's
+    /// load pipeline with the CLI's options (`memplan plan FILE --format json`, which
+    /// cli/tests/plan_file.rs shows prints exactly that): the same bytes, times aside.
+    fn page_writes_the_cli_file(file: &str, bindings: &[(&str, u64)], gears: &[u64]) {
+        use memplan_core::import::load::{load, LoadOptions};
+        let bytes = crate::model::tests::sample_bytes(file);
+        let bindings: memplan_core::Bindings =
+            bindings.iter().map(|&(k, v)| (k.to_string(), v)).collect();
+        let src =
+            crate::model::Source::new(file, crate::model::Origin::File, bytes.clone()).unwrap();
+        let built = crate::model::build(&src, &bindings, gears).unwrap();
+        let panes = [
+            PaneSettings::default_for(0, true, &[]),
+            PaneSettings::default_for(1, true, &[]),
+        ];
+        let results: Vec<_> = panes
+            .iter()
+            .map(|s| crate::analysis::run(&built.problem, s, &|| 0.0).unwrap())
+            .collect();
+        let pairs: Vec<_> = panes.iter().zip(&results).collect();
+        let page = plan_json(file, &built, &pairs, None).unwrap();
+
+        let opts = LoadOptions {
+            dims: bindings,
+            gears: gears.to_vec(),
+            ..LoadOptions::default()
+        };
+        let loaded = load(file, &bytes, &opts).unwrap();
+        let problem = &loaded.lowered.problem;
+        let options = memplan_core::PlanOptions::default();
+        let ctx = memplan_core::strategy::Ctx::default();
+        let plans: Vec<_> = panes
+            .iter()
+            .map(|s| memplan_core::strategy::plan_in(problem, &s.strategy, &options, &ctx).unwrap())
+            .collect();
+        let overlays: Vec<_> = plans
+            .iter()
+            .zip(&panes)
+            .map(|(p, s)| {
+                (!problem.gears().is_empty()).then(|| {
+                    memplan_core::report::overlay_report(problem, p, &s.strategy, &options).unwrap()
+                })
+            })
+            .collect();
+        let runs: Vec<Run> = (0..2)
+            .map(|i| Run {
+                strategy: &panes[i].strategy,
+                plan: &plans[i],
+                options: &options,
+                time_us: micros(results[i].time_ms),
+                overlay: overlays[i].as_ref(),
+            })
+            .collect();
+        let extras = Extras {
+            unknown: &loaded.lowered.unknown,
+            views: None,
+        };
+        let cli = PlanFile::new(file, problem, extras, &runs)
+            .and_then(|f| f.to_json())
+            .unwrap();
+        assert_eq!(page, cli, "{file}");
+        // the page adds only the link back to the view
+        let linked = plan_json(file, &built, &pairs, Some("https://x/#v=1")).unwrap();
+        let mut v: serde_json::Value = serde_json::from_str(&linked).unwrap();
+        assert_eq!(v["playground"], "https://x/#v=1");
+        v.as_object_mut().unwrap().remove("playground");
+        assert_eq!(v, serde_json::from_str::<serde_json::Value>(&cli).unwrap());
+    }
+
+    #[test]
+    fn the_page_writes_the_cli_plan_file() {
+        page_writes_the_cli_file("mobilenet-v2-blocks.json", &[("batch", 1)], &[]);
+        page_writes_the_cli_file("resnet50_randinit.stripped.onnx", &[("batch", 1)], &[1, 2]);
     }
 
     #[test]

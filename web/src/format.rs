@@ -1,35 +1,15 @@
 //! Number formatting: binary units with exact bytes, signed differences, ratios, durations.
 
-/// `12582912` → `"12.0 MiB"`; below 1 KiB the plain byte count (`"512 B"`).
+/// `12582912` → `"12.00 MiB"`; below 1 KiB the plain byte count (`"512 B"`): core's
+/// [`memplan_core::units::binary`], the CLI's form.
 pub fn binary(bytes: u64) -> String {
-    const UNITS: [&str; 6] = ["KiB", "MiB", "GiB", "TiB", "PiB", "EiB"];
-    if bytes < 1024 {
-        return format!("{bytes} B");
-    }
-    let mut value = bytes as f64 / 1024.0;
-    let mut unit = 0;
-    while value >= 1024.0 && unit + 1 < UNITS.len() {
-        value /= 1024.0;
-        unit += 1;
-    }
-    let digits = if value >= 100.0 {
-        0
-    } else if value >= 10.0 {
-        1
-    } else {
-        2
-    };
-    let digits = if unit == 0 && value < 10.0 { 1 } else { digits };
-    format!("{value:.digits$} {}", UNITS[unit])
+    memplan_core::units::binary(bytes)
 }
 
-/// `"12.0 MiB (12582912 B)"`; small values just `"512 B"`.
+/// `"12.00 MiB (12582912 B)"`; small values just `"512 B"`: core's
+/// [`memplan_core::units::with_exact`], the CLI's form.
 pub fn bytes(bytes: u64) -> String {
-    if bytes < 1024 {
-        format!("{bytes} B")
-    } else {
-        format!("{} ({bytes} B)", binary(bytes))
-    }
+    memplan_core::units::with_exact(bytes)
 }
 
 /// Signed difference `b - a`: `"+1.50 MiB (+12.5%)"`, `"−512 B (−0.4%)"`, `"same"`.
@@ -108,19 +88,20 @@ mod tests {
 
     #[test]
     fn binary_units_and_exact_bytes() {
-        assert_eq!(bytes(12_582_912), "12.0 MiB (12582912 B)");
+        // as the CLI prints them (core's units): 12582912 = 12 × 2^20
+        assert_eq!(bytes(12_582_912), "12.00 MiB (12582912 B)");
         assert_eq!(bytes(512), "512 B");
-        assert_eq!(bytes(1536), "1.5 KiB (1536 B)");
+        assert_eq!(bytes(1536), "1.50 KiB (1536 B)");
         assert_eq!(binary(9_633_792), "9.19 MiB");
-        assert_eq!(binary(600_871_392), "573 MiB");
-        assert_eq!(binary(u64::MAX), "16.0 EiB");
+        assert_eq!(binary(600_871_392), "573.0 MiB");
+        assert_eq!(binary(u64::MAX), "16.00 EiB");
     }
 
     #[test]
     fn diffs_are_signed_with_percent() {
         assert_eq!(diff(100, 100), "same");
         assert_eq!(diff(1000, 1100), "+100 B (+10.0%)");
-        assert_eq!(diff(2048, 1024), "−1.0 KiB = 1024 B (−50.0%)");
+        assert_eq!(diff(2048, 1024), "−1.00 KiB = 1024 B (−50.0%)");
         assert_eq!(diff(0, 5), "+5 B");
     }
 

@@ -6,6 +6,7 @@
 
 use std::rc::Rc;
 
+use memplan_core::import::load::{load_as, Format as CoreFormat, LoadOptions, Loaded};
 use memplan_core::{Bindings, Problem};
 
 /// Largest file the playground reads, bytes (the message names it).
@@ -44,44 +45,14 @@ impl Format {
     }
 }
 
-/// The format a file name's extension names (`.onnx`, `.json`, `.csv`, any case), if any.
-pub fn by_extension(name: &str) -> Option<Format> {
-    let (_, ext) = name.rsplit_once('.')?;
-    match ext.to_ascii_lowercase().as_str() {
-        "onnx" => Some(Format::Onnx),
-        "json" => Some(Format::GraphJson),
-        "csv" => Some(Format::Csv),
-        _ => None,
-    }
-}
-
-/// The format of a file: its extension decides when known (so that errors come from the
-/// parser the user expects); only a name without one is sniffed.
+/// The format of a file: its extension decides when known, only a name without one is
+/// sniffed (core's [`CoreFormat::detect`], as the CLI decides).
 pub fn detect(name: &str, bytes: &[u8]) -> Format {
-    by_extension(name).unwrap_or_else(|| sniff(bytes))
-}
-
-/// Guesses the format from the first bytes: JSON starts with `{` or `[`, CSV with a header
-/// naming `id`, anything else is taken as ONNX protobuf.
-pub fn sniff(bytes: &[u8]) -> Format {
-    let body = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
-    let start = body
-        .iter()
-        .position(|b| !b.is_ascii_whitespace())
-        .unwrap_or(body.len());
-    let head = &body[start..];
-    if matches!(head.first(), Some(b'{' | b'[')) {
-        return Format::GraphJson;
+    match CoreFormat::detect(name, bytes) {
+        CoreFormat::GraphJson => Format::GraphJson,
+        CoreFormat::Csv => Format::Csv,
+        CoreFormat::Onnx => Format::Onnx,
     }
-    let line_end = head
-        .iter()
-        .position(|&b| b == b'\n')
-        .unwrap_or(head.len().min(256));
-    let first = String::from_utf8_lossy(&head[..line_end.min(256)]).to_ascii_lowercase();
-    if first.split(',').map(str::trim).any(|c| c == "id") && first.contains(',') {
-        return Format::Csv;
-    }
-    Format::Onnx
 }
 
 /// A loaded file: its name, bytes and format, before parsing.
@@ -171,6 +142,39 @@ pub struct Built {
     pub weight_bytes: u64,
     /// With dynamic-batch gears: the batch dim and the gears (sorted), else `None`.
     pub gears: Option<(String, Vec<u64>)>,
+    /// Tensors of unknown size: not planned (the plan file lists them).
+    pub unknown: Vec<memplan_core::UnknownTensor>,
+}
+
+impl Built {
+    /// A bare problem (no graph), as a share link or a CSV carries it.
+    pub fn of_problem(problem: Problem) -> Built {
+        let info = problem
+            .buffers
+            .iter()
+            .map(|b| BufInfo {
+                op: match b.producer.and_then(|s| usize::try_from(s).ok()) {
+                    Some(step) => problem
+                        .ops
+                        .get(step)
+                        .map(|o| format!("{} ({})", o.name, o.op_type))
+                        .unwrap_or_default(),
+                    None => String::new(),
+                },
+                ..BufInfo::default()
+            })
+            .collect();
+        Built {
+            problem,
+            info,
+            symbols: Vec::new(),
+            warnings: Vec::new(),
+            is_graph: false,
+            weight_bytes: 0,
+            gears: None,
+            unknown: Vec::new(),
+        }
+    }
 }
 
 /// Parses a gear list such as `1,2,4,8` (empty: no gears).
@@ -198,76 +202,45 @@ pub fn parse_gears(text: &str) -> Result<Vec<u64>, String> {
     Ok(v)
 }
 
-/// Parses and lowers `source` under `bindings`.
+/// Parses and lowers `source` under `bindings` with core's load pipeline (the CLI's), the
+/// dims left unbound set to 1.
 ///
 /// # Errors
 /// The importer's message, or a limit exceeded; never panics on bad bytes.
 pub fn build(source: &Source, bindings: &Bindings, gears: &[u64]) -> Result<Built, String> {
-    if source.bytes.iter().all(u8::is_ascii_whitespace) {
-        return Err(format!(
-            "{}: empty file (expected ONNX, memplan JSON or MiniMalloc CSV)",
-            source.name
-        ));
-    }
-    let text = || {
-        std::str::from_utf8(&source.bytes)
-            .map_err(|e| format!("{}: not UTF-8 text ({e})", source.name))
-    };
-    let built = match source.format {
-        Format::GraphJson => {
-            let text = text()?;
-            if text.contains("\"memplan.plan/1\"") {
-                return Err(format!(
-                    "{}: this is a plan (memplan.plan/1), not a graph: the playground opens models (ONNX, memplan.graph/1 JSON, MiniMalloc CSV)",
-                    source.name
-                ));
-            }
-            let graph = memplan_core::import::json::parse(text)
-                .map_err(|e| format!("{}: {e}", source.name))?;
-            from_graph(&graph, bindings, gears, Vec::new())
-                .map_err(|e| format!("{}: {e}", source.name))?
-        }
-        Format::Csv => {
-            let problem = memplan_core::import::csv::parse(&source.name, text()?)
-                .map_err(|e| format!("{}: {e}", source.name))?;
-            from_problem(problem)?
-        }
+    let named = |e: memplan_core::Error| format!("{}: {e}", source.name);
+    let format = match source.format {
         Format::ProblemJson => {
-            let problem: Problem = serde_json::from_str(text()?)
+            let text = std::str::from_utf8(&source.bytes)
+                .map_err(|e| format!("{}: not UTF-8 text ({e})", source.name))?;
+            let problem: Problem = serde_json::from_str(text)
                 .map_err(|e| format!("inline problem in the link: {e}"))?;
             problem
                 .check()
                 .map_err(|e| format!("inline problem in the link: {e}"))?;
-            from_problem(problem)?
+            return checked(source, from_problem(problem)?);
         }
-        Format::Onnx => {
-            use memplan_core::import::onnx::{parse, OnnxOptions};
-            let named = |e: memplan_core::Error| format!("{}: {e}", source.name);
-            // Symbols come from an unbound parse (the UI offers one field per symbol); shapes
-            // from a parse with the bindings, since inference folds them into shape arithmetic.
-            let free = parse(&source.bytes, &OnnxOptions::default()).map_err(named)?;
-            let symbols = free.graph.symbols();
-            let (mut built, weights) = if gears.is_empty() {
-                let model = if bindings.is_empty() {
-                    free
-                } else {
-                    let opts = OnnxOptions {
-                        dims: bindings.clone(),
-                        ..OnnxOptions::default()
-                    };
-                    parse(&source.bytes, &opts).map_err(named)?
-                };
-                let b = from_graph(&model.graph, bindings, gears, model.warnings).map_err(named)?;
-                (b, model.weights_bytes)
-            } else {
-                let b = onnx_gears(&source.bytes, &free.graph, bindings, gears).map_err(named)?;
-                (b, free.weights_bytes)
-            };
-            built.symbols = symbols;
-            built.weight_bytes = weights;
-            built
-        }
+        Format::GraphJson => CoreFormat::GraphJson,
+        Format::Csv => CoreFormat::Csv,
+        Format::Onnx => CoreFormat::Onnx,
     };
+    let opts = LoadOptions {
+        dims: bindings.clone(),
+        gears: gears.to_vec(),
+        ..LoadOptions::default()
+    };
+    let loaded = load_as(format, &source.name, &source.bytes, &opts).map_err(named)?;
+    let built = if loaded.graph.is_some() {
+        from_loaded(loaded)
+    } else {
+        from_problem(loaded.lowered.problem)?
+    };
+    checked(source, built)
+}
+
+/// Refuses problems over the playground's limits, and sizes whose sums overflow `u64` (named,
+/// rather than shown as 0 B).
+fn checked(source: &Source, built: Built) -> Result<Built, String> {
     if built.problem.buffers.len() > MAX_BUFFERS {
         return Err(format!(
             "{}: {} buffers; the playground plans up to {MAX_BUFFERS}",
@@ -275,7 +248,6 @@ pub fn build(source: &Source, bindings: &Bindings, gears: &[u64]) -> Result<Buil
             built.problem.buffers.len()
         ));
     }
-    // Sizes whose sums overflow u64 are refused here, named, rather than shown as 0 B.
     memplan_core::lower_bound(&built.problem).map_err(|e| format!("{}: {e}", source.name))?;
     Ok(built)
 }
@@ -289,74 +261,18 @@ pub fn default_bindings(symbols: &[String], current: &Bindings) -> Bindings {
         .collect()
 }
 
-fn from_graph(
-    graph: &memplan_core::Graph,
-    bindings: &Bindings,
-    gears: &[u64],
-    warnings: Vec<String>,
-) -> Result<Built, memplan_core::Error> {
-    let (lowered, gear_info) = if gears.is_empty() {
-        (graph.lower(bindings)?, None)
-    } else {
-        let dim = memplan_core::graph::gears::batch_dim(graph, None)?;
-        let mut dims = bindings.clone();
-        dims.remove(&dim);
-        let l = memplan_core::graph::gears::expand(graph, &dims, &dim, gears)?;
-        (l, Some((dim, gears.to_vec())))
-    };
-    from_lowered(graph, bindings, lowered, gear_info, warnings)
-}
-
-/// ONNX with gears: each gear imported again with its batch bound, so that shape arithmetic
-/// over the batch resolves (as the CLI's `--batch` does).
-fn onnx_gears(
-    bytes: &[u8],
-    free: &memplan_core::Graph,
-    bindings: &Bindings,
-    gears: &[u64],
-) -> Result<Built, memplan_core::Error> {
-    use memplan_core::import::onnx::{parse, OnnxOptions};
-    let dim = memplan_core::graph::gears::batch_dim(free, None)?;
-    let mut dims = bindings.clone();
-    dims.remove(&dim);
-    let first = core::cell::RefCell::new(Vec::new());
-    let lowered = memplan_core::graph::gears::expand_with(gears, &dim, |g| {
-        let mut d = dims.clone();
-        d.insert(dim.clone(), g);
-        let m = parse(
-            bytes,
-            &OnnxOptions {
-                dims: d.clone(),
-                ..OnnxOptions::default()
-            },
-        )?;
-        let mut l = m.graph.lower(&d)?;
-        if first.borrow().is_empty() {
-            let mut w = m.warnings;
-            w.append(&mut l.warnings);
-            *first.borrow_mut() = w;
-        }
-        Ok(l)
-    })?;
-    let warnings = first.into_inner();
-    from_lowered(
-        free,
-        bindings,
+/// The table's shape and dtype of each buffer, from the graph it was lowered from.
+fn from_loaded(loaded: Loaded) -> Built {
+    let Loaded {
+        graph,
         lowered,
-        Some((dim, gears.to_vec())),
-        warnings,
-    )
-}
-
-fn from_lowered(
-    graph: &memplan_core::Graph,
-    bindings: &Bindings,
-    lowered: memplan_core::graph::Lowered,
-    gear_info: Option<(String, Vec<u64>)>,
-    mut warnings: Vec<String>,
-) -> Result<Built, memplan_core::Error> {
-    let problem_weights = lowered.problem.weight_bytes;
-    warnings.extend(lowered.warnings);
+        symbols,
+        dims,
+        weight_bytes,
+        gears: gear_info,
+        ..
+    } = loaded;
+    let graph = graph.unwrap_or_default();
     let problem = lowered.problem;
     let info = problem
         .buffers
@@ -371,7 +287,7 @@ fn from_lowered(
                     .unwrap_or_default(),
                 None => "graph input".to_string(),
             };
-            let mut shape_bindings = bindings.clone();
+            let mut shape_bindings = dims.clone();
             // a gear's copy at its batch; an ungeared buffer (graph I/O, one at the largest
             // gear as GE clones the graph) at the largest gear
             if let Some((dim, gears)) = &gear_info {
@@ -409,15 +325,16 @@ fn from_lowered(
             BufInfo { op, shape, dtype }
         })
         .collect();
-    Ok(Built {
+    Built {
         problem,
         info,
-        symbols: graph.symbols(),
-        warnings,
+        symbols,
+        warnings: lowered.warnings,
         is_graph: true,
-        weight_bytes: problem_weights,
+        weight_bytes,
         gears: gear_info,
-    })
+        unknown: lowered.unknown,
+    }
 }
 
 fn from_problem(problem: Problem) -> Result<Built, String> {
@@ -427,34 +344,11 @@ fn from_problem(problem: Problem) -> Result<Built, String> {
             problem.buffers.len()
         ));
     }
-    let info = problem
-        .buffers
-        .iter()
-        .map(|b| BufInfo {
-            op: match b.producer.and_then(|s| usize::try_from(s).ok()) {
-                Some(step) => problem
-                    .ops
-                    .get(step)
-                    .map(|o| format!("{} ({})", o.name, o.op_type))
-                    .unwrap_or_default(),
-                None => String::new(),
-            },
-            ..BufInfo::default()
-        })
-        .collect();
-    Ok(Built {
-        problem,
-        info,
-        symbols: Vec::new(),
-        warnings: Vec::new(),
-        is_graph: false,
-        weight_bytes: 0,
-        gears: None,
-    })
+    Ok(Built::of_problem(problem))
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     pub(crate) fn sample_bytes(file: &str) -> Vec<u8> {
@@ -463,29 +357,6 @@ mod tests {
             env!("CARGO_MANIFEST_DIR")
         ))
         .expect("sample file")
-    }
-
-    #[test]
-    fn sniffs_formats() {
-        assert_eq!(sniff(b"  \n{\"format\":1}"), Format::GraphJson);
-        assert_eq!(sniff(b"\xEF\xBB\xBF{}"), Format::GraphJson);
-        assert_eq!(sniff(b"id,lower,upper,size\n"), Format::Csv);
-        assert_eq!(sniff(b"lower,upper,size,id\n"), Format::Csv);
-        assert_eq!(sniff(b"\x08\x07\x12\x07pytorch"), Format::Onnx);
-        assert_eq!(sniff(b""), Format::Onnx);
-        assert_eq!(sniff(b"[[[1]]]"), Format::GraphJson);
-    }
-
-    #[test]
-    fn a_known_extension_decides_the_format() {
-        assert_eq!(detect("garbage.csv", b"garbage\n"), Format::Csv);
-        assert_eq!(detect("deep.json", b"[[[[]]]]"), Format::GraphJson);
-        assert_eq!(detect("M.ONNX", b"{\"format\":1}"), Format::Onnx);
-        assert_eq!(detect("x.Csv", b"{}"), Format::Csv);
-        // no extension, or one we do not know (URL loads): the content decides
-        assert_eq!(detect("model", b"id,lower,upper,size\n"), Format::Csv);
-        assert_eq!(detect("model?raw=1", b"{}"), Format::GraphJson);
-        assert_eq!(detect("a.txt", b"\x08\x07"), Format::Onnx);
     }
 
     #[test]
@@ -581,7 +452,7 @@ mod tests {
     #[test]
     fn too_large_names_the_limit() {
         let e = check_size("big.onnx", MAX_FILE_BYTES + 1).unwrap_err();
-        assert!(e.contains("512 MiB"), "{e}");
+        assert!(e.contains("512.0 MiB"), "{e}");
     }
 
     #[test]

@@ -3,5 +3,6 @@
 pub mod csv;
 #[cfg(feature = "serde")]
 pub mod json;
+pub mod load;
 #[cfg(feature = "onnx")]
 pub mod onnx;

@@ -176,6 +176,7 @@ pub(crate) fn with_continuous_groups(
     let mut plan = Plan::new(inner.strategy.clone(), inner.alignment, offsets, planned)?;
     plan.peak = plan.peak.max(inner.peak);
     plan.stats = inner.stats;
+    plan.search = inner.search;
     plan.notes = inner.notes;
     if !groups.is_empty() {
         plan.notes.push(alloc::format!(

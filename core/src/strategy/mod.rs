@@ -124,7 +124,7 @@ fn check_pins(problem: &Problem, options: &PlanOptions) -> Result<()> {
         if let Some(off) = b.fixed_offset {
             let size = options.planned_size(b)?;
             if size > 0 {
-                let end = crate::error::add(off, size, alloc::format!("end of '{}'", b.name))?;
+                let end = crate::error::add(off, size, format_args!("end of '{}'", b.name))?;
                 pinned.push((off, end, i));
             }
         }

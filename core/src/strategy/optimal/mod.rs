@@ -170,18 +170,8 @@ impl Default for SolverParams {
     }
 }
 
-/// Why a solve stopped.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Stop {
-    /// Nothing left to search: the answer is proven (or, in capacity mode, decided).
-    Finished,
-    /// The node budget ran out.
-    NodeLimit,
-    /// The time limit ran out.
-    TimeLimit,
-    /// The clock reported a cancellation.
-    Cancelled,
-}
+/// Why a solve stopped (a plan's [`crate::plan::Search::stop`]).
+pub use crate::plan::Stop;
 
 /// The result of [`solve`] or [`solve_with_capacity`].
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -454,25 +444,26 @@ fn run(
     let proven = best == lower;
     let fits = capacity.is_none_or(|c| best <= c);
     plan.strategy = String::from("optimal");
-    plan.stats = alloc::vec![
-        (String::from("lower_bound"), lower),
-        (String::from("best_peak"), best),
-        (String::from("proven_optimal"), u64::from(proven)),
-        (String::from("nodes"), sh.limits.nodes),
-        (String::from("seed_peak"), sh.seed_peak),
-    ];
     let c = sh.limits.counts;
-    if c != search::Counts::default() {
-        plan.stats.extend([
-            (String::from("seed_heuristics"), c.seed_heuristics),
-            (String::from("windows"), c.windows),
-            (String::from("windows_accepted"), c.windows_ok),
-            (String::from("relocations"), c.relocations),
-            (String::from("relocations_accepted"), c.relocations_ok),
-            (String::from("layout_moves"), c.layout_moves),
-            (String::from("layout_moves_accepted"), c.layout_moves_ok),
-        ]);
-    }
+    let figures = crate::plan::Search {
+        lower_bound: lower,
+        best_peak: best,
+        seed_peak: sh.seed_peak,
+        proven_optimal: proven,
+        nodes: sh.limits.nodes,
+        stop,
+        counts: crate::plan::SearchCounts {
+            seed_heuristics: c.seed_heuristics,
+            windows: c.windows,
+            windows_accepted: c.windows_ok,
+            relocations: c.relocations,
+            relocations_accepted: c.relocations_ok,
+            layout_moves: c.layout_moves,
+            layout_moves_accepted: c.layout_moves_ok,
+        },
+    };
+    plan.stats = figures.stats();
+    plan.search = Some(figures);
     let mut notes = core::mem::take(&mut plan.notes);
     if c.windows + c.relocations + c.layout_moves > 0 {
         notes.push(format!(

@@ -171,8 +171,9 @@ fn check_exact(bufs: &[Tiny]) -> core::result::Result<(), TestCaseError> {
     let reg = crate::strategy::plan(&p, "optimal", &o).expect("optimal");
     prop_assert_eq!(validate(&p, &reg), Ok(()));
     prop_assert_eq!(reg.peak, want);
-    prop_assert_eq!(reg.stat("proven_optimal"), Some(1));
-    prop_assert_eq!(reg.stat("best_peak"), Some(want));
+    let search = reg.search.expect("optimal reports its search");
+    prop_assert!(search.proven_optimal);
+    prop_assert_eq!(search.best_peak, want);
     let port = crate::strategy::plan(&p, "portfolio", &o).expect("portfolio");
     prop_assert!(
         port.peak >= want,
@@ -351,10 +352,15 @@ fn node_budget_cut_reports_the_gap() {
     let seed = seed_plan(&p, &o).unwrap().peak;
     assert_eq!(plan.peak, seed);
     assert!(seed >= 8);
+    let search = plan.search.expect("optimal reports its search");
+    assert!(!search.proven_optimal);
+    assert_eq!(search.lower_bound, 7);
+    assert_eq!(search.best_peak, plan.peak);
+    assert_eq!(search.seed_peak, seed);
+    assert_eq!(search.stop, Stop::NodeLimit);
+    // the stats and the notes render the same figures
     assert_eq!(plan.stat("proven_optimal"), Some(0));
     assert_eq!(plan.stat("lower_bound"), Some(7));
-    assert_eq!(plan.stat("best_peak"), Some(plan.peak));
-    assert_eq!(plan.stat("seed_peak"), Some(seed));
     let note = plan.notes.last().unwrap();
     assert!(note.starts_with("not proven optimal"), "{note}");
     assert!(note.contains("node budget used up"), "{note}");
@@ -559,14 +565,7 @@ fn window_search_stops_on_the_clock() {
 #[test]
 fn a_large_solve_reads_the_clock_in_every_stage() {
     let p = trace_like(3000, 5);
-    let stat = |sol: &Solution, k: &str| {
-        sol.plan
-            .stats
-            .iter()
-            .find(|(n, _)| n == k)
-            .map(|x| x.1)
-            .unwrap_or_else(|| panic!("no stat {k}"))
-    };
+    let counts = |sol: &Solution| sol.plan.search.expect("optimal reports its search").counts;
     for limit in [3, 400] {
         let o = PlanOptions {
             time_limit_ms: limit,
@@ -593,7 +592,8 @@ fn a_large_solve_reads_the_clock_in_every_stage() {
             "limit {limit}: {} ms",
             clock.now.get()
         );
-        let seeds = stat(&sol, "seed_heuristics");
+        let c = counts(&sol);
+        let seeds = c.seed_heuristics;
         if limit == 3 {
             // two readings per heuristic: the second one is not started
             assert_eq!(seeds, 1);
@@ -610,8 +610,8 @@ fn a_large_solve_reads_the_clock_in_every_stage() {
             );
         } else {
             assert_eq!(seeds, 5);
-            assert!(stat(&sol, "windows") > 0);
-            assert!(stat(&sol, "windows_accepted") <= stat(&sol, "windows"));
+            assert!(c.windows > 0);
+            assert!(c.windows_accepted <= c.windows);
         }
     }
 }

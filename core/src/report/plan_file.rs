@@ -1,10 +1,25 @@
-//! The plan JSON schema `memplan.plan/1` (documented in `docs/formats.md`).
+//! The plan file `memplan.plan/1` (documented in `docs/formats.md`): one schema and one
+//! writer for the CLI (`memplan plan --format json`) and the playground's export, so that
+//! both write the same file, byte for byte, for the same model and settings.
 
-use memplan_core::{Buffer, Plan, Problem};
+use alloc::string::{String, ToString};
+use alloc::vec::Vec;
+
 use serde::{Deserialize, Serialize};
 
+use super::{GearReport, OverlayReport};
+use crate::error::{Error, Result};
+use crate::graph::views::AliasReport;
+use crate::graph::UnknownTensor;
+use crate::plan::{Arena, BlockLevel, Padding, Plan, PlanOptions, Search};
+use crate::problem::{Buffer, Problem};
+use crate::strategy::semantics;
+
+/// The `format` of every plan file.
+pub const FORMAT: &str = "memplan.plan/1";
+
 /// The document.
-#[derive(Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PlanFile {
     /// Always `memplan.plan/1`.
     pub format: String,
@@ -14,10 +29,13 @@ pub struct PlanFile {
     pub problem: ProblemSummary,
     /// One entry per strategy run.
     pub plans: Vec<PlanEntry>,
+    /// From the playground: a link reopening the view the file was exported from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub playground: Option<String>,
 }
 
 /// Problem figures, bytes.
-#[derive(Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ProblemSummary {
     /// Number of buffers.
     pub buffers: usize,
@@ -48,8 +66,26 @@ pub struct ProblemSummary {
     pub aliased_view_bytes: Option<u64>,
 }
 
+/// The settings of one plan: the strategy asked for and the options in force (the
+/// playground's link keys).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Settings {
+    /// The registry name asked for (`portfolio`, where the plan says `portfolio:WINNER`).
+    pub strategy: String,
+    /// Plan-wide alignment, bytes.
+    pub alignment: u64,
+    /// GE padding `ceil32(bytes) + 32` (else raw sizes).
+    pub ge_padding: bool,
+    /// Memory reuse on.
+    pub reuse: bool,
+    /// Graph inputs and outputs are zero-copy user buffers.
+    pub zero_copy_io: bool,
+    /// Atomic-clean outputs cleaned centrally (GE policy 0).
+    pub atomic_centralised: bool,
+}
+
 /// One op of the schedule, at step = its index.
-#[derive(Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct OpEntry {
     /// Name.
     pub name: String,
@@ -61,7 +97,7 @@ pub struct OpEntry {
 }
 
 /// Membership of a buffer in a continuous group.
-#[derive(Serialize, Deserialize, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ContinuousEntry {
     /// Group id.
     pub group: u32,
@@ -70,7 +106,7 @@ pub struct ContinuousEntry {
 }
 
 /// A tensor of unknown size (not planned).
-#[derive(Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct UnknownEntry {
     /// Tensor name.
     pub name: String,
@@ -82,7 +118,7 @@ pub struct UnknownEntry {
 }
 
 /// One plan.
-#[derive(Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PlanEntry {
     /// Strategy name (portfolio: `portfolio:WINNER`).
     pub strategy: String,
@@ -92,9 +128,12 @@ pub struct PlanEntry {
     pub peak_bytes: u64,
     /// Wall time of planning, microseconds.
     pub plan_time_us: u64,
+    /// The settings the plan was made with (absent in files of earlier versions).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub settings: Option<Settings>,
     /// Per-gear figures with dynamic batch.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub gears: Option<Vec<memplan_core::report::GearReport>>,
+    pub gears: Option<Vec<GearReport>>,
     /// Overlaid size of the gears (= peak) with dynamic batch.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub overlay_bytes: Option<u64>,
@@ -104,13 +143,17 @@ pub struct PlanEntry {
     /// With several memory types (GE strategies): one arena per type, each from offset 0;
     /// `peak_bytes` is HBM's.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub arenas: Vec<memplan_core::Arena>,
+    pub arenas: Vec<Arena>,
     /// Strategy statistics (GE: memoffset, theory_min, ...).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub stats: Vec<(String, u64)>,
     /// What the strategy says about its plan, in words (optimal: proven or the gap left).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
+    /// An anytime search's figures (optimal): lower bound, best and seed peaks, proven, nodes,
+    /// why it stopped, the large-input counts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub search: Option<Search>,
     /// Blocks of a block-reuse plan (GE), in the plan's order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub blocks: Vec<BlockEntry>,
@@ -119,7 +162,7 @@ pub struct PlanEntry {
 }
 
 /// One block of a block-reuse plan.
-#[derive(Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct BlockEntry {
     /// Offset in the arena, bytes.
     pub offset: u64,
@@ -138,7 +181,7 @@ pub struct BlockEntry {
 }
 
 /// One placed buffer; `start`/`end` inclusive op steps, `bytes` as planned (padded, aligned).
-#[derive(Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct BufferEntry {
     /// Name.
     pub name: String,
@@ -195,13 +238,188 @@ fn is_one(x: &u64) -> bool {
     *x == 1
 }
 
+/// One strategy's run, what its entry of the file is made from.
+#[derive(Debug, Clone, Copy)]
+pub struct Run<'a> {
+    /// The registry name asked for.
+    pub strategy: &'a str,
+    /// The plan (of the file's problem).
+    pub plan: &'a Plan,
+    /// The options it was made with.
+    pub options: &'a PlanOptions,
+    /// Wall time of planning, microseconds.
+    pub time_us: u64,
+    /// With dynamic-batch gears: the overlay report ([`super::overlay_report`]).
+    pub overlay: Option<&'a OverlayReport>,
+}
+
+/// What the file says about the problem beyond its buffers (from [`crate::Lowered`]).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Extras<'a> {
+    /// Tensors of unknown size (not planned).
+    pub unknown: &'a [UnknownTensor],
+    /// What aliasing views saved, when asked for.
+    pub views: Option<&'a AliasReport>,
+}
+
+impl PlanFile {
+    /// The file for `runs` over `problem`; `input` is the file as named to the user (the
+    /// CLI's path, the playground's file name).
+    ///
+    /// # Errors
+    /// [`crate::ErrorKind::Overflow`] when the problem's sizes overflow `u64`
+    /// ([`crate::lower_bound`]).
+    pub fn new(
+        input: &str,
+        problem: &Problem,
+        extras: Extras<'_>,
+        runs: &[Run<'_>],
+    ) -> Result<Self> {
+        let bounds = crate::bound::lower_bound(problem)?;
+        let streams = multi_stream(problem);
+        Ok(PlanFile {
+            format: FORMAT.into(),
+            input: input.into(),
+            problem: ProblemSummary {
+                buffers: problem.buffers.len(),
+                steps: problem.steps,
+                lower_bound_bytes: bounds.lower_bound,
+                no_reuse_bytes: bounds.no_reuse,
+                weight_bytes: problem.weight_bytes,
+                ops: if streams {
+                    problem
+                        .ops
+                        .iter()
+                        .map(|o| OpEntry {
+                            name: o.name.clone(),
+                            stream: o.stream,
+                            preds: o.preds.clone(),
+                        })
+                        .collect()
+                } else {
+                    Vec::new()
+                },
+                unknown_size_tensors: extras.unknown.len(),
+                unknown_size: extras
+                    .unknown
+                    .iter()
+                    .map(|u| UnknownEntry {
+                        name: u.name.clone(),
+                        op: u.op.clone(),
+                        why: u.why.clone(),
+                    })
+                    .collect(),
+                aliased_views: extras.views.map(|v| v.tensors),
+                aliased_view_bytes: extras.views.map(|v| v.bytes),
+            },
+            plans: runs.iter().map(|r| entry(problem, r, streams)).collect(),
+            playground: None,
+        })
+    }
+
+    /// The file as pretty-printed JSON with a final newline: the bytes both front ends write.
+    ///
+    /// # Errors
+    /// [`crate::ErrorKind::Invalid`] if serialisation fails (it does not for these types).
+    pub fn to_json(&self) -> Result<String> {
+        serde_json::to_string_pretty(self)
+            .map(|s| s + "\n")
+            .map_err(|e| Error::invalid(e.to_string()))
+    }
+}
+
+/// Whether the problem's ops run on more than one stream.
+pub fn multi_stream(problem: &Problem) -> bool {
+    let first = problem.ops.first().map(|o| o.stream);
+    problem.ops.iter().any(|o| Some(o.stream) != first)
+}
+
+fn entry(problem: &Problem, r: &Run<'_>, streams: bool) -> PlanEntry {
+    let (plan, opts) = (r.plan, r.options);
+    PlanEntry {
+        strategy: plan.strategy.clone(),
+        alignment: plan.alignment,
+        peak_bytes: plan.peak,
+        plan_time_us: r.time_us,
+        settings: Some(Settings {
+            strategy: r.strategy.into(),
+            alignment: opts.alignment,
+            ge_padding: opts.padding == Padding::Ge,
+            reuse: opts.reuse,
+            zero_copy_io: opts.zero_copy_io,
+            atomic_centralised: opts.atomic_centralised,
+        }),
+        overlay_bytes: r.overlay.map(|o| o.overlay_bytes),
+        side_by_side_bytes: r.overlay.map(|o| o.side_by_side_bytes),
+        gears: r.overlay.map(|o| o.gears.clone()),
+        arenas: plan.arenas.clone(),
+        stats: plan.stats.clone(),
+        notes: plan.notes.clone(),
+        search: plan.search,
+        blocks: plan
+            .blocks
+            .iter()
+            .map(|b| BlockEntry {
+                offset: b.offset,
+                size: b.size,
+                level: match b.level {
+                    BlockLevel::Top => "top".into(),
+                    BlockLevel::Child => "child".into(),
+                },
+                parent: b.parent,
+                tag: b.tag.clone(),
+                members: b
+                    .members
+                    .iter()
+                    .filter_map(|&m| problem.buffers.get(m).map(|x| x.name.clone()))
+                    .collect(),
+            })
+            .collect(),
+        buffers: problem
+            .buffers
+            .iter()
+            .enumerate()
+            .map(|(i, b)| BufferEntry {
+                name: b.name.clone(),
+                bytes: plan.sizes.get(i).copied().unwrap_or(0),
+                start: b.start,
+                end: b.end,
+                offset: plan.offsets.get(i).copied().unwrap_or(0),
+                gear: b.gear,
+                alignment: b.alignment.max(1),
+                fixed_offset: b.fixed_offset,
+                // the rules in force, so that `validate` needs no options
+                flags: semantics::flags_in_force(b, opts)
+                    .into_iter()
+                    .map(String::from)
+                    .collect(),
+                stream: streams.then_some(b.stream),
+                producer: if streams { b.producer } else { None },
+                readers: if streams {
+                    b.readers.clone()
+                } else {
+                    Vec::new()
+                },
+                memory_type: b.memory_type,
+                continuous: b.continuous.map(|c| ContinuousEntry {
+                    group: c.group,
+                    index: c.index,
+                }),
+            })
+            .collect(),
+    }
+}
+
 /// Checks one plan of a plan file against the file's problem figures and the independent
 /// validator; the reason names the buffer (escaped).
-pub fn check_entry(file: &PlanFile, e: &PlanEntry) -> Result<(), String> {
+///
+/// # Errors
+/// Why the plan is not valid, in words.
+pub fn check_entry(file: &PlanFile, e: &PlanEntry) -> core::result::Result<(), String> {
     let esc = |s: &str| -> String { s.escape_debug().collect() };
     let p = &file.problem;
     if e.buffers.len() != p.buffers {
-        return Err(format!(
+        return Err(alloc::format!(
             "lists {} buffers, the problem has {}",
             e.buffers.len(),
             p.buffers
@@ -217,7 +435,7 @@ pub fn check_entry(file: &PlanFile, e: &PlanEntry) -> Result<(), String> {
         x.producer = b.producer;
         x.readers = b.readers.clone();
         x.memory_type = b.memory_type;
-        x.continuous = b.continuous.map(|c| memplan_core::Continuous {
+        x.continuous = b.continuous.map(|c| crate::Continuous {
             group: c.group,
             index: c.index,
             outputs: false,
@@ -228,7 +446,7 @@ pub fn check_entry(file: &PlanFile, e: &PlanEntry) -> Result<(), String> {
                 "zero_copy" => x.flags.zero_copy = true,
                 "atomic_clean" => x.flags.atomic_clean = true,
                 other => {
-                    return Err(format!(
+                    return Err(alloc::format!(
                         "buffer '{}': unknown flag '{}' (known: no_reuse, zero_copy, atomic_clean)",
                         esc(&b.name),
                         esc(other)
@@ -246,11 +464,11 @@ pub fn check_entry(file: &PlanFile, e: &PlanEntry) -> Result<(), String> {
         ops: p
             .ops
             .iter()
-            .map(|o| memplan_core::OpInfo {
+            .map(|o| crate::OpInfo {
                 name: o.name.clone(),
                 stream: o.stream,
                 preds: o.preds.clone(),
-                ..memplan_core::OpInfo::default()
+                ..crate::OpInfo::default()
             })
             .collect(),
         ..Problem::default()
@@ -265,23 +483,25 @@ pub fn check_entry(file: &PlanFile, e: &PlanEntry) -> Result<(), String> {
     .map_err(|err| err.to_string())?;
     plan.arenas = e.arenas.clone();
     if plan.arenas.is_empty() && plan.peak > e.peak_bytes {
-        return Err(format!(
+        return Err(alloc::format!(
             "buffers reach byte {} above peak_bytes {}",
-            plan.peak, e.peak_bytes
+            plan.peak,
+            e.peak_bytes
         ));
     }
     if e.peak_bytes < p.lower_bound_bytes {
-        return Err(format!(
+        return Err(alloc::format!(
             "peak_bytes {} is below the problem's lower bound {}: no plan can be that small",
-            e.peak_bytes, p.lower_bound_bytes
+            e.peak_bytes,
+            p.lower_bound_bytes
         ));
     }
     plan.peak = e.peak_bytes;
     // the flags in the file are the rules in force: no options needed
-    let rules = memplan_core::Rules {
+    let rules = crate::Rules {
         reuse: true,
         zero_copy_io: false,
         atomic_centralised: true,
     };
-    memplan_core::validate_with(&problem, &plan, &rules).map_err(|v| v.describe(&problem))
+    crate::validate_with(&problem, &plan, &rules).map_err(|v| v.describe(&problem))
 }

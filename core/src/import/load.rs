@@ -1,0 +1,481 @@
+//! The one load pipeline of the CLI and the playground: bytes and a file name in, a lowered
+//! [`crate::Problem`] out.
+//!
+//! import → bind dims (the ones the user leaves unbound set to 1, with a warning) → import
+//! again with them bound (ONNX shape arithmetic over a symbolic dim may not resolve) →
+//! dynamic-batch gears (each gear imported with its batch bound) → lower → warnings.
+
+// without both importers (a bare `no_std` build) only CSV is read: the graph steps are unused
+#![cfg_attr(
+    not(all(feature = "serde", feature = "onnx")),
+    allow(dead_code, unused_imports)
+)]
+
+use alloc::collections::BTreeMap;
+use alloc::string::{String, ToString};
+use alloc::vec::Vec;
+
+use crate::graph::{gears, views, Bindings, Graph, Lowered};
+use crate::{Error, Result};
+
+/// What a file holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// `memplan.graph/1` JSON.
+    GraphJson,
+    /// MiniMalloc CSV (`id,lower,upper,size...`).
+    Csv,
+    /// ONNX protobuf.
+    Onnx,
+}
+
+impl Format {
+    /// Short name for messages and the UI.
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::GraphJson => "memplan.graph/1 JSON",
+            Format::Csv => "MiniMalloc CSV",
+            Format::Onnx => "ONNX",
+        }
+    }
+
+    /// The format a file name's extension names (`.onnx`, `.json`, `.csv`, any case), if any.
+    pub fn by_extension(name: &str) -> Option<Format> {
+        let (_, ext) = name.rsplit_once('.')?;
+        match ext.to_ascii_lowercase().as_str() {
+            "onnx" => Some(Format::Onnx),
+            "json" => Some(Format::GraphJson),
+            "csv" => Some(Format::Csv),
+            _ => None,
+        }
+    }
+
+    /// The format of a file: its extension decides when known (so that errors come from the
+    /// parser the user expects); only a name without one is sniffed ([`Format::sniff`]).
+    pub fn detect(name: &str, bytes: &[u8]) -> Format {
+        Format::by_extension(name).unwrap_or_else(|| Format::sniff(bytes))
+    }
+
+    /// Guesses the format from the first bytes (a UTF-8 byte-order mark and whitespace
+    /// skipped): JSON starts with `{` or `[`, CSV with a header naming an `id` column,
+    /// anything else is taken as ONNX protobuf.
+    pub fn sniff(bytes: &[u8]) -> Format {
+        let head = trim_start(bytes);
+        if matches!(head.first(), Some(b'{' | b'[')) {
+            return Format::GraphJson;
+        }
+        let line_end = head
+            .iter()
+            .position(|&b| b == b'\n')
+            .unwrap_or(head.len())
+            .min(256);
+        let first = String::from_utf8_lossy(&head[..line_end]).to_ascii_lowercase();
+        if first.contains(',') && first.split(',').map(str::trim).any(|c| c == "id") {
+            return Format::Csv;
+        }
+        Format::Onnx
+    }
+}
+
+/// `bytes` without a leading UTF-8 byte-order mark (editors on Windows write one) and
+/// whitespace.
+fn trim_start(bytes: &[u8]) -> &[u8] {
+    let body = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    let start = body
+        .iter()
+        .position(|b| !b.is_ascii_whitespace())
+        .unwrap_or(body.len());
+    &body[start..]
+}
+
+/// Settings that turn a graph into a problem (the CLI's `--dim`, `--input`, `--size`,
+/// `--alias-views`, `--batch`, `--batch-dim`; the playground's dim fields and gears).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LoadOptions {
+    /// Symbolic dims bound by the user (`--dim NAME=VALUE`); the others are bound to 1.
+    pub dims: Bindings,
+    /// Input shapes given by the user (`--input NAME=1x3x224x224`), ONNX only.
+    pub inputs: BTreeMap<String, Vec<u64>>,
+    /// Tensor sizes given by the user, bytes (`--size NAME=BYTES`): shape not inferred, or to
+    /// override it.
+    pub sizes: BTreeMap<String, u64>,
+    /// View outputs share their dying input's buffer ([`crate::graph::views`]).
+    pub alias_views: bool,
+    /// Dynamic-batch gears (batch sizes); empty: one plan at the bound dims.
+    pub gears: Vec<u64>,
+    /// The symbolic dim that is the batch (default: the leading symbolic dim of the first
+    /// input, [`gears::batch_dim`]).
+    pub batch_dim: Option<String>,
+}
+
+/// A loaded file, lowered and ready to plan.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Loaded {
+    /// What the file held.
+    pub format: Format,
+    /// The graph the problem was lowered from (`None` for a bare buffer list). Its tensor ids
+    /// are those of `lowered.tensor_of`; with gears, its shapes are bound by [`Loaded::dims`]
+    /// plus the gear's batch.
+    pub graph: Option<Graph>,
+    /// The problem, the schedule and the buffer-to-tensor map; `lowered.warnings` holds every
+    /// warning of the import and the lowering, in order.
+    pub lowered: Lowered,
+    /// The graph's symbolic dim names, from an import with nothing bound (sorted; empty for
+    /// buffer lists): what the user may bind.
+    pub symbols: Vec<String>,
+    /// The dims in force: the user's plus those bound to 1 (without the batch dim with gears).
+    pub dims: Bindings,
+    /// Bytes of weights (ONNX initializers, JSON `weight_bytes`), not planned in the arena.
+    pub weight_bytes: u64,
+    /// With gears: the batch dim and the gears (sorted, no duplicates).
+    pub gears: Option<(String, Vec<u64>)>,
+}
+
+/// The message for a file with no content.
+const EMPTY: &str = "empty file (expected ONNX, memplan JSON or MiniMalloc CSV)";
+
+/// Imports `bytes` (format from `name`'s extension, else sniffed: [`Format::detect`]) and
+/// lowers it under `opts`. `name` (a path or a file name) names the graph or problem when the
+/// file does not (its stem) and decides the format; errors do not carry it (the caller adds
+/// it with [`Error::at`]).
+///
+/// Warnings (in `lowered.warnings`): `--input`/`--dim` names the graph does not have (most
+/// likely typos), dims bound to 1, then the import's and the lowering's. When dims were bound
+/// to 1 or with gears, an ONNX model is imported again with them bound, and the symbolic
+/// import's warnings are replaced by the bound one's.
+///
+/// # Errors
+/// [`crate::ErrorKind::Parse`] for an empty file, a plan file given as a model, text that is
+/// not UTF-8; the importers' errors; [`crate::ErrorKind::BadOption`] for a `--size` naming
+/// no tensor, gears on a buffer list or on a graph without a batch dim; lowering errors.
+pub fn load(name: &str, bytes: &[u8], opts: &LoadOptions) -> Result<Loaded> {
+    load_as(Format::detect(name, bytes), name, bytes, opts)
+}
+
+/// [`load`] with the format decided by the caller (the playground keeps it with the bytes).
+///
+/// # Errors
+/// As [`load`].
+pub fn load_as(format: Format, name: &str, bytes: &[u8], opts: &LoadOptions) -> Result<Loaded> {
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    if trim_start(bytes).is_empty() {
+        return Err(Error::parse(EMPTY));
+    }
+    let stem = stem(name);
+    match format {
+        Format::Csv => {
+            if !opts.gears.is_empty() {
+                return Err(Error::bad_option(
+                    "--batch needs a graph input (ONNX or JSON), not a buffer list",
+                ));
+            }
+            let text = utf8(bytes, "CSV")?;
+            let problem = super::csv::parse(&stem, text)?;
+            Ok(Loaded {
+                format,
+                graph: None,
+                weight_bytes: problem.weight_bytes,
+                lowered: Lowered {
+                    problem,
+                    ..Lowered::default()
+                },
+                symbols: Vec::new(),
+                dims: Bindings::new(),
+                gears: None,
+            })
+        }
+        Format::GraphJson => load_json(&stem, bytes, opts),
+        Format::Onnx => load_onnx(&stem, bytes, opts),
+    }
+}
+
+fn stem(name: &str) -> String {
+    let file = name.rsplit(['/', '\\']).next().unwrap_or(name);
+    match file.rsplit_once('.') {
+        Some((s, _)) if !s.is_empty() => s.to_string(),
+        _ => file.to_string(),
+    }
+}
+
+fn utf8<'a>(bytes: &'a [u8], what: &str) -> Result<&'a str> {
+    core::str::from_utf8(bytes)
+        .map_err(|_| Error::parse(alloc::format!("{what} file is not UTF-8")))
+}
+
+#[cfg(feature = "serde")]
+fn load_json(stem: &str, bytes: &[u8], opts: &LoadOptions) -> Result<Loaded> {
+    let text = utf8(bytes, "JSON")?;
+    if text.contains("\"memplan.plan/1\"") {
+        return Err(Error::parse(
+            "this is a plan (memplan.plan/1), not a model (ONNX, memplan.graph/1 JSON, MiniMalloc CSV): check it with `memplan validate`",
+        ));
+    }
+    let mut graph = super::json::parse(text)?;
+    if graph.name.is_empty() {
+        graph.name = stem.to_string();
+    }
+    apply_sizes(&mut graph, &opts.sizes)?;
+    let symbols = graph.symbols();
+    let mut warnings = typos(&graph, &symbols, opts);
+    let (dims, gear_info, mut lowered) = if opts.gears.is_empty() {
+        let (dims, mut bind) = graph.bind_unbound_to_one(&opts.dims);
+        warnings.append(&mut bind);
+        let l = lower(&graph, &dims, opts.alias_views)?;
+        (dims, None, l)
+    } else {
+        let dim = gears::batch_dim(&graph, opts.batch_dim.as_deref())?;
+        let (dims, mut bind) = gear_dims(&graph, &dim, opts);
+        warnings.append(&mut bind);
+        let l = gears::expand(&graph, &dims, &dim, &opts.gears)?;
+        (dims, Some((dim, sorted(&opts.gears))), l)
+    };
+    warnings.append(&mut lowered.warnings);
+    lowered.warnings = warnings;
+    Ok(Loaded {
+        format: Format::GraphJson,
+        weight_bytes: lowered.problem.weight_bytes,
+        graph: Some(graph),
+        lowered,
+        symbols,
+        dims,
+        gears: gear_info,
+    })
+}
+
+#[cfg(not(feature = "serde"))]
+fn load_json(_: &str, _: &[u8], _: &LoadOptions) -> Result<Loaded> {
+    Err(Error::bad_option(
+        "this build reads no memplan JSON (memplan-core without its `serde` feature)",
+    ))
+}
+
+#[cfg(feature = "onnx")]
+fn load_onnx(stem: &str, bytes: &[u8], opts: &LoadOptions) -> Result<Loaded> {
+    use super::onnx::{parse, OnnxModel, OnnxOptions};
+    let with = |dims: &Bindings| -> Result<OnnxModel> {
+        let mut m = parse(
+            bytes,
+            &OnnxOptions {
+                dims: dims.clone(),
+                inputs: opts.inputs.clone(),
+            },
+        )?;
+        if m.graph.name.is_empty() {
+            m.graph.name = stem.to_string();
+        }
+        apply_sizes(&mut m.graph, &opts.sizes)?;
+        Ok(m)
+    };
+    // With gears the batch stays symbolic in the graph kept for shapes; each gear is imported
+    // again with its batch bound.
+    let model = if opts.gears.is_empty() {
+        with(&opts.dims)?
+    } else {
+        with(&Bindings::new())?
+    };
+    // What the user may bind: the symbols of an import with nothing bound (an import with
+    // dims bound has folded them into the shapes).
+    let symbols = if opts.inputs.is_empty() && (opts.dims.is_empty() || !opts.gears.is_empty()) {
+        model.graph.symbols()
+    } else {
+        parse(bytes, &OnnxOptions::default())
+            .map(|m| m.graph.symbols())
+            .unwrap_or_default()
+    };
+    let weight_bytes = model.weights_bytes;
+    let mut warnings = typos(&model.graph, &symbols, opts);
+    if !opts.gears.is_empty() {
+        let dim = gears::batch_dim(&model.graph, opts.batch_dim.as_deref())?;
+        let (dims, mut bind) = gear_dims(&model.graph, &dim, opts);
+        warnings.append(&mut bind);
+        // the symbolic import's warnings do not apply to the gears (expand keeps the first
+        // gear's)
+        let mut lowered = gears::expand_with(&opts.gears, &dim, |g| {
+            let mut d = dims.clone();
+            d.insert(dim.clone(), g);
+            let m = with(&d)?;
+            lower_model(&m, &d, opts.alias_views)
+        })?;
+        warnings.append(&mut lowered.warnings);
+        lowered.warnings = warnings;
+        return Ok(Loaded {
+            format: Format::Onnx,
+            graph: Some(model.graph),
+            lowered,
+            symbols,
+            dims,
+            weight_bytes,
+            gears: Some((dim, sorted(&opts.gears))),
+        });
+    }
+    let (dims, mut bind) = model.graph.bind_unbound_to_one(&opts.dims);
+    let (graph, mut lowered) = if bind.is_empty() {
+        let l = lower_model(&model, &dims, opts.alias_views)?;
+        (model.graph, l)
+    } else {
+        // shape arithmetic over a symbolic dim may not resolve (magika's tensors would be
+        // planned as 0 bytes): import again with the dims bound; its warnings replace the
+        // symbolic import's
+        let m = with(&dims)?;
+        let l = lower_model(&m, &dims, opts.alias_views)?;
+        (m.graph, l)
+    };
+    warnings.append(&mut bind);
+    warnings.append(&mut lowered.warnings);
+    lowered.warnings = warnings;
+    Ok(Loaded {
+        format: Format::Onnx,
+        graph: Some(graph),
+        lowered,
+        symbols,
+        dims,
+        weight_bytes,
+        gears: None,
+    })
+}
+
+#[cfg(not(feature = "onnx"))]
+fn load_onnx(_: &str, _: &[u8], _: &LoadOptions) -> Result<Loaded> {
+    Err(Error::bad_option(
+        "this build reads no ONNX (memplan-core without its `onnx` feature)",
+    ))
+}
+
+/// Lowers an imported model; the import's warnings first, then the lowering's.
+#[cfg(feature = "onnx")]
+fn lower_model(m: &super::onnx::OnnxModel, dims: &Bindings, alias_views: bool) -> Result<Lowered> {
+    let mut l = lower(&m.graph, dims, alias_views)?;
+    let mut w = m.warnings.clone();
+    w.append(&mut l.warnings);
+    l.warnings = w;
+    Ok(l)
+}
+
+fn lower(graph: &Graph, dims: &Bindings, alias_views: bool) -> Result<Lowered> {
+    let mut l = graph.lower(dims)?;
+    if alias_views {
+        l.views = Some(views::alias_views(graph, &mut l)?);
+    }
+    Ok(l)
+}
+
+/// The batch dim, the other dims in force (the user's plus the unbound ones set to 1, without
+/// the batch) and the warnings for those set to 1.
+fn gear_dims(graph: &Graph, dim: &str, opts: &LoadOptions) -> (Bindings, Vec<String>) {
+    let mut given = opts.dims.clone();
+    given.insert(dim.to_string(), 1); // placeholder: each gear binds it
+    let (mut dims, bind) = graph.bind_unbound_to_one(&given);
+    dims.remove(dim);
+    (dims, bind)
+}
+
+fn sorted(gears: &[u64]) -> Vec<u64> {
+    let mut g = gears.to_vec();
+    g.sort_unstable();
+    g.dedup();
+    g
+}
+
+/// Warnings for `--input` and `--dim` names the graph does not have: most likely typos.
+fn typos(graph: &Graph, symbols: &[String], opts: &LoadOptions) -> Vec<String> {
+    let list = |v: &[&str]| {
+        if v.is_empty() {
+            "none".to_string()
+        } else {
+            v.join(", ")
+        }
+    };
+    let mut out = Vec::new();
+    let input_names: Vec<&str> = graph
+        .inputs
+        .iter()
+        .filter_map(|&t| graph.tensors.get(t).map(|x| x.name.as_str()))
+        .collect();
+    for name in opts
+        .inputs
+        .keys()
+        .filter(|n| !input_names.contains(&n.as_str()))
+    {
+        out.push(alloc::format!(
+            "--input {name}: the graph has no input '{name}' (it has: {})",
+            list(&input_names)
+        ));
+    }
+    let known: Vec<&str> = symbols.iter().map(String::as_str).collect();
+    for name in opts.dims.keys().filter(|n| !known.contains(&n.as_str())) {
+        out.push(alloc::format!(
+            "--dim {name}: the graph has no symbolic dim '{name}' (it has: {})",
+            list(&known)
+        ));
+    }
+    out
+}
+
+/// Sets the sizes the user gave (`--size NAME=BYTES`) on the graph's tensors.
+///
+/// # Errors
+/// [`crate::ErrorKind::BadOption`] for a tensor name the graph does not have.
+pub fn apply_sizes(graph: &mut Graph, sizes: &BTreeMap<String, u64>) -> Result<()> {
+    for (name, &bytes) in sizes {
+        let t = graph
+            .tensors
+            .iter_mut()
+            .find(|t| &t.name == name)
+            .ok_or_else(|| {
+                Error::bad_option(alloc::format!(
+                    "--size {name}: the graph has no tensor '{name}'"
+                ))
+            })?;
+        t.bytes = Some(bytes);
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sniffs_formats() {
+        assert_eq!(Format::sniff(b"  \n{\"format\":1}"), Format::GraphJson);
+        assert_eq!(Format::sniff(b"\xEF\xBB\xBF{}"), Format::GraphJson);
+        assert_eq!(Format::sniff(b"id,lower,upper,size\n"), Format::Csv);
+        assert_eq!(Format::sniff(b"lower,upper,size,id\n"), Format::Csv);
+        assert_eq!(Format::sniff(b"\x08\x07\x12\x07pytorch"), Format::Onnx);
+        assert_eq!(Format::sniff(b""), Format::Onnx);
+        assert_eq!(Format::sniff(b"[[[1]]]"), Format::GraphJson);
+    }
+
+    #[test]
+    fn a_known_extension_decides_the_format() {
+        assert_eq!(Format::detect("garbage.csv", b"garbage\n"), Format::Csv);
+        assert_eq!(Format::detect("deep.json", b"[[[[]]]]"), Format::GraphJson);
+        assert_eq!(Format::detect("M.ONNX", b"{\"format\":1}"), Format::Onnx);
+        assert_eq!(Format::detect("x.Csv", b"{}"), Format::Csv);
+        // no extension, or one we do not know (URL loads): the content decides
+        assert_eq!(
+            Format::detect("model", b"id,lower,upper,size\n"),
+            Format::Csv
+        );
+        assert_eq!(Format::detect("model?raw=1", b"{}"), Format::GraphJson);
+        assert_eq!(Format::detect("a.txt", b"\x08\x07"), Format::Onnx);
+    }
+
+    #[test]
+    fn a_bare_buffer_list_takes_no_gears_and_is_named_by_its_stem() {
+        let csv = b"id,lower,upper,size\na,0,2,4\n";
+        let l = load("dir/five.csv", csv, &LoadOptions::default()).unwrap();
+        assert_eq!(l.format, Format::Csv);
+        assert_eq!(l.lowered.problem.name, "five");
+        assert_eq!(l.lowered.problem.buffers.len(), 1);
+        let opts = LoadOptions {
+            gears: alloc::vec![1, 2],
+            ..LoadOptions::default()
+        };
+        assert!(load("five.csv", csv, &opts).is_err());
+        assert!(load("e.csv", b" \n", &LoadOptions::default())
+            .unwrap_err()
+            .to_string()
+            .contains("empty file"));
+    }
+}
