@@ -609,6 +609,73 @@ fn rule9_binary_block_lays_blocks_out_in_level2_sort_order() {
 }
 
 #[test]
+fn rule3_a_member_split_stays_when_nesting_then_fails() {
+    // Level 1 (block_mem_assigner.cc ApplyMemory, exact 512 classes): P = {p 3 KiB [0,2]},
+    // X = {x 2.5 KiB [3,4]}, C = {c1 2 KiB [1,1], c2 [3,3]} (c2 takes c1's freed block).
+    // Level 2 (block_mem_assigner.cc ReuseBlocksByLifeTime, order P, X, C): X nests in P
+    // (disjoint), cursor 2560. C on P (memory_block.cc AddLifeReuseBlock): the block test
+    // fails (spans [1,3], [0,2]), CanIntervalLifeReuse moves c1 (crosses p) to a clone and
+    // keeps c2; P's child X crosses c2 (all cross: no split); P's size check 2560 + 2048 >
+    // 3072 + 512 fails. The split stays: C = {c2}, clone {c1} inserted right after C. C's
+    // turn as a parent: {c1} [1,1] is disjoint from c2 and nests in it. Blocks p | x | c2 |
+    // c1 (no "c1+c2"), C at 3072 (after P), c1 at C's head; total 3072 + 2048.
+    let p = Problem::from_buffers(
+        "split-stays",
+        alloc::vec![
+            buf("p", 3 * K, 0, 2),
+            buf("c1", 2 * K, 1, 1),
+            buf("x", 2 * K + 512, 3, 4),
+            buf("c2", 2 * K, 3, 3),
+        ],
+    );
+    let plan = check(&p, "ge-binary-block", &opts());
+    assert_eq!(groups(&p, &plan), ["c1", "c2", "p", "x"]);
+    assert_eq!(
+        (off(&p, &plan, "x"), off(&p, &plan, "c2"), off(&p, &plan, "c1")),
+        (0, 3 * K, 3 * K)
+    );
+    assert_eq!(plan.peak, 5 * K);
+}
+
+#[test]
+fn rule3_a_split_in_a_child_that_fails_holds_for_the_next_child() {
+    // Level 1: P = {p 8 KiB [0,0]}, X1 = {x1 3 KiB [1,2]}, X2 = {x2 3 KiB [2,3]} (x1 still
+    // live at 2: a block of its own), Y = {y 2.5 KiB [3,4]}, C = {c1 2 KiB [1,1], c2 [4,4]}.
+    // Level 2 (order P, X1, X2, Y, C): X1 nests in P at 0; X2 crosses x1 and goes after it
+    // at 3072; Y nests in X1 (disjoint from x1). C on P (memory_block.cc AddLifeReuseBlock):
+    // disjoint from p; P's first child X1: c1 crosses x1, CanIntervalLifeReuse moves it to
+    // a clone before X1's children are tried; X1's child Y crosses c2; X1's size check
+    // 2560 + 2048 > 3584 fails, and the split stays; P's second child X2 takes {c2} (disjoint)
+    // at its head, 3072. The clone {c1} (inserted after C) on P: X1 crosses it, X2 is
+    // disjoint, X2's child {c2} is disjoint and empty: {c1} nests in {c2}, also at 3072.
+    // A walk that forgot the split at X1 would nest C whole, "c1+c2", in X2. Total: P's 8 KiB.
+    let p = Problem::from_buffers(
+        "split-in-child",
+        alloc::vec![
+            buf("p", 8 * K, 0, 0),
+            buf("x1", 3 * K, 1, 2),
+            buf("c1", 2 * K, 1, 1),
+            buf("x2", 3 * K, 2, 3),
+            buf("y", 2 * K + 512, 3, 4),
+            buf("c2", 2 * K, 4, 4),
+        ],
+    );
+    let plan = check(&p, "ge-binary-block", &opts());
+    assert_eq!(groups(&p, &plan), ["c1", "c2", "p", "x1", "x2", "y"]);
+    assert_eq!(
+        [
+            off(&p, &plan, "x1"),
+            off(&p, &plan, "y"),
+            off(&p, &plan, "x2"),
+            off(&p, &plan, "c2"),
+            off(&p, &plan, "c1")
+        ],
+        [0, 0, 3 * K, 3 * K, 3 * K]
+    );
+    assert_eq!(plan.peak, 8 * K);
+}
+
+#[test]
 fn rule9_node_types_and_workspace_flags() {
     // GE block_mem_assigner.cc: a GetNext output is neither pre- nor post-reusable (life
     // begin forced to the start, never released). Chain G(GetNext) -> g -> A -> a -> B -> b
