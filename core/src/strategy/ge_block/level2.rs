@@ -152,12 +152,14 @@ impl Link {
     }
 }
 
-/// A block's first start, last end, smallest member, stream, and whether it has one member.
+/// A block's first start, last end, smallest and largest member, stream, and whether it has
+/// one member.
 #[derive(Debug, Clone, Copy)]
 struct Lite {
     start: u64,
     end: u64,
     min: u64,
+    max: u64,
     stream: u32,
     one: bool,
 }
@@ -208,16 +210,17 @@ impl Node {
 
 impl Lite {
     fn of(b: &BlockData, units: &Units) -> Self {
-        Lite {
-            start: b.begin(units),
-            end: b.end(units),
-            min: b
-                .units
+        let sizes = || {
+            b.units
                 .iter()
                 .filter_map(|&u| units.list.get(u))
                 .map(|u| u.size)
-                .min()
-                .unwrap_or(u64::MAX),
+        };
+        Lite {
+            start: b.begin(units),
+            end: b.end(units),
+            min: sizes().min().unwrap_or(u64::MAX),
+            max: sizes().max().unwrap_or(0),
             stream: b.stream,
             one: b.units.len() == 1,
         }
@@ -490,7 +493,8 @@ impl Nester<'_> {
     /// ones read the compact [`Lite`] copy, not the block.
     fn offer(&self, p: usize, c: usize, fits: u64) -> Option<(Option<usize>, Walk)> {
         let lite = self.lite.get(c)?;
-        let may_split = !lite.one && self.hull_meets(p, lite.start, lite.end);
+        let cand = self.blocks.get(c)?;
+        let may_split = !lite.one && self.hull_meets(p, &cand.units);
         if lite.min > fits && !may_split {
             return None;
         }
@@ -500,7 +504,6 @@ impl Nester<'_> {
         if lite.one && self.refused_lite(&sum, lite) {
             return None;
         }
-        let cand = self.blocks.get(c)?;
         if cand.parent.is_some() || !cand.children.is_empty() || !cand.reusable {
             return None;
         }
@@ -511,7 +514,17 @@ impl Nester<'_> {
         if !pb.reusable || pb.gear != cand.gear || pb.mem != cand.mem {
             return None;
         }
-        let k = Cand::new(&cand.units, cand.stream, self.units)?;
+        if cand.units.is_empty() {
+            return None;
+        }
+        let k = Cand {
+            units: &cand.units,
+            start: lite.start,
+            end: lite.end,
+            min: lite.min,
+            max: lite.max,
+            stream: lite.stream,
+        };
         if !may_split && self.refused_by(&sum, &k) {
             return None;
         }
@@ -520,12 +533,17 @@ impl Nester<'_> {
         (t.is_some() || !walk.removed.is_empty()).then_some((t, walk))
     }
 
-    /// Whether `[start, end]` meets the span of some block of `b`'s subtree (`b` starts a
-    /// chain).
-    fn hull_meets(&self, b: usize, start: u64, end: u64) -> bool {
-        self.hull
-            .get(b)
-            .is_none_or(|&(s, e)| start <= e && s <= end)
+    /// Whether a member of `members` (sorted, disjoint) meets the span of `b`'s subtree
+    /// (`b` starts a chain): otherwise no block there crosses one, so none splits them.
+    fn hull_meets(&self, b: usize, members: &[UnitId]) -> bool {
+        let Some(&(s, e)) = self.hull.get(b) else {
+            return true;
+        };
+        let list = &self.units.list;
+        let i = members.partition_point(|&u| list.get(u).is_some_and(|m| m.end < s));
+        members
+            .get(i)
+            .is_some_and(|&u| list.get(u).is_none_or(|m| m.start <= e))
     }
 
     /// The [`Summary`] of block `b`'s subtree.
@@ -628,7 +646,7 @@ impl Nester<'_> {
                     let k = walk.current(k0);
                     let nests_nowhere = self.node.get(r).is_none_or(|rn| rn.room < k.min)
                         || self.refused_by(&self.sum(r), &k);
-                    nests_nowhere && (k.units.len() < 2 || !self.hull_meets(r, k.start, k.end))
+                    nests_nowhere && (k.units.len() < 2 || !self.hull_meets(r, k.units))
                 };
                 if !skip {
                     if let Some(t) = self.find(r, k0, depth0 + m + 1, walk) {
@@ -972,6 +990,55 @@ fn uncrossed(b: &BlockData, k: &Cand<'_>, units: &Units) -> Option<Vec<UnitId>> 
     let first = b
         .units
         .partition_point(|&u| list.get(u).is_some_and(|m| m.end < k.start));
+    let last = first
+        + b.units.get(first..).unwrap_or(&[]).partition_point(|&u| {
+            list.get(u).is_some_and(|m| m.start <= k.end)
+        });
+    let near = b.units.get(first..last).unwrap_or(&[]);
+    // The candidate's members within reach of those.
+    let (ks, ke) = match (near.first(), near.last()) {
+        (Some(&f), Some(&l)) => (
+            list.get(f).map_or(0, |m| m.start),
+            list.get(l).map_or(u64::MAX, |m| m.end),
+        ),
+        _ => return None,
+    };
+    let k_first = k
+        .units
+        .partition_point(|&u| list.get(u).is_some_and(|m| m.end < ks));
+    let k_last = k_first
+        + k.units.get(k_first..).unwrap_or(&[]).partition_point(|&u| {
+            list.get(u).is_some_and(|m| m.start <= ke)
+        });
+    if k_last - k_first < near.len() {
+        // Fewer candidate members than block members in reach: search the block for each.
+        let crossing = |u: UnitId| {
+            list.get(u).is_none_or(|c| {
+                let i = near.partition_point(|&x| list.get(x).is_some_and(|m| m.end < c.start));
+                near.get(i)
+                    .and_then(|&x| list.get(x))
+                    .is_some_and(|m| m.start <= c.end)
+            })
+        };
+        let i = k_first
+            + k.units
+                .get(k_first..k_last)
+                .unwrap_or(&[])
+                .iter()
+                .position(|&u| crossing(u))?;
+        let mut kept = Vec::with_capacity(k.units.len());
+        kept.extend_from_slice(k.units.get(..i).unwrap_or(&[]));
+        kept.extend(
+            k.units
+                .get(i + 1..k_last)
+                .unwrap_or(&[])
+                .iter()
+                .copied()
+                .filter(|&u| !crossing(u)),
+        );
+        kept.extend_from_slice(k.units.get(k_last..).unwrap_or(&[]));
+        return Some(kept);
+    }
     let mut kept: Option<Vec<UnitId>> = None;
     // Members of `k` before `from` are decided (kept ones copied once a crossing is seen).
     let mut from = 0;
