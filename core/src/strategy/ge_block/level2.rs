@@ -278,7 +278,7 @@ pub(crate) fn reuse_by_lifetime(
     let keys = order::initial(blocks, units);
     let mut groups: BTreeMap<(u32, Option<u64>), BTreeSet<Key>> = BTreeMap::new();
     for (id, b) in blocks.iter().enumerate() {
-        if b.reusable {
+        if b.reusable || b.host.is_some() {
             if let Some(&k) = keys.get(id) {
                 groups.entry((b.mem, b.gear)).or_default().insert(k);
             }
@@ -398,6 +398,16 @@ impl Nester<'_> {
             pos = Some(pk);
             let p = pk.2;
             if self.node.get(p).is_none_or(|n| n.up != usize::MAX) {
+                continue;
+            }
+            if self.blocks.get(p).is_some_and(|b| b.host.is_some()) {
+                for c in hosted(self.blocks, self.units, self.deps, set, pk) {
+                    self.attach_flat(c, p);
+                    if let Some(&k) = self.keys.get(c) {
+                        set.remove(&k);
+                        multi.remove(&k);
+                    }
+                }
                 continue;
             }
             let mut ck = pk;
@@ -803,6 +813,21 @@ impl Nester<'_> {
         }
     }
 
+    /// Makes `c` a child of the continuous block `target`, which no walk searches.
+    fn attach_flat(&mut self, c: usize, target: usize) {
+        let size = self.blocks.get(c).map_or(0, |b| b.size);
+        if let Some(b) = self.blocks.get_mut(c) {
+            b.parent = Some(target);
+        }
+        if let Some(t) = self.blocks.get_mut(target) {
+            t.children.push(c);
+            t.cursor = t.cursor.saturating_add(size);
+        }
+        if let Some(n) = self.node.get_mut(c) {
+            n.up = target;
+        }
+    }
+
     /// Makes `c` the last child of `target` (GE `AddChildBlock`, cursor += `AlignSize`).
     fn attach(&mut self, c: usize, target: usize) {
         let size = self.blocks.get(c).map_or(0, |b| b.size);
@@ -893,6 +918,59 @@ impl Nester<'_> {
             x = n.up;
         }
     }
+}
+
+/// The children the continuous-input block at `pk` takes from the later blocks of `set`, in
+/// order (block_mem_assigner.cc `ReuseBlocksByLifeTime`, memory_block.cc `AddLifeReuseBlock`
+/// → `AddContinuousLifeReuseBlock`): ordinary blocks without children whose lifetime the
+/// block test (no member test) finds disjoint, side by side from its head while the sum of
+/// their `AlignSize` stays within its largest unaligned size (no slack), none produced
+/// before the last atomic-clean op (their memory would be cleaned under them), and never
+/// another continuous block.
+pub(crate) fn hosted(
+    blocks: &[BlockData],
+    units: &Units,
+    deps: &Deps,
+    set: &BTreeSet<Key>,
+    pk: Key,
+) -> Vec<usize> {
+    let Some(pb) = blocks.get(pk.2) else {
+        return Vec::new();
+    };
+    let Some(cap) = pb.host.filter(|_| !pb.units.is_empty()) else {
+        return Vec::new();
+    };
+    let (ps, pe) = (pb.begin(units), pb.end(units));
+    let mut cursor = pb.cursor;
+    let mut out = Vec::new();
+    for k in set.range((Excluded(pk), Unbounded)) {
+        let Some(cb) = blocks.get(k.2) else { continue };
+        if !cb.reusable
+            || cb.host.is_some()
+            || cb.parent.is_some()
+            || !cb.children.is_empty()
+            || cb.gear != pb.gear
+            || cb.mem != pb.mem
+            || cb.units.is_empty()
+        {
+            continue;
+        }
+        let (cs, ce) = (cb.begin(units), cb.end(units));
+        if units.last_atomic.is_some_and(|a| cs < a) {
+            continue;
+        }
+        let disjoint = if cb.stream == pb.stream {
+            cs > pe || ps > ce
+        } else {
+            deps.latest_on(cs, pb.stream).is_some_and(|l| l > pe)
+                || deps.latest_on(ps, cb.stream).is_some_and(|l| l > ce)
+        };
+        if disjoint && cursor.checked_add(cb.size).is_some_and(|e| e <= cap) {
+            cursor += cb.size;
+            out.push(k.2);
+        }
+    }
+    out
 }
 
 /// How many blocks a [`Summary`] lists by name.

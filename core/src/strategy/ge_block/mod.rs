@@ -47,10 +47,12 @@
 //!   regions of gears are appended.
 //!
 //! # Where this differs from GE, on purpose
-//! - Continuous-input blocks take no part in level 2 (GE nests ordinary children in them,
-//!   `AddContinuousLifeReuseBlock`); keeping them out keeps each group adjacent. Zero-copy
-//!   blocks host no children either (GE `AddZeroCopyLifeReuseBlock` under the I/O reuse
-//!   options).
+//! - A continuous-input block hosts ordinary children at level 2 as GE's
+//!   `AddContinuousLifeReuseBlock` does (side by side in its unaligned size, none produced
+//!   before the last atomic-clean op), but never becomes a child itself: GE's reverse case
+//!   (an ordinary block of the same `AlignSize` as a continuous candidate moving into it) is
+//!   not modelled, so each group stays adjacent. Zero-copy blocks host no children either
+//!   (GE `AddZeroCopyLifeReuseBlock` under the I/O reuse options).
 //! - Stream relabelling (`OptimizeDiffStream`), Merge exclusions, block-type conflicts and
 //!   the range-binary variants of `MemoryPriority` are not modelled.
 //! - Buffers with a fixed offset (CSV input) stay there and the arena starts above them.

@@ -31,7 +31,7 @@ pub(crate) fn initial(blocks: &[BlockData], units: &Units) -> Vec<Key> {
     for (rank, &b) in ids.iter().enumerate() {
         let seq = gap.saturating_mul(u64::try_from(rank).unwrap_or(u64::MAX).saturating_add(1));
         if let (Some(k), Some(x)) = (keys.get_mut(b), blocks.get(b)) {
-            *k = (Reverse(x.size), seq, b);
+            *k = (Reverse(sort_size(x)), seq, b);
         }
     }
     keys
@@ -39,7 +39,13 @@ pub(crate) fn initial(blocks: &[BlockData], units: &Units) -> Vec<Key> {
 
 /// GE `CompareLifeInterval` as a key: size, members, begin, then the id.
 fn sort_key(b: &BlockData, id: usize, units: &Units) -> (Reverse<u64>, usize, u64, usize) {
-    (Reverse(b.size), b.units.len(), b.begin(units), id)
+    (Reverse(sort_size(b)), b.units.len(), b.begin(units), id)
+}
+
+/// The size GE sorts a block by: `AlignSize()`, or for a continuous block its largest
+/// unaligned size.
+fn sort_size(b: &BlockData) -> u64 {
+    b.host.unwrap_or(b.size)
 }
 
 /// Keys for `clones` (block ids, already in `blocks`, in the order they were made) split off

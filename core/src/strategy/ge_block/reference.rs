@@ -40,7 +40,7 @@ pub(crate) fn reuse_by_lifetime_reference(
     let keys = order::initial(blocks, units);
     let mut groups: BTreeMap<(u32, Option<u64>), BTreeSet<Key>> = BTreeMap::new();
     for (id, b) in blocks.iter().enumerate() {
-        if b.reusable {
+        if b.reusable || b.host.is_some() {
             if let Some(&k) = keys.get(id) {
                 groups.entry((b.mem, b.gear)).or_default().insert(k);
             }
@@ -89,6 +89,15 @@ impl Nester<'_> {
             pos = Some(pk);
             let p = pk.2;
             if self.blocks.get(p).is_none_or(|b| b.parent.is_some()) {
+                continue;
+            }
+            if self.blocks.get(p).is_some_and(|b| b.host.is_some()) {
+                for c in super::level2::hosted(self.blocks, self.units, self.deps, set, pk) {
+                    self.attach(c, p);
+                    if let Some(&k) = self.keys.get(c) {
+                        set.remove(&k);
+                    }
+                }
                 continue;
             }
             let mut ck = pk;

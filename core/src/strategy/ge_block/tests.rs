@@ -221,6 +221,65 @@ fn continuous_inputs_get_one_block_each_adjacent_in_input_order_at_the_end() {
     assert_eq!(plan.peak, 3 * K + 512);
 }
 
+/// Rule 4's graph: inputs i0 (2500 B, block 2560) and i1 (1 KiB) of one continuous-input op
+/// at step 2; after it a (1 KiB, [3,3]), b (1 KiB, [3,4], a separate block: a is live at 3)
+/// and c (512 B, [3,3]). `memset` puts a `MemSet` op at that step.
+fn continuous_host(memset: Option<u64>) -> Problem {
+    let mut i0 = buf("i0", 2500, 0, 2);
+    let mut i1 = buf("i1", K, 0, 2);
+    cont(&mut i0, 0, 0, false);
+    cont(&mut i1, 0, 1, false);
+    let mut p = Problem::from_buffers(
+        "continuous-host",
+        alloc::vec![
+            i0,
+            i1,
+            buf("a", K, 3, 3),
+            buf("b", K, 3, 4),
+            buf("c", 512, 3, 3)
+        ],
+    );
+    p.steps = 5;
+    p.ops = (0..5u64)
+        .map(|k| OpInfo {
+            op_type: String::from(if Some(k) == memset { "MemSet" } else { "Op" }),
+            preds: k.checked_sub(1).into_iter().collect(),
+            ..OpInfo::default()
+        })
+        .collect();
+    p
+}
+
+#[test]
+fn rule4_a_continuous_input_block_hosts_children_in_its_unaligned_size() {
+    // block_mem_assigner.cc ReuseBlocksByLifeTime sorts continuous blocks by their largest
+    // unaligned size (CompareLifeInterval): i0 (2500), then the 1 KiB ones by begin: i1
+    // (begin 0), a, b; then c. memory_block.cc AddLifeReuseBlock on the continuous parent
+    // i0 ([0,2]) goes to AddContinuousLifeReuseBlock after the block test only: a and b are
+    // disjoint and fit side by side (1024 + 1024 <= 2500), c does not (2048 + 512 > 2500,
+    // though it would fit the aligned 2560), i1 is continuous too (never two continuous).
+    // i1 (host 1024) then takes c. Blocks: i0 > a, b; i1 > c; arena 2560 + 1024, the inputs
+    // adjacent (i1 right after i0), a at i0's head, b after a, c at i1's head.
+    let p = continuous_host(None);
+    let plan = check(&p, "ge-binary-block", &opts());
+    assert_eq!(plan.peak, 2560 + K);
+    assert_eq!(
+        ["i0", "a", "b", "i1", "c"].map(|n| off(&p, &plan, n)),
+        [0, 0, K, 2560, 2560]
+    );
+    assert_eq!(groups(&p, &plan), ["a", "b", "c", "i0", "i1"]);
+    // A MemSet op at step 4 (after a, b and c are produced): a continuous parent refuses
+    // children produced before the last atomic-clean op (ReuseBlocksByLifeTime,
+    // GetAtomicAddrCleanId), so a, b, c (all crossing) get blocks of their own:
+    // 2560 + 1024 + 1024 + 1024 + 512.
+    let p = continuous_host(Some(4));
+    let plan = check(&p, "ge-binary-block", &opts());
+    assert_eq!(plan.peak, 2560 + 3 * K + 512);
+    // At step 3 (= their producer's step) it refuses none.
+    let plan = check(&continuous_host(Some(3)), "ge-binary-block", &opts());
+    assert_eq!(plan.peak, 2560 + K);
+}
+
 #[test]
 fn continuous_outputs_share_one_block_at_consecutive_offsets() {
     // o0 (1000 B -> 1024), o1 (512), o2 (100 B -> 512): one block of 2048; t [6,6] of 2048
