@@ -54,6 +54,9 @@ pub struct Shapes {
     /// `--alias-views`: view outputs share their dying input's buffer
     /// ([`memplan_core::graph::views`]).
     pub alias_views: bool,
+    /// `--schedule`: the order the ops run in; the graph's own (`"schedule"`, else file
+    /// order) if `None`.
+    pub order: Option<memplan_core::graph::ScheduleOrder>,
 }
 
 /// Applies `--size` to the graph's tensors.
@@ -165,6 +168,7 @@ pub fn parse(name: &str, bytes: &[u8], shapes: &Shapes) -> Result<Input, Error> 
             graph.name = stem;
         }
         apply_sizes(&mut graph, &shapes.sizes)?;
+        graph.order = shapes.order.unwrap_or(graph.order);
         return Ok(Input::Graph {
             graph,
             warnings: Vec::new(),
@@ -197,6 +201,7 @@ fn parse_onnx(stem: &str, bytes: &[u8], shapes: &Shapes) -> Result<Input, Error>
         graph.name = stem.to_string();
     }
     apply_sizes(&mut graph, &shapes.sizes)?;
+    graph.order = shapes.order.unwrap_or(graph.order);
     Ok(Input::Graph {
         graph,
         warnings: model.warnings,
@@ -216,6 +221,7 @@ pub fn lower_onnx(
     };
     let mut model = onnx::parse(bytes, &opts)?;
     apply_sizes(&mut model.graph, &shapes.sizes)?;
+    model.graph.order = shapes.order.unwrap_or(model.graph.order);
     let mut lowered = model.graph.lower(dims)?;
     if shapes.alias_views {
         lowered.views = Some(memplan_core::graph::views::alias_views(
