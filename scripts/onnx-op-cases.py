@@ -35,6 +35,7 @@ def case(name, node, inputs, outputs, inits=(), opset=18, domains=()):
 
 MS = "com.microsoft"
 ML = "ai.onnx.ml"
+NC = "com.microsoft.nchwc"
 
 
 def cases():
@@ -108,6 +109,20 @@ def cases():
                h.make_node("DynamicQuantizeLSTM", ["x", "w", "r"], ["y", "yh", "yc"], domain=MS, hidden_size=16),
                [("x", F, [5, 2, 10]), ("w", T.INT8, [1, 10, 64]), ("r", T.INT8, [1, 16, 64])],
                [("y", F, [5, 1, 2, 16]), ("yh", F, [1, 2, 16]), ("yc", F, [1, 2, 16])], domains=[MS])
+    # com.microsoft.nchwc (onnxruntime's optimizer at level ALL; nchwc_schema_defs.cc)
+    yield case("nchwc_reorder_input",  # a multiple of the block keeps its channels
+               h.make_node("ReorderInput", ["x"], ["y"], domain=NC), [("x", F, [1, 24, 5, 7])],
+               [("y", F, [1, 24, 5, 7])], domains=[NC])
+    yield case("nchwc_reorder_output_channels_last",  # [N, spatial.., channels]
+               h.make_node("ReorderOutput", ["x"], ["y"], domain=NC, channels=10, channels_last=1),
+               [("x", F, [1, 16, 5, 7])], [("y", F, [1, 5, 7, 10])], domains=[NC])
+    yield case("nchwc_conv_padded_filter",  # output channels = W's (padded) 16, 8x8 / 2 = 4x4
+               h.make_node("Conv", ["x", "w"], ["y"], domain=NC, strides=[2, 2], pads=[1, 1, 1, 1],
+                           activation="Relu"),
+               [("x", F, [1, 3, 8, 8]), ("w", F, [16, 3, 3, 3])], [("y", F, [1, 16, 4, 4])], domains=[NC])
+    yield case("nchwc_upsample",  # each dim times its scale
+               h.make_node("Upsample", ["x"], ["y"], domain=NC, scales=[1, 1, 2, 3]),
+               [("x", F, [1, 16, 5, 7])], [("y", F, [1, 16, 10, 21])], domains=[NC])
     # ai.onnx.ml
     yield case("ml_linear_classifier",  # labels [N] int64, scores [N, classes]
                h.make_node("LinearClassifier", ["x"], ["y", "z"], domain=ML, classlabels_ints=[0, 1, 2],

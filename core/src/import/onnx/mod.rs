@@ -871,7 +871,8 @@ impl Importer<'_> {
             if t.constant {
                 weights = crate::error::add(weights, size.unwrap_or(0), "weight bytes")?;
             }
-            if t.shape.is_none() {
+            // A sequence, map or optional (0 bytes, listed in `non_tensors`) has no shape.
+            if t.shape.is_none() && t.bytes != Some(0) {
                 unknown.push(t.name.clone());
             }
         }
