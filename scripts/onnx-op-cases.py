@@ -76,6 +76,12 @@ def cases():
                h.make_node("Attention", ["x", "w", "b"], ["y", "present"], domain=MS, num_heads=4),
                [("x", F, [2, 8, 16]), ("w", F, [16, 48]), ("b", F, [48])],
                [("y", F, [2, 8, 16]), ("present", F, [2, 2, 4, 8, 4])], domains=[MS])
+    yield case("ms_qattention_float_out",  # uint8 input and weights; outputs in the bias's float
+               h.make_node("QAttention", ["x", "w", "b", "xs", "ws", "", "xz", "wz"], ["y", "present"],
+                           domain=MS, num_heads=4),
+               [("x", U8, [2, 8, 16]), ("w", U8, [16, 48]), ("b", F, [48]), ("xs", F, []), ("ws", F, []),
+                ("xz", U8, []), ("wz", U8, [])],
+               [("y", F, [2, 8, 16]), ("present", F, [2, 2, 4, 8, 4])], domains=[MS])
     yield case("ms_multi_head_attention",
                h.make_node("MultiHeadAttention", ["q", "k", "v"], ["y"], domain=MS, num_heads=4),
                [("q", F, [2, 8, 16]), ("k", F, [2, 10, 16]), ("v", F, [2, 10, 24])], [("y", F, [2, 8, 24])], domains=[MS])
@@ -89,6 +95,15 @@ def cases():
                h.make_node("EmbedLayerNormalization", ["ids", "seg", "we", "pe", "se", "g", "b"], ["y", "mask"], domain=MS),
                [("ids", I32, [2, 7]), ("seg", I32, [2, 7]), ("we", F, [100, 32]), ("pe", F, [64, 32]),
                 ("se", F, [2, 32]), ("g", F, [32]), ("b", F, [32])],
+               [("y", F, [2, 7, 32]), ("mask", I32, [2])], domains=[MS])
+    yield case("ms_qembed_layer_norm",  # uint8 tables: float output (the scales' type)
+               h.make_node("QEmbedLayerNormalization",
+                           ["ids", "seg", "we", "pe", "se", "g", "b", "", "wes", "pes", "ses", "gs", "bs",
+                            "wez", "pez", "sez", "gz", "bz"], ["y", "mask"], domain=MS),
+               [("ids", I32, [2, 7]), ("seg", I32, [2, 7]), ("we", U8, [100, 32]), ("pe", U8, [64, 32]),
+                ("se", U8, [2, 32]), ("g", U8, [32]), ("b", U8, [32])]
+               + [(k, F, []) for k in ("wes", "pes", "ses", "gs", "bs")]
+               + [(k, U8, []) for k in ("wez", "pez", "sez", "gz", "bz")],
                [("y", F, [2, 7, 32]), ("mask", I32, [2])], domains=[MS])
     yield case("ms_qlinear_add",  # broadcast of A and B, A's type
                h.make_node("QLinearAdd", ["a", "as", "az", "b", "bs", "bz", "cs", "cz"], ["y"], domain=MS),

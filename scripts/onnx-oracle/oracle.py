@@ -333,6 +333,89 @@ def transformer_case(out):
                                      "mask": np.zeros((2, 1, 1, 16), np.float32)})
 
 
+def bert_case(out):
+    """A one-layer BERT (embeddings, post-LN encoder) in the pattern onnxruntime's transformer
+    optimizer fuses (`optimize_model(model_type="bert")`: EmbedLayerNormalization, Attention,
+    SkipLayerNormalization, BiasGelu/FastGelu)."""
+    rng = np.random.RandomState(5)
+    H, NH, F, V, P = 32, 4, 64, 100, 64
+    D = H // NH
+    c = numpy_helper.from_array
+    inits = [_w(rng, "word", V, H), _w(rng, "pos", P, H), _w(rng, "seg", 2, H)]
+    inits += [_w(rng, n, H, H) for n in ("wq", "wk", "wv", "wo")]
+    inits += [_w(rng, n, H) for n in ("bq", "bk", "bv", "bo", "b2")]
+    inits += [_w(rng, "w1", H, F), _w(rng, "b1", F), _w(rng, "w2", F, H)]
+    for k in range(3):
+        inits += [c(np.ones(H, np.float32), f"g{k}"), c(np.zeros(H, np.float32), f"be{k}")]
+    inits += [c(np.array([0, 0, NH, D], np.int64), "split_shape"),
+              c(np.array([0, 0, H], np.int64), "merge_shape"),
+              c(np.array(np.sqrt(D), np.float32), "scale"),
+              c(np.array(np.sqrt(2.0), np.float32), "sqrt2"),
+              c(np.array(1.0, np.float32), "one"), c(np.array(0.5, np.float32), "half"),
+              c(np.array(-10000.0, np.float32), "neg"),
+              c(np.array([1], np.int64), "ax1"), c(np.array([2], np.int64), "ax2"),
+              c(np.array([0], np.int64), "ax0"), c(np.array(1, np.int64), "i1"),
+              c(np.array(0, np.int64), "i0")]
+    n = [
+        h.make_node("Shape", ["input_ids"], ["ids_shape"]),
+        h.make_node("Gather", ["ids_shape", "i1"], ["seq_len"], axis=0),
+        h.make_node("Range", ["i0", "seq_len", "i1"], ["pos_ids0"]),
+        h.make_node("Unsqueeze", ["pos_ids0", "ax0"], ["pos_ids"]),
+        h.make_node("Gather", ["word", "input_ids"], ["we"], axis=0),
+        h.make_node("Gather", ["pos", "pos_ids"], ["pe"], axis=0),
+        h.make_node("Gather", ["seg", "token_type_ids"], ["se"], axis=0),
+        h.make_node("Add", ["we", "pe"], ["wpe"]),
+        h.make_node("Add", ["wpe", "se"], ["emb"]),
+        h.make_node("LayerNormalization", ["emb", "g0", "be0"], ["x"], axis=-1, epsilon=1e-12),
+        h.make_node("Unsqueeze", ["attention_mask", "ax1"], ["m1"]),
+        h.make_node("Unsqueeze", ["m1", "ax2"], ["m2"]),
+        h.make_node("Cast", ["m2"], ["m3"], to=TensorProto.FLOAT),
+        h.make_node("Sub", ["one", "m3"], ["m4"]),
+        h.make_node("Mul", ["m4", "neg"], ["mask"]),
+    ]
+    for w, perm in (("q", [0, 2, 1, 3]), ("k", [0, 2, 3, 1]), ("v", [0, 2, 1, 3])):
+        n += [h.make_node("MatMul", ["x", "w" + w], [w + "mm"]),
+              h.make_node("Add", [w + "mm", "b" + w], [w + "a"]),
+              h.make_node("Reshape", [w + "a", "split_shape"], [w + "r"]),
+              h.make_node("Transpose", [w + "r"], [w + "t"], perm=perm)]
+    n += [
+        h.make_node("MatMul", ["qt", "kt"], ["qk"]),
+        h.make_node("Div", ["qk", "scale"], ["qks"]),
+        h.make_node("Add", ["qks", "mask"], ["qkm"]),
+        h.make_node("Softmax", ["qkm"], ["p"], axis=-1),
+        h.make_node("MatMul", ["p", "vt"], ["ctx"]),
+        h.make_node("Transpose", ["ctx"], ["ctxT"], perm=[0, 2, 1, 3]),
+        h.make_node("Reshape", ["ctxT", "merge_shape"], ["ctxm"]),
+        h.make_node("MatMul", ["ctxm", "wo"], ["om"]),
+        h.make_node("Add", ["om", "bo"], ["oa"]),
+        h.make_node("Add", ["oa", "x"], ["res0"]),
+        h.make_node("LayerNormalization", ["res0", "g1", "be1"], ["y0"], axis=-1, epsilon=1e-12),
+        h.make_node("MatMul", ["y0", "w1"], ["f1"]),
+        h.make_node("Add", ["f1", "b1"], ["f1b"]),
+        h.make_node("Div", ["f1b", "sqrt2"], ["gd"]),
+        h.make_node("Erf", ["gd"], ["ge"]),
+        h.make_node("Add", ["ge", "one"], ["ge1"]),
+        h.make_node("Mul", ["f1b", "ge1"], ["gm"]),
+        h.make_node("Mul", ["gm", "half"], ["gelu"]),
+        h.make_node("MatMul", ["gelu", "w2"], ["f2"]),
+        h.make_node("Add", ["f2", "b2"], ["f2b"]),
+        h.make_node("Add", ["f2b", "y0"], ["res1"]),
+        h.make_node("LayerNormalization", ["res1", "g2", "be2"], ["last_hidden_state"], axis=-1,
+                    epsilon=1e-12),
+    ]
+    ids = [h.make_tensor_value_info(k, TensorProto.INT64, ["batch", "seq"])
+           for k in ("input_ids", "attention_mask", "token_type_ids")]
+    g = h.make_graph(n, "bert", ids, [h.make_tensor_value_info(
+        "last_hidden_state", TensorProto.FLOAT, ["batch", "seq", H])], inits)
+    m = h.make_model(g, opset_imports=[h.make_opsetid("", 17)])
+    path = os.path.join(out, "nn_bert.onnx")
+    onnx.save(m, path)
+    r = np.random.RandomState(6)
+    return ("nn_bert", path, {"input_ids": r.randint(0, V, (2, 16)).astype(np.int64),
+                              "attention_mask": np.ones((2, 16), np.int64),
+                              "token_type_ids": np.zeros((2, 16), np.int64)})
+
+
 # ---------------------------------------------------------------- variants
 
 
@@ -368,6 +451,44 @@ def variants(name, path, feeds, out, full):
             res.append((f"{name}.{tag}", None, f"optimizer refused: {str(e)[:100]}"))
     if not full:
         return res
+    if name.startswith("nn_bert") or name.startswith("nn_transformer"):
+        from onnxruntime.transformers.optimizer import optimize_model
+        p = os.path.join(out, f"{name}.trfopt.onnx")
+        try:
+            optimize_model(path, model_type="bert", num_heads=4, hidden_size=32,
+                           opt_level=0).save_model_to_file(p)
+            res.append((f"{name}.trfopt", p, ""))
+        except Exception as e:
+            res.append((f"{name}.trfopt", None, f"transformer optimizer refused: {str(e)[:90]}"))
+        # The fused model in float16 (Cast at the edges) and dynamically quantized (QAttention,
+        # DynamicQuantizeMatMul), as the transformer tools' docs chain them.
+        p16 = os.path.join(out, f"{name}.trfopt.fp16.onnx")
+        try:
+            m = optimize_model(path, model_type="bert", num_heads=4, hidden_size=32, opt_level=0)
+            m.convert_float_to_float16(keep_io_types=True)
+            m.save_model_to_file(p16)
+            res.append((f"{name}.trfopt.fp16", p16, ""))
+        except Exception as e:
+            res.append((f"{name}.trfopt.fp16", None, f"float16 conversion refused: {str(e)[:90]}"))
+        pq = os.path.join(out, f"{name}.trfopt.dynq.onnx")
+        try:
+            from onnxruntime.quantization import QuantType, quantize_dynamic
+            from onnxruntime.quantization.shape_inference import quant_pre_process
+            pre = os.path.join(out, f"{name}.trfopt.pre.onnx")  # types for the contrib ops
+            quant_pre_process(p, pre, skip_optimization=True)
+            quantize_dynamic(pre, pq, weight_type=QuantType.QInt8)
+            res.append((f"{name}.trfopt.dynq", pq, ""))
+        except Exception as e:
+            res.append((f"{name}.trfopt.dynq", None, f"quantize_dynamic refused: {str(e)[:90]}"))
+        pn = os.path.join(out, f"{name}.nbits.onnx")
+        try:  # 4-bit weights, blocks of 32 (MatMulNBits), as for LLM weight-only quantization
+            from onnxruntime.quantization.matmul_nbits_quantizer import MatMulNBitsQuantizer
+            q = MatMulNBitsQuantizer(onnx.load(path), block_size=32, is_symmetric=True)
+            q.process()
+            q.model.save_model_to_file(pn)
+            res.append((f"{name}.nbits", pn, ""))
+        except Exception as e:
+            res.append((f"{name}.nbits", None, f"MatMulNBitsQuantizer refused: {str(e)[:90]}"))
     from onnxruntime.quantization import QuantFormat, QuantType, quantize_dynamic, quantize_static
     import logging
     logging.getLogger().setLevel(logging.ERROR)
@@ -495,7 +616,7 @@ def main():
     os.makedirs(out, exist_ok=True)
 
     bases = [(c, False) for c in sklearn_cases(out)]
-    bases += [(cnn_case(out), True), (transformer_case(out), True)]
+    bases += [(cnn_case(out), True), (transformer_case(out), True), (bert_case(out), True)]
     for name, pkg, inner, shapes, values in WHEELS:
         p = wheel_model(pkg, inner)
         bases.append(((name, p, feeds_for(p, shapes, values)), True))
