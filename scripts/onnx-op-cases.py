@@ -125,9 +125,19 @@ def cases():
                [("x", F, [5, 2, 10]), ("w", T.INT8, [1, 10, 64]), ("r", T.INT8, [1, 16, 64])],
                [("y", F, [5, 1, 2, 16]), ("yh", F, [1, 2, 16]), ("yc", F, [1, 2, 16])], domains=[MS])
     # com.microsoft.nchwc (onnxruntime's optimizer at level ALL; nchwc_schema_defs.cc)
-    yield case("nchwc_reorder_input",  # a multiple of the block keeps its channels
-               h.make_node("ReorderInput", ["x"], ["y"], domain=NC), [("x", F, [1, 24, 5, 7])],
-               [("y", F, [1, 24, 5, 7])], domains=[NC])
+    yield case("nchwc_reorder_input",  # 12 channels: blocks of 8 and of 16 both pad to 16
+               h.make_node("ReorderInput", ["x"], ["y"], domain=NC), [("x", F, [1, 12, 5, 7])],
+               [("y", F, [1, 16, 5, 7])], domains=[NC])
+    # A filter of 24 (8 mod 16) output channels proves a block of 8: 24 channels stay 24.
+    g = h.make_graph(
+        [h.make_node("ReorderInput", ["x"], ["y"], domain=NC),
+         h.make_node("Conv", ["y", "w"], ["z"], domain=NC)], "nchwc_block_8",
+        [h.make_tensor_value_info("x", F, [1, 24, 5, 7])],
+        [h.make_empty_tensor_value_info("y"), h.make_empty_tensor_value_info("z")],
+        initializer=[nh.from_array(np.zeros((24, 24, 1, 1), np.float32), "w")])
+    m = h.make_model(g, opset_imports=[h.make_opsetid("", 18), h.make_opsetid(NC, 1)])
+    yield "nchwc_reorder_input_block_from_filters", m.SerializeToString(), {
+        "outputs": [["y", F, [1, 24, 5, 7]], ["z", F, [1, 24, 5, 7]]], "sequence": False}
     yield case("nchwc_reorder_output_channels_last",  # [N, spatial.., channels]
                h.make_node("ReorderOutput", ["x"], ["y"], domain=NC, channels=10, channels_last=1),
                [("x", F, [1, 16, 5, 7])], [("y", F, [1, 5, 7, 10])], domains=[NC])

@@ -148,5 +148,5 @@ fn node_tests_infer_the_expected_shapes() {
 
 #[test]
 fn contrib_ml_and_corner_cases_infer_the_expected_shapes() {
-    run_cases("onnx_ops", 31);
+    run_cases("onnx_ops", 32);
 }

@@ -24,7 +24,7 @@ mod linalg;
 mod loss;
 mod ml;
 mod more;
-mod nchwc;
+pub(crate) mod nchwc;
 mod norm;
 mod pool;
 mod quant;

@@ -6,10 +6,11 @@
 
 use super::common::*;
 use super::{conv, pool};
+use crate::import::onnx::proto::GraphProto;
 
 /// `(op_type, inference)` of the `com.microsoft.nchwc` domain.
 pub(super) const OPS: &[(&str, Infer)] = &[
-    ("Conv", conv::conv),
+    ("Conv", nchwc_conv),
     ("MaxPool", pool::pool),
     ("AveragePool", pool::pool),
     ("GlobalMaxPool", pool::global_pool),
@@ -19,16 +20,48 @@ pub(super) const OPS: &[(&str, Infer)] = &[
     ("Upsample", upsample),
 ];
 
-/// The smallest NCHWc block size of MLAS (`MlasNchwcGetBlockSize`: 8 on AVX2 and NEON, 16
-/// on AVX-512).
-const MIN_BLOCK: i64 = 8;
+/// The attribute [`annotate_block`] gives ReorderInput nodes: the NCHWc block size the file
+/// proves. Not an ONNX attribute (the dot keeps it apart from the schema's names).
+pub(crate) const BLOCK_ATTR: &str = "memplan.nchwc_block";
+
+/// The file's own evidence of the machine's NCHWc block (MLAS `MlasNchwcGetBlockSize`: 8 on
+/// AVX2 and NEON, 16 on AVX-512): the optimizer pads every reordered Conv filter's output
+/// channels to a multiple of the block (`NchwcTransformer::TransformConv`), so a filter with
+/// `8 mod 16` output channels proves a block of 8. Marks the top-level ReorderInput nodes
+/// with [`BLOCK_ATTR`] then; without such evidence they are left as they are.
+pub(crate) fn annotate_block(g: &mut GraphProto) {
+    let proves_8 = g
+        .node
+        .iter()
+        .filter(|n| n.domain == DOMAIN && n.op_type == "Conv")
+        .filter_map(|n| n.input.get(1))
+        .filter_map(|w| g.initializer.iter().find(|t| &t.name == w))
+        .any(|t| t.dims.first().is_some_and(|&o| o % 16 == 8));
+    if !proves_8 {
+        return;
+    }
+    for n in &mut g.node {
+        if n.domain == DOMAIN && n.op_type == "ReorderInput" {
+            n.attribute.push(AttributeProto {
+                name: BLOCK_ATTR.into(),
+                r#type: 2, // INT
+                i: 8,
+                ..AttributeProto::default()
+            });
+        }
+    }
+}
+
+const DOMAIN: &str = "com.microsoft.nchwc";
+
+fn round_up(c: i64, b: i64) -> Option<i64> {
+    c.checked_add(b - 1).map(|x| x / b * b)
+}
 
 /// ReorderInput: `[N, C, spatial..]` (or `[N, spatial.., C]` with `channels_last`) →
-/// `[N, roundup(C, block), spatial..]`. onnxruntime's `NchwcTransformer` reorders only
-/// inputs whose channels are a multiple of the machine's block, so a ReorderInput on C
-/// proves that the block divides C and the output keeps C. A C that no block size divides
-/// (not a multiple of 8) cannot come from that transformer: its padding is unknown, not
-/// guessed.
+/// `[N, roundup(C, block), spatial..]`. The block is the machine's; the channel count is
+/// known where the file proves the block ([`annotate_block`]) or where blocks of 8 and 16
+/// pad C alike (C mod 16 is 0 or above 8); otherwise it stays unknown, never guessed.
 fn reorder_input(n: &NodeProto, _opset: i64, ins: &[Option<&Info>]) -> R<Vec<O>> {
     let x = shape(ins, 0)?;
     if x.len() < 2 {
@@ -36,15 +69,45 @@ fn reorder_input(n: &NodeProto, _opset: i64, ins: &[Option<&Info>]) -> R<Vec<O>>
     }
     let last = attr_i(n, "channels_last").unwrap_or(0) != 0;
     let c = if last { &x[x.len() - 1] } else { &x[1] };
-    if c.k().map_or(true, |c| c % MIN_BLOCK != 0) {
-        return why(format!(
-            "ReorderInput: channels {} are padded to the machine's NCHWc block (8 or 16)",
+    let why_c = || {
+        format!(
+            "ReorderInput: channels {} are padded to the machine's NCHWc block (8 or 16), \
+             which the file does not show",
             show_dims(core::slice::from_ref(c))
-        ));
+        )
+    };
+    let c = c.k().or_why(why_c)?;
+    let padded = match attr_i(n, BLOCK_ATTR) {
+        Some(b) if b > 0 => round_up(c, b),
+        _ => match (round_up(c, 8), round_up(c, 16)) {
+            (Some(a), Some(b)) if a == b => Some(a),
+            _ => None,
+        },
     }
-    let mut s = alloc::vec![x[0].clone(), c.clone()];
+    .or_why(why_c)?;
+    let mut s = alloc::vec![x[0].clone(), V::K(padded)];
     let sp = if last { &x[1..x.len() - 1] } else { &x[2..] };
     s.extend(sp.iter().cloned());
+    Ok(alloc::vec![out(dtype(ins, 0), s)])
+}
+
+/// Conv (NCHWc): `[N, W[0], spatial..]`, W being the reordered filter (output channels padded
+/// to the block); the input's channels may be padded too, so they are not checked against
+/// W's.
+fn nchwc_conv(n: &NodeProto, _opset: i64, ins: &[Option<&Info>]) -> R<Vec<O>> {
+    let x = shape(ins, 0)?;
+    let w = shape(ins, 1)?;
+    if x.len() < 3 || w.len() != x.len() {
+        return hard(format!(
+            "X rank {} and W rank {} do not fit",
+            x.len(),
+            w.len()
+        ));
+    }
+    let kernel: Vec<V> = attr_ints(n, "kernel_shape")
+        .map_or_else(|| w[2..].to_vec(), |k| k.into_iter().map(V::K).collect());
+    let mut s = alloc::vec![x[0].clone(), w[0].clone()];
+    s.extend(conv::conv_like(n, x, &kernel, false)?);
     Ok(alloc::vec![out(dtype(ins, 0), s)])
 }
 
