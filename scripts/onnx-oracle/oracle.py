@@ -69,6 +69,10 @@ WHEELS = [
      {"input": [1, 576], "h": [1, 1, 128], "c": [1, 1, 128]}, {}),
 ]
 
+# Cases a full run must reach (models x variants the tools accept; 142 on onnxruntime 1.32):
+# fewer means models went missing, which fails rather than passing on less.
+MIN_CASES = 140
+
 NP_TYPES = {
     TensorProto.FLOAT: np.float32, TensorProto.DOUBLE: np.float64, TensorProto.INT64: np.int64,
     TensorProto.INT32: np.int32, TensorProto.BOOL: np.bool_, TensorProto.STRING: np.object_,
@@ -622,6 +626,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--memplan", required=True, help="the memplan binary")
     ap.add_argument("--table", help="write the markdown table of figures here")
+    ap.add_argument("--keep", action="store_true",
+                    help="keep the variants in target/onnx-oracle/models/variants")
     ap.add_argument("--only", help="run only the cases whose name contains this (NAME, NAME.VARIANT, .VARIANT)")
     args = ap.parse_args()
     ort.set_default_logger_severity(3)  # errors only: the optimizer's notes are not results
@@ -646,7 +652,12 @@ def main():
             rows.append((name, None, feeds))
             continue
         formats = full if isinstance(full, tuple) else ("qdq", "qop")
-        vs = variants(name, path, feeds, out, bool(full), formats)
+        # Variants live in a scratch folder per model (they are remade every run; the
+        # packaged models with their weights would otherwise fill the disk), kept with --keep.
+        scratch = tempfile.TemporaryDirectory(dir=WORK, prefix=name + ".")
+        vdir = os.path.join(out, "variants") if args.keep else scratch.name
+        os.makedirs(vdir, exist_ok=True)
+        vs = variants(name, path, feeds, vdir, bool(full), formats)
         print(f"     ({name}: variants made in {time.time() - t0:.1f} s)")
         for vname, vpath, note in vs:
             t1 = time.time()
@@ -662,7 +673,7 @@ def main():
                 print(f"skip {vname}: onnxruntime cannot run it: {str(e)[:160]}")
                 rows.append((vname, None, f"onnxruntime cannot run it: {str(e)[:80]}"))
                 continue
-            stripped = without_value_info(vpath, os.path.join(out, vname + ".novi.onnx"))
+            stripped = without_value_info(vpath, os.path.join(vdir, vname + ".novi.onnx"))
             input_args = []  # scalars: the file's own [] shape (--input cannot say it)
             for k, v in feeds.items():
                 if v.shape:
@@ -679,6 +690,10 @@ def main():
             ops = sorted({(nd.domain + ":" if nd.domain else "") + nd.op_type
                           for nd in onnx.load(vpath, load_external_data=False).graph.node})
             fig = memplan_figures(args.memplan, stripped, input_args)
+            if not oracle:
+                bad.append("onnxruntime computed no tensor: nothing compared")
+            if fig is None:
+                bad.append("memplan plan failed on it")
             ok = not bad and not unsupported
             passed += ok
             failed += not ok
@@ -688,8 +703,12 @@ def main():
                 print(f"     {line}")
             rows.append((vname, dict(tensors=len(oracle), differ=len(bad), warns=len(warns),
                                      ops=ops, fig=fig), ""))
+        scratch.cleanup()
     if args.table:
         write_table(args.table, rows)
+    if not args.only and passed + failed < MIN_CASES:
+        print(f"FAIL only {passed + failed} cases ran, expected at least {MIN_CASES}")
+        failed += 1
     print(f"{passed} passed, {failed} failed")
     return 0 if failed == 0 else 1
 
