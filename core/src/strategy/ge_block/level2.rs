@@ -436,11 +436,7 @@ impl Nester<'_> {
                         }
                     }
                 }
-                let mut from = if jump {
-                    Included(floor)
-                } else {
-                    Excluded(ck)
-                };
+                let mut from = if jump { Included(floor) } else { Excluded(ck) };
                 while taken.is_none() {
                     // Most walks change nothing, so one pass over the set runs until one
                     // does.
@@ -1069,9 +1065,10 @@ fn uncrossed(b: &BlockData, k: &Cand<'_>, units: &Units) -> Option<Vec<UnitId>> 
         .units
         .partition_point(|&u| list.get(u).is_some_and(|m| m.end < k.start));
     let last = first
-        + b.units.get(first..).unwrap_or(&[]).partition_point(|&u| {
-            list.get(u).is_some_and(|m| m.start <= k.end)
-        });
+        + b.units
+            .get(first..)
+            .unwrap_or(&[])
+            .partition_point(|&u| list.get(u).is_some_and(|m| m.start <= k.end));
     let near = b.units.get(first..last).unwrap_or(&[]);
     // The candidate's members within reach of those.
     let (ks, ke) = match (near.first(), near.last()) {
@@ -1085,9 +1082,10 @@ fn uncrossed(b: &BlockData, k: &Cand<'_>, units: &Units) -> Option<Vec<UnitId>> 
         .units
         .partition_point(|&u| list.get(u).is_some_and(|m| m.end < ks));
     let k_last = k_first
-        + k.units.get(k_first..).unwrap_or(&[]).partition_point(|&u| {
-            list.get(u).is_some_and(|m| m.start <= ke)
-        });
+        + k.units
+            .get(k_first..)
+            .unwrap_or(&[])
+            .partition_point(|&u| list.get(u).is_some_and(|m| m.start <= ke));
     if k_last - k_first < near.len() {
         // Fewer candidate members than block members in reach: search the block for each.
         let crossing = |u: UnitId| {
