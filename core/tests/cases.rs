@@ -20,7 +20,10 @@ fn model(case: &Value, name: &str) -> (String, Vec<u8>) {
     } else {
         let g = &case["graph"];
         assert!(g.is_object(), "{name}: neither `csv` nor `graph`");
-        (format!("{name}.json"), serde_json::to_vec(g).unwrap())
+        (
+            format!("{name}.json"),
+            serde_json::to_vec(g).expect("a JSON value"),
+        )
     }
 }
 
@@ -59,7 +62,11 @@ fn options(case: &Value, name: &str) -> PlanOptions {
 }
 
 fn run_case(path: &Path) -> Vec<String> {
-    let name = path.file_stem().unwrap().to_string_lossy().to_string();
+    let name = path
+        .file_stem()
+        .expect("a file name")
+        .to_string_lossy()
+        .to_string();
     let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{name}: {e}"));
     let case: Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{name}: {e}"));
     assert!(
@@ -69,7 +76,11 @@ fn run_case(path: &Path) -> Vec<String> {
     let (file, bytes) = model(&case, &name);
     let gears: Vec<u64> = case["gears"]
         .as_array()
-        .map(|g| g.iter().map(|x| x.as_u64().unwrap()).collect())
+        .map(|g| {
+            g.iter()
+                .map(|x| x.as_u64().expect("a gear is a number"))
+                .collect()
+        })
         .unwrap_or_default();
     let loaded = load(
         &file,
@@ -157,7 +168,7 @@ fn run_case(path: &Path) -> Vec<String> {
 fn every_case_holds_for_every_strategy() {
     let mut paths: Vec<PathBuf> = std::fs::read_dir(cases_dir())
         .expect("testdata/cases is in the repository")
-        .map(|e| e.unwrap().path())
+        .map(|e| e.expect("a directory entry").path())
         .filter(|p| p.extension().is_some_and(|x| x == "json"))
         .collect();
     paths.sort();
