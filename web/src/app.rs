@@ -239,6 +239,9 @@ pub struct App {
     pub(crate) panes: Vec<PaneSettings>,
     pub(crate) results: Vec<Rc<Result<PaneResult, String>>>,
     cache: HashMap<PaneSettings, Rc<Result<PaneResult, String>>>,
+    /// A newly opened model built once before it replaces the open one (so that a file that
+    /// fails leaves the open model on screen), handed to the next [`App::rebuild`].
+    prebuilt: Option<model::Built>,
     /// To start the planning worker and its timers from anywhere (absent in unit tests).
     link: Option<yew::html::Scope<App>>,
     /// The planning worker, started when a pane first needs it.
@@ -593,7 +596,10 @@ impl App {
         self.built = None;
         self.error = None;
         let Some(src) = &self.source else { return };
-        let mut first = model::build(src, &self.bindings, &self.gears);
+        let mut first = match self.prebuilt.take() {
+            Some(b) if self.bindings.is_empty() && self.gears.is_empty() => Ok(b),
+            _ => model::build(src, &self.bindings, &self.gears),
+        };
         if let (Err(e), false) = (&first, self.gears.is_empty()) {
             // Gears the model cannot take (no symbolic batch dim…): say why, plan without.
             self.notice = Some(format!("Gears not applied: {e}"));
@@ -915,6 +921,7 @@ impl Component for App {
                 .collect(),
             results: Vec::new(),
             cache: HashMap::new(),
+            prebuilt: None,
             link: None,
             worker: None,
             worker_ready: false,
@@ -974,6 +981,17 @@ impl Component for App {
                 self.loading = None;
                 match r {
                     Ok(src) => {
+                        // a new file that does not build leaves the open model on screen
+                        let open = self.built.as_ref().and(self.source.as_ref());
+                        if let (true, Some(open)) = (after == After::Fresh, open) {
+                            match model::build(&src, &Default::default(), &[]) {
+                                Ok(b) => self.prebuilt = Some(b),
+                                Err(e) => {
+                                    self.error = Some(format!("{e} (still showing {})", open.name));
+                                    return true;
+                                }
+                            }
+                        }
                         if after == After::Fresh {
                             self.bindings.clear();
                             self.gears.clear();
@@ -1010,7 +1028,12 @@ impl Component for App {
                         }
                         self.sync_hash();
                     }
-                    Err(e) => self.error = Some(e),
+                    Err(e) => {
+                        self.error = Some(match self.built.as_ref().and(self.source.as_ref()) {
+                            Some(open) => format!("{e} (still showing {})", open.name),
+                            None => e,
+                        })
+                    }
                 }
             }
             Msg::Gears(text) => match model::parse_gears(&text) {
