@@ -131,6 +131,8 @@ pub enum Msg {
     DragOver(bool),
     /// The fragment was changed by the user.
     HashChanged,
+    /// The embedding page handed over a model (`postMessage`, [`platform::on_hosted_model`]).
+    Hosted(String, Result<Vec<u8>, String>),
     /// Window resized.
     Resized,
     /// A text message from the planning worker.
@@ -242,6 +244,9 @@ pub struct App {
     /// A newly opened model built once before it replaces the open one (so that a file that
     /// fails leaves the open model on screen), handed to the next [`App::rebuild`].
     prebuilt: Option<model::Built>,
+    /// `memplan:ready` was posted to the host page (after the first load, so that a model the
+    /// host sends is not replaced by the sample the page opens with).
+    ready_posted: bool,
     /// To start the planning worker and its timers from anywhere (absent in unit tests).
     link: Option<yew::html::Scope<App>>,
     /// The planning worker, started when a pane first needs it.
@@ -922,6 +927,7 @@ impl Component for App {
             results: Vec::new(),
             cache: HashMap::new(),
             prebuilt: None,
+            ready_posted: false,
             link: None,
             worker: None,
             worker_ready: false,
@@ -957,6 +963,9 @@ impl Component for App {
         let link = ctx.link().clone();
         platform::on_hash_change(move || link.send_message(Msg::HashChanged));
         let link = ctx.link().clone();
+        platform::on_hosted_model(move |name, bytes| link.send_message(Msg::Hosted(name, bytes)));
+
+        let link = ctx.link().clone();
         platform::on_resize(move || link.send_message(Msg::Resized));
         app.boot(ctx);
         app
@@ -979,6 +988,12 @@ impl Component for App {
             }
             Msg::Loaded(r, after) => {
                 self.loading = None;
+                if !self.ready_posted {
+                    // a host page waits for this before it sends a model; the message is
+                    // queued behind this load, so the host's model comes after it
+                    self.ready_posted = true;
+                    platform::post_to_host("memplan:ready", &[]);
+                }
                 match r {
                     Ok(src) => {
                         // a new file that does not build leaves the open model on screen
@@ -1319,6 +1334,16 @@ impl Component for App {
                     return false;
                 }
                 self.drag_over = on;
+            }
+            Msg::Hosted(name, bytes) => {
+                let src = bytes.and_then(|b| Source::new(&name, Origin::File, b));
+                <Self as Component>::update(self, ctx, Msg::Loaded(src, After::Fresh));
+                // tell the host how it went
+                let mut fields = vec![("name", name.into()), ("ok", self.error.is_none().into())];
+                if let Some(e) = &self.error {
+                    fields.push(("error", e.as_str().into()));
+                }
+                platform::post_to_host("memplan:loaded", &fields);
             }
             Msg::HashChanged => {
                 let h = platform::hash();
