@@ -133,7 +133,12 @@ def feeds_for(model_path, shapes, values, seed=0):
 
 def sklearn_cases(out):
     """scikit-learn estimators and pipelines converted by skl2onnx, each with its test input."""
+    from sklearn.calibration import CalibratedClassifierCV
     from sklearn.cluster import KMeans
+    from sklearn.ensemble import (AdaBoostClassifier, BaggingClassifier, ExtraTreesClassifier,
+                                  IsolationForest, StackingClassifier, VotingClassifier)
+    from sklearn.gaussian_process import GaussianProcessRegressor
+    from sklearn.preprocessing import KBinsDiscretizer, PolynomialFeatures
     from sklearn.compose import ColumnTransformer
     from sklearn.decomposition import PCA
     from sklearn.ensemble import (GradientBoostingClassifier, GradientBoostingRegressor,
@@ -181,6 +186,22 @@ def sklearn_cases(out):
         "skl_naive_bayes": (GaussianNB(), X, y3),
         "skl_mlp": (MLPClassifier(hidden_layer_sizes=(8,), max_iter=50, random_state=0), X, y3),
         "skl_kmeans": (KMeans(n_clusters=3, n_init=1, random_state=0), X, None),
+        "skl_isolation_forest": (IsolationForest(n_estimators=5, random_state=0), X, None),
+        "skl_extra_trees": (ExtraTreesClassifier(n_estimators=3, max_depth=3, random_state=0),
+                            X, y3),
+        "skl_adaboost": (AdaBoostClassifier(n_estimators=3, random_state=0), X, y),
+        "skl_bagging": (BaggingClassifier(n_estimators=3, random_state=0), X, y),
+        "skl_voting_soft": (VotingClassifier([("lr", LogisticRegression()),
+                                              ("nb", GaussianNB())], voting="soft",
+                                             flatten_transform=False), X, y),
+        "skl_stacking": (StackingClassifier([("lr", LogisticRegression()),
+                                             ("dt", DecisionTreeClassifier(max_depth=2))]),
+                         X, y),
+        "skl_poly_ridge": (make_pipeline(PolynomialFeatures(2), Ridge()), X, yr),
+        "skl_kbins_logreg": (make_pipeline(KBinsDiscretizer(n_bins=3, encode="onehot-dense"),
+                                           LogisticRegression()), X, y),
+        "skl_gaussian_process": (GaussianProcessRegressor(), X, yr),
+        "skl_calibrated_svc": (CalibratedClassifierCV(LinearSVC(), cv=2), X, y),
         "skl_imputer_scaler_logreg": (Pipeline([("imp", SimpleImputer()),
                                                 ("sc", MinMaxScaler()),
                                                 ("lr", LogisticRegression())]), Xn, y),
@@ -458,8 +479,10 @@ def variants(name, path, feeds, out, full, formats=("qdq", "qop")):
         ort.InferenceSession(path, so, providers=["CPUExecutionProvider"])
         return p
 
-    for level, tag in ((ort.GraphOptimizationLevel.ORT_ENABLE_EXTENDED, "ortopt"),
-                       (ort.GraphOptimizationLevel.ORT_ENABLE_ALL, "ortall")):
+    levels = [(ort.GraphOptimizationLevel.ORT_ENABLE_EXTENDED, "ortopt")]
+    if full:  # ALL adds the NCHWc layout: convolutional networks only
+        levels.append((ort.GraphOptimizationLevel.ORT_ENABLE_ALL, "ortall"))
+    for level, tag in levels:
         try:
             res.append((f"{name}.{tag}", opt(level, tag), ""))
         except Exception as e:
