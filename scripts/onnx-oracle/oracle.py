@@ -5,7 +5,8 @@ Every model is run in onnxruntime with every top-level node output exposed as a 
 the dtype and dims of each value it computes are the oracle. memplan reads the same file with
 its `value_info` removed (so that every intermediate shape is memplan's own inference, not the
 file's declaration) through `memplan inspect --tensors`, with the graph inputs bound to the
-shapes fed to onnxruntime. A case fails if any tensor onnxruntime computed is missing, has
+shapes fed to onnxruntime; each model as shipped (not its variants) is also read with its
+`value_info`. A case fails if any tensor onnxruntime computed is missing, has
 another dtype or another shape in memplan, if memplan warns that an op is not supported, or if
 memplan leaves a tensor's shape uninferred.
 
@@ -706,6 +707,12 @@ def main():
             except RuntimeError as e:
                 mine, warns = {}, [str(e)]
             bad = compare(oracle, mine)
+            if vname == name:  # the file as shipped too: its value_info must not mislead
+                try:
+                    shipped, _ = memplan_tensors(args.memplan, vpath, input_args)
+                    bad += [f"(as shipped) {b}" for b in compare(oracle, shipped)]
+                except RuntimeError as e:
+                    bad.append(f"(as shipped) {e}")
             # Fails: an op memplan cannot read anywhere, or a top-level tensor left unknown
             # (a warning inside a branch that never runs is reported, not failed).
             unsupported = [w for w in warns
