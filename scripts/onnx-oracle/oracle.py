@@ -682,6 +682,11 @@ def main():
     ort.set_default_logger_severity(3)  # errors only: the optimizer's notes are not results
     out = os.path.join(WORK, "models")
     os.makedirs(out, exist_ok=True)
+    # onnxruntime's quantization tools leave temporary files in the working directory: keep
+    # them under target/, never in the checkout.
+    args.memplan = os.path.abspath(args.memplan)
+    args.table = args.table and os.path.abspath(args.table)
+    os.chdir(WORK)
 
     bases = [(c, False) for c in sklearn_cases(out)]
     bases += [(cnn_case(out), True), (transformer_case(out), True), (bert_case(out), True)]
