@@ -150,3 +150,31 @@ test('GE streams and memory types: columns, one arena bar per type and the 400 M
   await expect(page.getByTestId('pane0-expandable')).toBeChecked();
   await page.getByTestId('pane0').screenshot({ path: 'artifacts/ge-streams-pane.png' });
 });
+
+test('views that alias their input: the switch plans as `memplan plan --alias-views` and travels in the link', async ({ page }) => {
+  const run = (extra) => JSON.parse(memplan([
+    'plan', 'static/samples/vit_b_16_randinit.stripped.onnx', '--dim', 'batch=1',
+    '--strategy', 'ge-block', '--strategy', 'greedy-size-best-fit', '--format', 'json', ...extra,
+  ]));
+  const off = run([]);
+  const on = run(['--alias-views']);
+  expect(on.problem.aliased_views).toBeGreaterThan(0);
+  await page.goto('/?sample=vit_b_16');
+  await expect(page.locator('html[data-ready]')).toHaveCount(1);
+  await expect(page.getByTestId('alias-views')).not.toBeChecked();
+  await expect(page.getByTestId('views-aliased')).toHaveCount(0);
+  for (const i of [0, 1]) {
+    await expect(page.getByTestId(`pane${i}-peak`)).toHaveAttribute('data-bytes', String(off.plans[i].peak_bytes));
+  }
+  await page.getByTestId('alias-views').check();
+  await expect(page.getByTestId('views-aliased')).toHaveAttribute('data-bytes', String(on.problem.aliased_view_bytes));
+  await expect(page.getByTestId('views-aliased')).toContainText(`${on.problem.aliased_views} tensors share`);
+  for (const i of [0, 1]) {
+    await expect(page.getByTestId(`pane${i}-peak`)).toHaveAttribute('data-bytes', String(on.plans[i].peak_bytes));
+  }
+  const url = page.url();
+  await page.goto('about:blank');
+  await page.goto(url);
+  await expect(page.getByTestId('alias-views')).toBeChecked();
+  await expect(page.getByTestId('pane1-peak')).toHaveAttribute('data-bytes', String(on.plans[1].peak_bytes));
+});

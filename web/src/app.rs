@@ -131,6 +131,8 @@ pub enum Msg {
     DragOver(bool),
     /// The fragment was changed by the user.
     HashChanged,
+    /// The views-alias switch.
+    AliasViews(bool),
     /// The embedding page handed over a model (`postMessage`, [`platform::on_hosted_model`]).
     Hosted(String, Result<Vec<u8>, String>),
     /// Window resized.
@@ -228,6 +230,8 @@ pub struct App {
     pub(crate) gears: Vec<u64>,
     /// The gear the timeline and table show (default: the largest).
     pub(crate) shown_gear: Option<u64>,
+    /// View outputs share their dying input's buffer (the CLI's `--alias-views`).
+    pub(crate) alias_views: bool,
     /// Memory budget in bytes: each pane says whether its plan fits.
     pub(crate) budget: Option<u64>,
     /// The focused pane's result restricted to the shown gear (only with gears).
@@ -401,6 +405,7 @@ impl App {
             bindings: self.bindings.clone(),
             gears: self.gears.clone(),
             shown_gear: self.shown_gear,
+            alias_views: self.alias_views,
             budget: self.budget,
             panes: self.panes.clone(),
             focus: self.focus,
@@ -517,6 +522,7 @@ impl App {
                     self.bindings = s.bindings;
                     self.gears = s.gears;
                     self.shown_gear = s.shown_gear;
+                    self.alias_views = s.alias_views;
                     self.budget = s.budget;
                     self.focus = s.focus;
                     self.step = s.step;
@@ -603,20 +609,20 @@ impl App {
         let Some(src) = &self.source else { return };
         let mut first = match self.prebuilt.take() {
             Some(b) if self.bindings.is_empty() && self.gears.is_empty() => Ok(b),
-            _ => model::build(src, &self.bindings, &self.gears),
+            _ => model::build_with(src, &self.bindings, &self.gears, self.alias_views),
         };
         if let (Err(e), false) = (&first, self.gears.is_empty()) {
             // Gears the model cannot take (no symbolic batch dim…): say why, plan without.
             self.notice = Some(format!("Gears not applied: {e}"));
             self.gears.clear();
-            first = model::build(src, &self.bindings, &self.gears);
+            first = model::build_with(src, &self.bindings, &self.gears, self.alias_views);
         }
         let built = match first {
             Ok(b) => {
                 let want = model::default_bindings(&b.symbols, &self.bindings);
                 if want != self.bindings {
                     self.bindings = want;
-                    model::build(src, &self.bindings, &self.gears)
+                    model::build_with(src, &self.bindings, &self.gears, self.alias_views)
                 } else {
                     Ok(b)
                 }
@@ -912,6 +918,7 @@ impl Component for App {
             link_error: None,
             gears: Vec::new(),
             shown_gear: None,
+            alias_views: false,
             budget: None,
             focus_view: None,
             notice: None,
@@ -999,7 +1006,12 @@ impl Component for App {
                         // a new file that does not build leaves the open model on screen
                         let open = self.built.as_ref().and(self.source.as_ref());
                         if let (true, Some(open)) = (after == After::Fresh, open) {
-                            match model::build(&src, &Default::default(), &[]) {
+                            match model::build_with(
+                                &src,
+                                &Default::default(),
+                                &[],
+                                self.alias_views,
+                            ) {
                                 Ok(b) => self.prebuilt = Some(b),
                                 Err(e) => {
                                     self.error = Some(format!("{e} (still showing {})", open.name));
@@ -1049,6 +1061,14 @@ impl Component for App {
                             None => e,
                         })
                     }
+                }
+            }
+            Msg::AliasViews(on) => {
+                if on != self.alias_views {
+                    self.alias_views = on;
+                    self.vp = None;
+                    self.rebuild();
+                    self.sync_hash();
                 }
             }
             Msg::Gears(text) => match model::parse_gears(&text) {

@@ -28,7 +28,7 @@ pub fn plan_json(
         .collect();
     let extras = Extras {
         unknown: &built.unknown,
-        views: None,
+        views: built.views.as_ref(),
     };
     let mut file =
         PlanFile::new(input, &built.problem, extras, &runs).map_err(|e| e.to_string())?;

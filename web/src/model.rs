@@ -144,6 +144,8 @@ pub struct Built {
     pub gears: Option<(String, Vec<u64>)>,
     /// Tensors of unknown size: not planned (the plan file lists them).
     pub unknown: Vec<memplan_core::UnknownTensor>,
+    /// With views aliased: how many view outputs share their input's buffer, and their bytes.
+    pub views: Option<memplan_core::graph::views::AliasReport>,
 }
 
 impl Built {
@@ -173,6 +175,7 @@ impl Built {
             weight_bytes: 0,
             gears: None,
             unknown: Vec::new(),
+            views: None,
         }
     }
 }
@@ -208,6 +211,20 @@ pub fn parse_gears(text: &str) -> Result<Vec<u64>, String> {
 /// # Errors
 /// The importer's message, or a limit exceeded; never panics on bad bytes.
 pub fn build(source: &Source, bindings: &Bindings, gears: &[u64]) -> Result<Built, String> {
+    build_with(source, bindings, gears, false)
+}
+
+/// [`build`], with view outputs sharing their dying input's buffer when `alias_views` (the
+/// CLI's `--alias-views`, [`memplan_core::graph::views`]).
+///
+/// # Errors
+/// As [`build`].
+pub fn build_with(
+    source: &Source,
+    bindings: &Bindings,
+    gears: &[u64],
+    alias_views: bool,
+) -> Result<Built, String> {
     let named = |e: memplan_core::Error| format!("{}: {e}", source.name);
     let format = match source.format {
         Format::ProblemJson => {
@@ -227,6 +244,7 @@ pub fn build(source: &Source, bindings: &Bindings, gears: &[u64]) -> Result<Buil
     let opts = LoadOptions {
         dims: bindings.clone(),
         gears: gears.to_vec(),
+        alias_views,
         ..LoadOptions::default()
     };
     let loaded = load_as(format, &source.name, &source.bytes, &opts).map_err(named)?;
@@ -334,6 +352,7 @@ fn from_loaded(loaded: Loaded) -> Built {
         weight_bytes,
         gears: gear_info,
         unknown: lowered.unknown,
+        views: lowered.views,
     }
 }
 

@@ -76,6 +76,10 @@ pub struct Shared {
     /// offset]` (steps and bytes); absent: the whole plan.
     #[serde(rename = "vw", default, skip_serializing_if = "Option::is_none")]
     pub view: Option<[f64; 4]>,
+    /// View outputs (Reshape, Flatten, Squeeze, Unsqueeze, Identity) share their dying
+    /// input's buffer, as runtimes do (the CLI's `--alias-views`); absent: off.
+    #[serde(rename = "av", default, skip_serializing_if = "std::ops::Not::not")]
+    pub alias_views: bool,
     /// The tensor search text.
     #[serde(rename = "q", default, skip_serializing_if = "String::is_empty")]
     pub search: String,
@@ -297,6 +301,7 @@ mod tests {
             budget: Some(200 << 20),
             missing: None,
             view: Some([10.0, 42.5, 0.0, 1e6]),
+            alias_views: true,
             search: "conv".into(),
             sort: Some(("offset".into(), true)),
             selected: Some("conv1_out".into()),

@@ -219,6 +219,10 @@ impl App {
                                 <input type="text" class="gears" placeholder="e.g. 1,2,4,8" data-testid="gears" value={gears_text} onchange={on_gears} />
                             </label>
                             if let Some(d) = &gear_dim { <span class="muted small">{ format!("batch dim: {d}") }</span> }
+                            <label title="Reshape, Flatten, Squeeze, Unsqueeze and Identity outputs share their input's buffer when the input dies there, as onnxruntime, TFLite and GE do (the CLI's --alias-views; off: every tensor its own buffer, comparable with per-tensor references)">
+                                <input type="checkbox" data-testid="alias-views" checked={self.alias_views} onchange={link.callback(|e: Event| Msg::AliasViews(e.target().and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok()).is_some_and(|i| i.checked())))} />
+                                { " views share their input" }
+                            </label>
                         }
                     </form>
                 }
@@ -244,6 +248,9 @@ impl App {
                     { format!("{} · {} · {} buffers · {} steps", src.name, fmt, format::grouped(p.buffers.len() as u64), format::grouped(p.steps)) }
                     { format!(" · raw lower bound {} · raw no-reuse {}", format::bytes(lb.lower_bound), format::binary(lb.no_reuse)) }
                     if p.weight_bytes > 0 { { format!(" · weights (not planned) {}", format::binary(p.weight_bytes)) } }
+                    if let Some(v) = &b.views {
+                        <span data-testid="views-aliased" data-bytes={v.bytes.to_string()}>{ format!(" · views aliased: {} tensors share their input's buffer ({} not allocated)", v.tensors, format::binary(v.bytes)) }</span>
+                    }
                 </p>
                 { self.view_budget(ctx, lb.lower_bound) }
                 if !b.warnings.is_empty() {
