@@ -281,6 +281,7 @@ pub fn check_entry(file: &PlanFile, e: &PlanEntry) -> Result<(), String> {
     let rules = memplan_core::Rules {
         reuse: true,
         zero_copy_io: false,
+        zero_copy_reuse: false,
         atomic_centralised: true,
     };
     memplan_core::validate_with(&problem, &plan, &rules).map_err(|v| v.describe(&problem))

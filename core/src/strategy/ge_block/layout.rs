@@ -304,7 +304,9 @@ impl Arena<'_> {
             .filter(|&b| {
                 blocks
                     .get(b)
-                    .is_some_and(|x| x.mem == mem && x.parent.is_none() && x.continuous.is_none())
+                    .is_some_and(|x| {
+                        x.mem == mem && x.parent.is_none() && x.continuous.is_none() && !x.zero_copy
+                    })
             })
             .collect();
         let (geared, mut plain): (Vec<usize>, Vec<usize>) = tops.into_iter().partition(|&b| {
@@ -439,13 +441,24 @@ impl Arena<'_> {
             .enumerate()
             .filter(|(_, x)| x.mem == mem)
             .filter_map(|(u, x)| match x.role {
-                Role::ZeroCopy { input } => Some((input, if input { x.size } else { 0 }, u)),
+                Role::ZeroCopy { input, .. } => Some((input, if input { x.size } else { 0 }, u)),
                 _ => None,
             })
             .collect();
         zc.sort_unstable();
+        // Under the I/O reuse options a zero-copy unit is a block, with its children.
+        let block_of: BTreeMap<UnitId, usize> = self
+            .blocks
+            .iter()
+            .enumerate()
+            .filter(|(_, b)| b.zero_copy && b.parent.is_none())
+            .filter_map(|(i, b)| Some((*b.units.first()?, i)))
+            .collect();
         for &(_, _, u) in &zc {
-            cursor = self.place_unit(u, cursor, align, "zero-copy")?;
+            cursor = match block_of.get(&u) {
+                Some(&b) => self.place_top(b, cursor)?,
+                None => self.place_unit(u, cursor, align, "zero-copy")?,
+            };
         }
         Ok(cursor)
     }

@@ -920,13 +920,15 @@ impl Nester<'_> {
     }
 }
 
-/// The children the continuous-input block at `pk` takes from the later blocks of `set`, in
-/// order (block_mem_assigner.cc `ReuseBlocksByLifeTime`, memory_block.cc `AddLifeReuseBlock`
-/// → `AddContinuousLifeReuseBlock`): ordinary blocks without children whose lifetime the
-/// block test (no member test) finds disjoint, side by side from its head while the sum of
-/// their `AlignSize` stays within its largest unaligned size (no slack), none produced
-/// before the last atomic-clean op (their memory would be cleaned under them), and never
-/// another continuous block.
+/// The children the continuous-input or zero-copy block at `pk` takes from the later blocks
+/// of `set`, in order (block_mem_assigner.cc `ReuseBlocksByLifeTime`, memory_block.cc
+/// `AddLifeReuseBlock` → `AddContinuousLifeReuseBlock` / `AddZeroCopyLifeReuseBlock`):
+/// ordinary blocks without children whose lifetime the block test (no member test) finds
+/// disjoint, side by side from its head while the sum of their `AlignSize` stays within its
+/// largest unaligned (real) size, no slack; a zero-copy block also takes, while empty, a
+/// block whose largest real size equals its own. A continuous block takes none produced
+/// before the last atomic-clean op (their memory would be cleaned under them). Never
+/// another continuous or zero-copy block.
 pub(crate) fn hosted(
     blocks: &[BlockData],
     units: &Units,
@@ -956,7 +958,7 @@ pub(crate) fn hosted(
             continue;
         }
         let (cs, ce) = (cb.begin(units), cb.end(units));
-        if units.last_atomic.is_some_and(|a| cs < a) {
+        if pb.continuous.is_some() && units.last_atomic.is_some_and(|a| cs < a) {
             continue;
         }
         let disjoint = if cb.stream == pb.stream {
@@ -965,8 +967,20 @@ pub(crate) fn hosted(
             deps.latest_on(cs, pb.stream).is_some_and(|l| l > pe)
                 || deps.latest_on(ps, cb.stream).is_some_and(|l| l > ce)
         };
-        if disjoint && cursor.checked_add(cb.size).is_some_and(|e| e <= cap) {
-            cursor += cb.size;
+        let same_real = || {
+            cursor == 0
+                && cb
+                    .units
+                    .iter()
+                    .filter_map(|&u| units.list.get(u))
+                    .map(|u| u.real)
+                    .max()
+                    == Some(cap)
+        };
+        let fits = cursor.checked_add(cb.size).is_some_and(|e| e <= cap)
+            || (pb.zero_copy && same_real());
+        if disjoint && fits {
+            cursor = cursor.saturating_add(cb.size);
             out.push(k.2);
         }
     }
