@@ -7,9 +7,11 @@
 //! after another with no padding between them, then the dynamic-batch virtual blocks); the
 //! continuous-input blocks, each group adjacent in input order (GE `AssignContinuousBlocks`
 //! moves them to the end of the block list); the atomic-clean region (each output after the
-//! previous one, rounded to the block alignment, every gear from the same start); the
-//! zero-copy region (graph outputs first, then graph inputs by size ascending, kept adjacent
-//! for one merged host-to-device copy; GE `AssignZeroCopyMemory`).
+//! previous one, rounded to the block alignment, the gears one after another: GE
+//! `ReAssignAtomicMemory` appends them); the zero-copy region (graph outputs first, then
+//! graph inputs by size ascending, kept adjacent for one merged host-to-device copy; GE
+//! `AssignZeroCopyMemory`), with the children a zero-copy block hosts under the I/O reuse
+//! options inside it.
 //!
 //! A block's size is GE `Resize()`: the larger of its largest member and the sum of its
 //! children's sizes. Children sit at the parent's head plus the sizes of earlier siblings.
