@@ -137,16 +137,26 @@ impl Walk {
 struct Link {
     start: u64,
     end: u64,
+    /// Room for one more child, slack included (0 if `size + slack` overflows); kept up to
+    /// date by [`Nester::attach`], so the way back up reads no [`Node`].
+    cap: u64,
     stream: u32,
+    /// More than one child.
+    many: bool,
     id: usize,
 }
 
 impl Link {
-    fn of(n: &Node, id: usize) -> Self {
+    fn of(n: &Node, id: usize, slack: u64) -> Self {
         Link {
             start: n.start,
             end: n.end,
+            cap: n
+                .size
+                .checked_add(slack)
+                .map_or(0, |l| l.saturating_sub(n.cursor)),
             stream: n.stream,
+            many: n.many,
             id,
         }
     }
@@ -327,7 +337,7 @@ pub(crate) fn reuse_by_lifetime(
             if let Some(a) = at.get_mut(y) {
                 *a = (chains.len(), chain.len());
             }
-            chain.push(Link::of(nd, y));
+            chain.push(Link::of(nd, y, slack));
             x = blocks.get(y).and_then(|yb| yb.children.first().copied());
         }
         chains.push(chain);
@@ -613,7 +623,7 @@ impl Nester<'_> {
         let &(ci, pos) = self.at.get(q)?;
         let alone;
         let chain = if ci == usize::MAX {
-            alone = [Link::of(self.node.get(q)?, q)];
+            alone = [Link::of(self.node.get(q)?, q, self.slack)];
             &alone[..]
         } else {
             self.chains.get(ci)?.get(pos..)?
@@ -641,9 +651,9 @@ impl Nester<'_> {
         let mut bound = Summary::EMPTY;
         while m > 0 {
             m -= 1;
-            let x = chain.get(m)?.id;
-            let n = self.node.get(x)?;
-            let others: &[usize] = if n.many {
+            let l = chain.get(m)?;
+            let x = l.id;
+            let others: &[usize] = if l.many {
                 self.blocks
                     .get(x)
                     .and_then(|b| b.children.get(1..))
@@ -668,16 +678,17 @@ impl Nester<'_> {
                 }
             }
             if whole {
-                bound.insert(n.cap(self.slack), x);
+                bound.insert(l.cap, x);
             }
             let k = walk.current(k0);
-            // No slack for a child of one alignment unit (GE: "no slack for a 512 B child").
-            let slack = if k.max > self.align { self.slack } else { 0 };
-            let fits = match (n.size.checked_add(slack), n.cursor.checked_add(k.max)) {
-                (Some(limit), Some(end)) => end <= limit,
-                _ => false,
+            // `cursor + max <= size + slack`, and no slack for a child of one alignment unit
+            // (GE: "no slack for a 512 B child").
+            let need = if k.max > self.align {
+                Some(k.max)
+            } else {
+                k.max.checked_add(self.slack)
             };
-            if fits {
+            if need.is_some_and(|v| v <= l.cap) {
                 return Some(x);
             }
         }
@@ -859,7 +870,7 @@ impl Nester<'_> {
         // A first child joins the chain of its parent, which it now ends (a chain of two
         // if the parent was alone).
         if first {
-            let link = self.node.get(c).map(|n| Link::of(n, c));
+            let link = self.node.get(c).map(|n| Link::of(n, c, self.slack));
             let (ci, pos) = match self.at.get(target) {
                 Some(&(ci, _)) if ci != usize::MAX => {
                     let ch = self.chains.get_mut(ci);
@@ -871,7 +882,7 @@ impl Nester<'_> {
                 }
                 _ => {
                     let ci = self.chains.len();
-                    let head = self.node.get(target).map(|n| Link::of(n, target));
+                    let head = self.node.get(target).map(|n| Link::of(n, target, self.slack));
                     self.chains.push(head.into_iter().chain(link).collect());
                     if let Some(a) = self.at.get_mut(target) {
                         *a = (ci, 0);
@@ -881,6 +892,13 @@ impl Nester<'_> {
             };
             if let Some(a) = self.at.get_mut(c) {
                 *a = (ci, pos);
+            }
+        }
+        // The target's copy in its chain: a new cursor, maybe a second child.
+        let fresh = self.node.get(target).map(|n| Link::of(n, target, self.slack));
+        if let (Some(&(ci, pos)), Some(f)) = (self.at.get(target), fresh) {
+            if let Some(l) = self.chains.get_mut(ci).and_then(|ch| ch.get_mut(pos)) {
+                *l = f;
             }
         }
         let reachable = usize::from(depth) <= MAX_DEPTH;
