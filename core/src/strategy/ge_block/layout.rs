@@ -304,11 +304,9 @@ impl Arena<'_> {
         let blocks = self.blocks;
         let tops: Vec<usize> = (0..blocks.len())
             .filter(|&b| {
-                blocks
-                    .get(b)
-                    .is_some_and(|x| {
-                        x.mem == mem && x.parent.is_none() && x.continuous.is_none() && !x.zero_copy
-                    })
+                blocks.get(b).is_some_and(|x| {
+                    x.mem == mem && x.parent.is_none() && x.continuous.is_none() && !x.zero_copy
+                })
             })
             .collect();
         let (geared, mut plain): (Vec<usize>, Vec<usize>) = tops.into_iter().partition(|&b| {

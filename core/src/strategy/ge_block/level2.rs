@@ -446,11 +446,7 @@ impl Nester<'_> {
                         }
                     }
                 }
-                let mut from = if jump {
-                    Included(floor)
-                } else {
-                    Excluded(ck)
-                };
+                let mut from = if jump { Included(floor) } else { Excluded(ck) };
                 while taken.is_none() {
                     // Most walks change nothing, so one pass over the set runs until one
                     // does.
@@ -882,7 +878,10 @@ impl Nester<'_> {
                 }
                 _ => {
                     let ci = self.chains.len();
-                    let head = self.node.get(target).map(|n| Link::of(n, target, self.slack));
+                    let head = self
+                        .node
+                        .get(target)
+                        .map(|n| Link::of(n, target, self.slack));
                     self.chains.push(head.into_iter().chain(link).collect());
                     if let Some(a) = self.at.get_mut(target) {
                         *a = (ci, 0);
@@ -895,7 +894,10 @@ impl Nester<'_> {
             }
         }
         // The target's copy in its chain: a new cursor, maybe a second child.
-        let fresh = self.node.get(target).map(|n| Link::of(n, target, self.slack));
+        let fresh = self
+            .node
+            .get(target)
+            .map(|n| Link::of(n, target, self.slack));
         if let (Some(&(ci, pos)), Some(f)) = (self.at.get(target), fresh) {
             if let Some(l) = self.chains.get_mut(ci).and_then(|ch| ch.get_mut(pos)) {
                 *l = f;
@@ -995,8 +997,8 @@ pub(crate) fn hosted(
                     .max()
                     == Some(cap)
         };
-        let fits = cursor.checked_add(cb.size).is_some_and(|e| e <= cap)
-            || (pb.zero_copy && same_real());
+        let fits =
+            cursor.checked_add(cb.size).is_some_and(|e| e <= cap) || (pb.zero_copy && same_real());
         if disjoint && fits {
             cursor = cursor.saturating_add(cb.size);
             out.push(k.2);
@@ -1101,9 +1103,10 @@ fn uncrossed(b: &BlockData, k: &Cand<'_>, units: &Units) -> Option<Vec<UnitId>> 
         .units
         .partition_point(|&u| list.get(u).is_some_and(|m| m.end < k.start));
     let last = first
-        + b.units.get(first..).unwrap_or(&[]).partition_point(|&u| {
-            list.get(u).is_some_and(|m| m.start <= k.end)
-        });
+        + b.units
+            .get(first..)
+            .unwrap_or(&[])
+            .partition_point(|&u| list.get(u).is_some_and(|m| m.start <= k.end));
     let near = b.units.get(first..last).unwrap_or(&[]);
     // The candidate's members within reach of those.
     let (ks, ke) = match (near.first(), near.last()) {
@@ -1117,9 +1120,10 @@ fn uncrossed(b: &BlockData, k: &Cand<'_>, units: &Units) -> Option<Vec<UnitId>> 
         .units
         .partition_point(|&u| list.get(u).is_some_and(|m| m.end < ks));
     let k_last = k_first
-        + k.units.get(k_first..).unwrap_or(&[]).partition_point(|&u| {
-            list.get(u).is_some_and(|m| m.start <= ke)
-        });
+        + k.units
+            .get(k_first..)
+            .unwrap_or(&[])
+            .partition_point(|&u| list.get(u).is_some_and(|m| m.start <= ke));
     if k_last - k_first < near.len() {
         // Fewer candidate members than block members in reach: search the block for each.
         let crossing = |u: UnitId| {

@@ -26,7 +26,10 @@ pub(crate) type Key = (Reverse<u64>, u64, usize);
 pub(crate) fn initial(blocks: &[BlockData], units: &Units) -> Vec<Key> {
     let mut ids: Vec<usize> = (0..blocks.len()).collect();
     ids.sort_by_key(|&b| blocks.get(b).map(|x| sort_key(x, b, units)));
-    let gap = u64::MAX / (u64::try_from(ids.len()).unwrap_or(u64::MAX).saturating_add(1));
+    let gap = u64::MAX
+        / (u64::try_from(ids.len())
+            .unwrap_or(u64::MAX)
+            .saturating_add(1));
     let mut keys = alloc::vec![(Reverse(0), 0, 0); blocks.len()];
     for (rank, &b) in ids.iter().enumerate() {
         let seq = gap.saturating_mul(u64::try_from(rank).unwrap_or(u64::MAX).saturating_add(1));
@@ -74,7 +77,9 @@ pub(crate) fn clone_keys(
             Some(n) if n.0 == after.0 => n.1,
             _ => u64::MAX,
         };
-        let m = u128::try_from(clones.len()).unwrap_or(u128::MAX).saturating_add(1);
+        let m = u128::try_from(clones.len())
+            .unwrap_or(u128::MAX)
+            .saturating_add(1);
         return clones
             .iter()
             .zip(1u128..)

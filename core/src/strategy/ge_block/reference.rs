@@ -120,8 +120,7 @@ impl Nester<'_> {
                 if !clones.is_empty() {
                     splits += clones.len();
                     let psize = self.blocks.get(p).map_or(0, |b| b.size);
-                    for k in order::clone_keys(set, ck, psize, &clones, self.blocks, self.units)
-                    {
+                    for k in order::clone_keys(set, ck, psize, &clones, self.blocks, self.units) {
                         set.insert(k);
                         if let Some(x) = self.keys.get_mut(k.2) {
                             *x = k;
@@ -224,7 +223,7 @@ impl Nester<'_> {
         (min, max)
     }
 
-/// Gives `c` the members left in `walk` and each removed set to a new clone block; returns
+    /// Gives `c` the members left in `walk` and each removed set to a new clone block; returns
     /// the clones' ids in order.
     fn split(&mut self, c: usize, walk: Walk) -> Vec<usize> {
         let size_of = |v: &[UnitId]| {

@@ -733,7 +733,11 @@ fn rule3_a_member_split_stays_when_nesting_then_fails() {
     let plan = check(&p, "ge-binary-block", &opts());
     assert_eq!(groups(&p, &plan), ["c1", "c2", "p", "x"]);
     assert_eq!(
-        (off(&p, &plan, "x"), off(&p, &plan, "c2"), off(&p, &plan, "c1")),
+        (
+            off(&p, &plan, "x"),
+            off(&p, &plan, "c2"),
+            off(&p, &plan, "c1")
+        ),
         (0, 3 * K, 3 * K)
     );
     assert_eq!(plan.peak, 5 * K);
