@@ -74,6 +74,10 @@ struct Nester<'a> {
     /// First start and last end over each block's subtree, kept for the blocks that start a
     /// chain: a candidate whose span misses it cannot be split there.
     hull: Vec<(u64, u64)>,
+    /// The member lifetimes of every block in the current parent's subtree, merged, by
+    /// `(stream, first step)` → last step: a walk splits a candidate only at a block of its
+    /// stream one of whose members one of its own crosses.
+    covered: BTreeMap<(u32, u64), u64>,
     /// Each block's place in the list ([`order`]).
     keys: Vec<Key>,
 }
@@ -357,6 +361,7 @@ pub(crate) fn reuse_by_lifetime(
         at,
         hull,
         keys,
+        covered: BTreeMap::new(),
     };
     let mut splits = 0;
     for set in groups.values_mut() {
@@ -420,6 +425,8 @@ impl Nester<'_> {
                 }
                 continue;
             }
+            self.covered.clear();
+            self.cover(p);
             let mut ck = pk;
             loop {
                 let fits = self.sum(p).max();
@@ -510,7 +517,7 @@ impl Nester<'_> {
     fn offer(&self, p: usize, c: usize, fits: u64) -> Option<(Option<usize>, Walk)> {
         let lite = self.lite.get(c)?;
         let cand = self.blocks.get(c)?;
-        let may_split = !lite.one && self.hull_meets(p, &cand.units);
+        let may_split = !lite.one && self.hull_meets(p, &cand.units) && self.meets_covered(cand, p);
         if lite.min > fits && !may_split {
             return None;
         }
@@ -547,6 +554,54 @@ impl Nester<'_> {
         let mut walk = Walk::new(&k);
         let t = self.find(p, &k, 1, &mut walk);
         (t.is_some() || !walk.removed.is_empty()).then_some((t, walk))
+    }
+
+    /// Adds block `b`'s members to [`Nester::covered`].
+    fn cover(&mut self, b: usize) {
+        let Some(blk) = self.blocks.get(b) else {
+            return;
+        };
+        let stream = blk.stream;
+        for m in blk.units.iter().filter_map(|&u| self.units.list.get(u)) {
+            let (mut s, mut e) = (m.start, m.end);
+            // Merge with the intervals it meets: the last starting at or before `e`, and
+            // earlier ones while they reach `s`.
+            while let Some((&(st, a), &z)) =
+                self.covered.range((stream, 0)..=(stream, e)).next_back()
+            {
+                if z < s {
+                    break;
+                }
+                self.covered.remove(&(st, a));
+                s = s.min(a);
+                e = e.max(z);
+            }
+            self.covered.insert((stream, s), e);
+        }
+    }
+
+    /// Whether a member of candidate `c` within `p`'s subtree span crosses a member of a
+    /// block of the current parent's subtree on its stream ([`Nester::covered`]).
+    fn meets_covered(&self, c: &BlockData, p: usize) -> bool {
+        let Some(&(hs, he)) = self.hull.get(p) else {
+            return true;
+        };
+        let list = &self.units.list;
+        let i = c
+            .units
+            .partition_point(|&u| list.get(u).is_some_and(|m| m.end < hs));
+        c.units
+            .get(i..)
+            .unwrap_or(&[])
+            .iter()
+            .filter_map(|&u| list.get(u))
+            .take_while(|m| m.start <= he)
+            .any(|m| {
+                self.covered
+                    .range((c.stream, 0)..=(c.stream, m.end))
+                    .next_back()
+                    .is_some_and(|(&(st, _), &z)| st == c.stream && z >= m.start)
+            })
     }
 
     /// Whether a member of `members` (sorted, disjoint) meets the span of `b`'s subtree
@@ -837,6 +892,7 @@ impl Nester<'_> {
 
     /// Makes `c` the last child of `target` (GE `AddChildBlock`, cursor += `AlignSize`).
     fn attach(&mut self, c: usize, target: usize) {
+        self.cover(c);
         let size = self.blocks.get(c).map_or(0, |b| b.size);
         if let Some(b) = self.blocks.get_mut(c) {
             b.parent = Some(target);
