@@ -516,8 +516,21 @@ impl Nester<'_> {
     /// ones read the compact [`Lite`] copy, not the block.
     fn offer(&self, p: usize, c: usize, fits: u64) -> Option<(Option<usize>, Walk)> {
         let lite = self.lite.get(c)?;
+        // One member: no split, so too large is the end of it (read from the copy).
+        if lite.one && lite.min > fits {
+            return None;
+        }
         let cand = self.blocks.get(c)?;
-        let may_split = !lite.one && self.hull_meets(p, &cand.units) && self.meets_covered(cand, p);
+        if cand.parent.is_some() || !cand.children.is_empty() || !cand.reusable {
+            return None;
+        }
+        let may_split = !lite.one
+            && self
+                .hull
+                .get(p)
+                .is_none_or(|&(s, e)| lite.start <= e && s <= lite.end)
+            && self.hull_meets(p, &cand.units)
+            && self.meets_covered(cand, p);
         if lite.min > fits && !may_split {
             return None;
         }
@@ -525,9 +538,6 @@ impl Nester<'_> {
         // the candidate.
         let sum = self.sum(p);
         if lite.one && self.refused_lite(&sum, lite) {
-            return None;
-        }
-        if cand.parent.is_some() || !cand.children.is_empty() || !cand.reusable {
             return None;
         }
         // GE tests reusability, gear and memory type at every block of the search; p's
