@@ -218,6 +218,11 @@ struct PlanArgs {
     /// Let graph inputs and outputs take part in reuse (not zero-copy).
     #[arg(long)]
     io_reuse: bool,
+    /// Graph inputs and outputs stay zero-copy but may be reused over their live range (GE
+    /// inputReuseMemIndexes / outputReuseMemIndexes for all): ge-block nests activations in
+    /// them, in the zero-copy region.
+    #[arg(long)]
+    zero_copy_reuse: bool,
     /// Clean atomic outputs separately (GE atomicCleanPolicy=1) so they can be reused.
     #[arg(long)]
     atomic_separate: bool,
@@ -362,6 +367,7 @@ fn options(args: &PlanArgs, input: &Loaded) -> Result<PlanOptions, Error> {
     }
     o.reuse = !args.disable_reuse;
     o.zero_copy_io = !args.io_reuse;
+    o.zero_copy_reuse = args.zero_copy_reuse;
     o.atomic_centralised = !args.atomic_separate;
     o.expandable_memory = args.expandable_memory;
     o.time_limit_ms = args.time_limit;

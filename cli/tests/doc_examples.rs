@@ -95,3 +95,49 @@ fn the_streams_example_plans_and_the_race_is_refused() {
         }
     }
 }
+
+#[test]
+fn the_ge_dfs_schedule_example_runs_b_after_c() {
+    // docs/formats.md: under "schedule": "ge-dfs" the ops run A, C, B, D, so b is made at
+    // step 2; `--schedule file` runs them A, B, C, D (b at step 1).
+    let dir = std::env::temp_dir().join(format!("memplan-doc-dfs-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let example = blocks("json")
+        .into_iter()
+        .find(|b| b.contains("\"schedule\": \"ge-dfs\""))
+        .expect("the ge-dfs example");
+    let path = dir.join("dfs.json");
+    std::fs::write(&path, example).expect("write");
+    let b_range = |extra: &[&str]| {
+        let mut args = vec!["plan", path.to_str().unwrap(), "-s", "ge-block"];
+        args.extend_from_slice(extra);
+        args.extend_from_slice(&["--format", "csv"]);
+        let out = Command::new(env!("CARGO_BIN_EXE_memplan"))
+            .args(&args)
+            .output()
+            .expect("run memplan");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let text = String::from_utf8_lossy(&out.stdout).to_string();
+        let line = text
+            .lines()
+            .find(|l| l.starts_with("b,"))
+            .expect("b's row")
+            .to_string();
+        line.split(',')
+            .skip(1)
+            .take(2)
+            .collect::<Vec<_>>()
+            .join(",")
+    };
+    assert_eq!(b_range(&[]), "2,4");
+    assert_eq!(b_range(&["--schedule", "file"]), "1,4");
+    assert_eq!(
+        b_range(&["--schedule", "ge-dfs", "--zero-copy-reuse"]),
+        "2,4"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -37,6 +37,14 @@ pub struct PlanOptions {
     /// maps (GE's default). When `false` they take part in reuse like activations
     /// (GE `ge.exec.inputReuseMemIndexes` / `outputReuseMemIndexes` for all of them).
     pub zero_copy_io: bool,
+    /// With `zero_copy_io`: graph inputs and outputs stay zero-copy user buffers placed after
+    /// the feature maps, but take part in reuse over their live range (GE's I/O reuse options
+    /// `ge.exec.inputReuseMemIndexes` / `outputReuseMemIndexes` for every index; the user's
+    /// buffers must then be 32-byte aligned). `ge-block` nests ordinary blocks inside a
+    /// zero-copy block, side by side within its padded size (block_mem_assigner.cc level 2,
+    /// memory_block.cc `AddZeroCopyLifeReuseBlock`), so they live in the zero-copy region;
+    /// other strategies treat such buffers as activations. Default `false`.
+    pub zero_copy_reuse: bool,
     /// Atomic-clean outputs are cleaned by one centralised memset and not reused
     /// (GE `ge.exec.atomicCleanPolicy=0`, default). When `false`, each is cleaned separately
     /// and reused like any tensor (policy 1).
@@ -55,6 +63,7 @@ impl Default for PlanOptions {
             padding: Padding::Ge,
             reuse: true,
             zero_copy_io: true,
+            zero_copy_reuse: false,
             atomic_centralised: true,
             expandable_memory: false,
             time_limit_ms: 2000,

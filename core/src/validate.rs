@@ -16,6 +16,9 @@ pub struct Rules {
     pub reuse: bool,
     /// Graph inputs and outputs are zero-copy user buffers (never share a byte).
     pub zero_copy_io: bool,
+    /// With `zero_copy_io`: graph inputs and outputs own their bytes only over their live
+    /// range (GE's I/O reuse options, [`PlanOptions::zero_copy_reuse`]).
+    pub zero_copy_reuse: bool,
     /// Atomic-clean buffers are zeroed by one memset before the graph runs: their bytes are
     /// theirs from step 0.
     pub atomic_centralised: bool,
@@ -26,6 +29,7 @@ impl Default for Rules {
         Rules {
             reuse: true,
             zero_copy_io: true,
+            zero_copy_reuse: false,
             atomic_centralised: true,
         }
     }
@@ -36,6 +40,7 @@ impl From<&PlanOptions> for Rules {
         Rules {
             reuse: o.reuse,
             zero_copy_io: o.zero_copy_io,
+            zero_copy_reuse: o.zero_copy_reuse,
             atomic_centralised: o.atomic_centralised,
         }
     }
@@ -48,6 +53,7 @@ impl Rules {
             Some("no-reuse")
         } else if b.flags.zero_copy
             || (self.zero_copy_io
+                && !self.zero_copy_reuse
                 && matches!(b.kind, BufferKind::GraphInput | BufferKind::GraphOutput))
         {
             Some("zero-copy")

@@ -83,14 +83,16 @@ fn options() -> impl Strategy<Value = PlanOptions> {
         prop_oneof![Just(1u64), Just(3), Just(32), Just(512)],
         any::<bool>(),
         0u8..4,
-        any::<bool>(),
+        0u8..3,
         any::<bool>(),
     )
         .prop_map(|(alignment, ge, reuse, zc, atomic)| PlanOptions {
             alignment,
             padding: if ge { Padding::Ge } else { Padding::None },
             reuse: reuse != 0, // reuse off a quarter of the time
-            zero_copy_io: zc,
+            // zero-copy I/O, the same reused (GE's I/O reuse options), or I/O as activations
+            zero_copy_io: zc != 0,
+            zero_copy_reuse: zc == 2,
             atomic_centralised: atomic,
             // optimal's registry entry counts nodes: 1 ms = a small budget, enough to search
             time_limit_ms: 1,
@@ -250,6 +252,7 @@ fn small_instance() -> impl Strategy<Value = (Problem, Plan, Rules)> {
             let rules = Rules {
                 reuse,
                 zero_copy_io: zc,
+                zero_copy_reuse: false,
                 atomic_centralised: atomic,
             };
             (problem, plan, rules)

@@ -501,6 +501,7 @@ pub fn check_entry(file: &PlanFile, e: &PlanEntry) -> core::result::Result<(), S
     let rules = crate::Rules {
         reuse: true,
         zero_copy_io: false,
+        zero_copy_reuse: false,
         atomic_centralised: true,
     };
     crate::validate_with(&problem, &plan, &rules).map_err(|v| v.describe(&problem))

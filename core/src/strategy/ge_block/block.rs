@@ -29,6 +29,9 @@ pub(crate) struct BlockData {
     /// size, which is both its sort size and its capacity (GE `CompareLifeInterval` and
     /// `AddContinuousLifeReuseBlock` use the largest `no_align_size`).
     pub host: Option<u64>,
+    /// A zero-copy block (GE `is_zero_copy_`) hosting children under the I/O reuse
+    /// options; laid out in the zero-copy region.
+    pub zero_copy: bool,
     /// Offset alignment (the block alignment, or a larger one for odd-aligned buffers).
     pub align: u64,
     /// Parent block, once nested by level 2.
@@ -48,7 +51,7 @@ impl BlockData {
             Role::ContinuousInput { group, index, host } => {
                 (false, Some("continuous-input"), Some((group, index)), host)
             }
-            Role::ZeroCopy { .. } => (false, Some("zero-copy"), None, None),
+            Role::ZeroCopy { host, .. } => (false, Some("zero-copy"), None, host),
             Role::Atomic => (false, Some("atomic-clean"), None, None),
         };
         let tag = tag.or(if unit.buffers.len() > 1 {
@@ -66,6 +69,7 @@ impl BlockData {
             tag,
             continuous,
             host,
+            zero_copy: matches!(unit.role, Role::ZeroCopy { .. }),
             align: unit.align,
             parent: None,
             children: Vec::new(),

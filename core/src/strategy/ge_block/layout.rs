@@ -7,9 +7,11 @@
 //! after another with no padding between them, then the dynamic-batch virtual blocks); the
 //! continuous-input blocks, each group adjacent in input order (GE `AssignContinuousBlocks`
 //! moves them to the end of the block list); the atomic-clean region (each output after the
-//! previous one, rounded to the block alignment, every gear from the same start); the
-//! zero-copy region (graph outputs first, then graph inputs by size ascending, kept adjacent
-//! for one merged host-to-device copy; GE `AssignZeroCopyMemory`).
+//! previous one, rounded to the block alignment, the gears one after another: GE
+//! `ReAssignAtomicMemory` appends them); the zero-copy region (graph outputs first, then
+//! graph inputs by size ascending, kept adjacent for one merged host-to-device copy; GE
+//! `AssignZeroCopyMemory`), with the children a zero-copy block hosts under the I/O reuse
+//! options inside it.
 //!
 //! A block's size is GE `Resize()`: the larger of its largest member and the sum of its
 //! children's sizes. Children sit at the parent's head plus the sizes of earlier siblings.
@@ -302,9 +304,9 @@ impl Arena<'_> {
         let blocks = self.blocks;
         let tops: Vec<usize> = (0..blocks.len())
             .filter(|&b| {
-                blocks
-                    .get(b)
-                    .is_some_and(|x| x.mem == mem && x.parent.is_none() && x.continuous.is_none())
+                blocks.get(b).is_some_and(|x| {
+                    x.mem == mem && x.parent.is_none() && x.continuous.is_none() && !x.zero_copy
+                })
             })
             .collect();
         let (geared, mut plain): (Vec<usize>, Vec<usize>) = tops.into_iter().partition(|&b| {
@@ -439,13 +441,24 @@ impl Arena<'_> {
             .enumerate()
             .filter(|(_, x)| x.mem == mem)
             .filter_map(|(u, x)| match x.role {
-                Role::ZeroCopy { input } => Some((input, if input { x.size } else { 0 }, u)),
+                Role::ZeroCopy { input, .. } => Some((input, if input { x.size } else { 0 }, u)),
                 _ => None,
             })
             .collect();
         zc.sort_unstable();
+        // Under the I/O reuse options a zero-copy unit is a block, with its children.
+        let block_of: BTreeMap<UnitId, usize> = self
+            .blocks
+            .iter()
+            .enumerate()
+            .filter(|(_, b)| b.zero_copy && b.parent.is_none())
+            .filter_map(|(i, b)| Some((*b.units.first()?, i)))
+            .collect();
         for &(_, _, u) in &zc {
-            cursor = self.place_unit(u, cursor, align, "zero-copy")?;
+            cursor = match block_of.get(&u) {
+                Some(&b) => self.place_top(b, cursor)?,
+                None => self.place_unit(u, cursor, align, "zero-copy")?,
+            };
         }
         Ok(cursor)
     }

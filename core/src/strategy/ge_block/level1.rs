@@ -164,6 +164,9 @@ fn single_range(units: &Units) -> u64 {
 pub(crate) fn in_feature_map(role: Role) -> bool {
     matches!(
         role,
-        Role::Reusable | Role::NoReuse(_) | Role::ContinuousInput { .. }
+        Role::Reusable
+            | Role::NoReuse(_)
+            | Role::ContinuousInput { .. }
+            | Role::ZeroCopy { host: Some(_), .. }
     )
 }

@@ -74,6 +74,10 @@ struct Nester<'a> {
     /// First start and last end over each block's subtree, kept for the blocks that start a
     /// chain: a candidate whose span misses it cannot be split there.
     hull: Vec<(u64, u64)>,
+    /// The member lifetimes of every block in the current parent's subtree, merged, by
+    /// `(stream, first step)` → last step: a walk splits a candidate only at a block of its
+    /// stream one of whose members one of its own crosses.
+    covered: BTreeMap<(u32, u64), u64>,
     /// Each block's place in the list ([`order`]).
     keys: Vec<Key>,
 }
@@ -137,16 +141,26 @@ impl Walk {
 struct Link {
     start: u64,
     end: u64,
+    /// Room for one more child, slack included (0 if `size + slack` overflows); kept up to
+    /// date by [`Nester::attach`], so the way back up reads no [`Node`].
+    cap: u64,
     stream: u32,
+    /// More than one child.
+    many: bool,
     id: usize,
 }
 
 impl Link {
-    fn of(n: &Node, id: usize) -> Self {
+    fn of(n: &Node, id: usize, slack: u64) -> Self {
         Link {
             start: n.start,
             end: n.end,
+            cap: n
+                .size
+                .checked_add(slack)
+                .map_or(0, |l| l.saturating_sub(n.cursor)),
             stream: n.stream,
+            many: n.many,
             id,
         }
     }
@@ -327,7 +341,7 @@ pub(crate) fn reuse_by_lifetime(
             if let Some(a) = at.get_mut(y) {
                 *a = (chains.len(), chain.len());
             }
-            chain.push(Link::of(nd, y));
+            chain.push(Link::of(nd, y, slack));
             x = blocks.get(y).and_then(|yb| yb.children.first().copied());
         }
         chains.push(chain);
@@ -347,6 +361,7 @@ pub(crate) fn reuse_by_lifetime(
         at,
         hull,
         keys,
+        covered: BTreeMap::new(),
     };
     let mut splits = 0;
     for set in groups.values_mut() {
@@ -410,6 +425,8 @@ impl Nester<'_> {
                 }
                 continue;
             }
+            self.covered.clear();
+            self.cover(p);
             let mut ck = pk;
             loop {
                 let fits = self.sum(p).max();
@@ -499,8 +516,21 @@ impl Nester<'_> {
     /// ones read the compact [`Lite`] copy, not the block.
     fn offer(&self, p: usize, c: usize, fits: u64) -> Option<(Option<usize>, Walk)> {
         let lite = self.lite.get(c)?;
+        // One member: no split, so too large is the end of it (read from the copy).
+        if lite.one && lite.min > fits {
+            return None;
+        }
         let cand = self.blocks.get(c)?;
-        let may_split = !lite.one && self.hull_meets(p, &cand.units);
+        if cand.parent.is_some() || !cand.children.is_empty() || !cand.reusable {
+            return None;
+        }
+        let may_split = !lite.one
+            && self
+                .hull
+                .get(p)
+                .is_none_or(|&(s, e)| lite.start <= e && s <= lite.end)
+            && self.hull_meets(p, &cand.units)
+            && self.meets_covered(cand, p);
         if lite.min > fits && !may_split {
             return None;
         }
@@ -508,9 +538,6 @@ impl Nester<'_> {
         // the candidate.
         let sum = self.sum(p);
         if lite.one && self.refused_lite(&sum, lite) {
-            return None;
-        }
-        if cand.parent.is_some() || !cand.children.is_empty() || !cand.reusable {
             return None;
         }
         // GE tests reusability, gear and memory type at every block of the search; p's
@@ -537,6 +564,54 @@ impl Nester<'_> {
         let mut walk = Walk::new(&k);
         let t = self.find(p, &k, 1, &mut walk);
         (t.is_some() || !walk.removed.is_empty()).then_some((t, walk))
+    }
+
+    /// Adds block `b`'s members to [`Nester::covered`].
+    fn cover(&mut self, b: usize) {
+        let Some(blk) = self.blocks.get(b) else {
+            return;
+        };
+        let stream = blk.stream;
+        for m in blk.units.iter().filter_map(|&u| self.units.list.get(u)) {
+            let (mut s, mut e) = (m.start, m.end);
+            // Merge with the intervals it meets: the last starting at or before `e`, and
+            // earlier ones while they reach `s`.
+            while let Some((&(st, a), &z)) =
+                self.covered.range((stream, 0)..=(stream, e)).next_back()
+            {
+                if z < s {
+                    break;
+                }
+                self.covered.remove(&(st, a));
+                s = s.min(a);
+                e = e.max(z);
+            }
+            self.covered.insert((stream, s), e);
+        }
+    }
+
+    /// Whether a member of candidate `c` within `p`'s subtree span crosses a member of a
+    /// block of the current parent's subtree on its stream ([`Nester::covered`]).
+    fn meets_covered(&self, c: &BlockData, p: usize) -> bool {
+        let Some(&(hs, he)) = self.hull.get(p) else {
+            return true;
+        };
+        let list = &self.units.list;
+        let i = c
+            .units
+            .partition_point(|&u| list.get(u).is_some_and(|m| m.end < hs));
+        c.units
+            .get(i..)
+            .unwrap_or(&[])
+            .iter()
+            .filter_map(|&u| list.get(u))
+            .take_while(|m| m.start <= he)
+            .any(|m| {
+                self.covered
+                    .range((c.stream, 0)..=(c.stream, m.end))
+                    .next_back()
+                    .is_some_and(|(&(st, _), &z)| st == c.stream && z >= m.start)
+            })
     }
 
     /// Whether a member of `members` (sorted, disjoint) meets the span of `b`'s subtree
@@ -609,7 +684,7 @@ impl Nester<'_> {
         let &(ci, pos) = self.at.get(q)?;
         let alone;
         let chain = if ci == usize::MAX {
-            alone = [Link::of(self.node.get(q)?, q)];
+            alone = [Link::of(self.node.get(q)?, q, self.slack)];
             &alone[..]
         } else {
             self.chains.get(ci)?.get(pos..)?
@@ -637,9 +712,9 @@ impl Nester<'_> {
         let mut bound = Summary::EMPTY;
         while m > 0 {
             m -= 1;
-            let x = chain.get(m)?.id;
-            let n = self.node.get(x)?;
-            let others: &[usize] = if n.many {
+            let l = chain.get(m)?;
+            let x = l.id;
+            let others: &[usize] = if l.many {
                 self.blocks
                     .get(x)
                     .and_then(|b| b.children.get(1..))
@@ -664,16 +739,17 @@ impl Nester<'_> {
                 }
             }
             if whole {
-                bound.insert(n.cap(self.slack), x);
+                bound.insert(l.cap, x);
             }
             let k = walk.current(k0);
-            // No slack for a child of one alignment unit (GE: "no slack for a 512 B child").
-            let slack = if k.max > self.align { self.slack } else { 0 };
-            let fits = match (n.size.checked_add(slack), n.cursor.checked_add(k.max)) {
-                (Some(limit), Some(end)) => end <= limit,
-                _ => false,
+            // `cursor + max <= size + slack`, and no slack for a child of one alignment unit
+            // (GE: "no slack for a 512 B child").
+            let need = if k.max > self.align {
+                Some(k.max)
+            } else {
+                k.max.checked_add(self.slack)
             };
-            if fits {
+            if need.is_some_and(|v| v <= l.cap) {
                 return Some(x);
             }
         }
@@ -826,6 +902,7 @@ impl Nester<'_> {
 
     /// Makes `c` the last child of `target` (GE `AddChildBlock`, cursor += `AlignSize`).
     fn attach(&mut self, c: usize, target: usize) {
+        self.cover(c);
         let size = self.blocks.get(c).map_or(0, |b| b.size);
         if let Some(b) = self.blocks.get_mut(c) {
             b.parent = Some(target);
@@ -855,7 +932,7 @@ impl Nester<'_> {
         // A first child joins the chain of its parent, which it now ends (a chain of two
         // if the parent was alone).
         if first {
-            let link = self.node.get(c).map(|n| Link::of(n, c));
+            let link = self.node.get(c).map(|n| Link::of(n, c, self.slack));
             let (ci, pos) = match self.at.get(target) {
                 Some(&(ci, _)) if ci != usize::MAX => {
                     let ch = self.chains.get_mut(ci);
@@ -867,7 +944,10 @@ impl Nester<'_> {
                 }
                 _ => {
                     let ci = self.chains.len();
-                    let head = self.node.get(target).map(|n| Link::of(n, target));
+                    let head = self
+                        .node
+                        .get(target)
+                        .map(|n| Link::of(n, target, self.slack));
                     self.chains.push(head.into_iter().chain(link).collect());
                     if let Some(a) = self.at.get_mut(target) {
                         *a = (ci, 0);
@@ -877,6 +957,16 @@ impl Nester<'_> {
             };
             if let Some(a) = self.at.get_mut(c) {
                 *a = (ci, pos);
+            }
+        }
+        // The target's copy in its chain: a new cursor, maybe a second child.
+        let fresh = self
+            .node
+            .get(target)
+            .map(|n| Link::of(n, target, self.slack));
+        if let (Some(&(ci, pos)), Some(f)) = (self.at.get(target), fresh) {
+            if let Some(l) = self.chains.get_mut(ci).and_then(|ch| ch.get_mut(pos)) {
+                *l = f;
             }
         }
         let reachable = usize::from(depth) <= MAX_DEPTH;
@@ -916,13 +1006,15 @@ impl Nester<'_> {
     }
 }
 
-/// The children the continuous-input block at `pk` takes from the later blocks of `set`, in
-/// order (block_mem_assigner.cc `ReuseBlocksByLifeTime`, memory_block.cc `AddLifeReuseBlock`
-/// → `AddContinuousLifeReuseBlock`): ordinary blocks without children whose lifetime the
-/// block test (no member test) finds disjoint, side by side from its head while the sum of
-/// their `AlignSize` stays within its largest unaligned size (no slack), none produced
-/// before the last atomic-clean op (their memory would be cleaned under them), and never
-/// another continuous block.
+/// The children the continuous-input or zero-copy block at `pk` takes from the later blocks
+/// of `set`, in order (block_mem_assigner.cc `ReuseBlocksByLifeTime`, memory_block.cc
+/// `AddLifeReuseBlock` → `AddContinuousLifeReuseBlock` / `AddZeroCopyLifeReuseBlock`):
+/// ordinary blocks without children whose lifetime the block test (no member test) finds
+/// disjoint, side by side from its head while the sum of their `AlignSize` stays within its
+/// largest unaligned (real) size, no slack; a zero-copy block also takes, while empty, a
+/// block whose largest real size equals its own. A continuous block takes none produced
+/// before the last atomic-clean op (their memory would be cleaned under them). Never
+/// another continuous or zero-copy block.
 pub(crate) fn hosted(
     blocks: &[BlockData],
     units: &Units,
@@ -952,7 +1044,7 @@ pub(crate) fn hosted(
             continue;
         }
         let (cs, ce) = (cb.begin(units), cb.end(units));
-        if units.last_atomic.is_some_and(|a| cs < a) {
+        if pb.continuous.is_some() && units.last_atomic.is_some_and(|a| cs < a) {
             continue;
         }
         let disjoint = if cb.stream == pb.stream {
@@ -961,8 +1053,20 @@ pub(crate) fn hosted(
             deps.latest_on(cs, pb.stream).is_some_and(|l| l > pe)
                 || deps.latest_on(ps, cb.stream).is_some_and(|l| l > ce)
         };
-        if disjoint && cursor.checked_add(cb.size).is_some_and(|e| e <= cap) {
-            cursor += cb.size;
+        let same_real = || {
+            cursor == 0
+                && cb
+                    .units
+                    .iter()
+                    .filter_map(|&u| units.list.get(u))
+                    .map(|u| u.real)
+                    .max()
+                    == Some(cap)
+        };
+        let fits =
+            cursor.checked_add(cb.size).is_some_and(|e| e <= cap) || (pb.zero_copy && same_real());
+        if disjoint && fits {
+            cursor = cursor.saturating_add(cb.size);
             out.push(k.2);
         }
     }

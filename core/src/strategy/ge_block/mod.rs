@@ -51,8 +51,10 @@
 //!   `AddContinuousLifeReuseBlock` does (side by side in its unaligned size, none produced
 //!   before the last atomic-clean op), but never becomes a child itself: GE's reverse case
 //!   (an ordinary block of the same `AlignSize` as a continuous candidate moving into it) is
-//!   not modelled, so each group stays adjacent. Zero-copy blocks host no children either
-//!   (GE `AddZeroCopyLifeReuseBlock` under the I/O reuse options).
+//!   not modelled, so each group stays adjacent. Under [`PlanOptions::zero_copy_reuse`] a
+//!   zero-copy block hosts children the same way in its real size
+//!   (`AddZeroCopyLifeReuseBlock`); its reverse case is not modelled either, and every op is
+//!   taken to support address refresh (GE `is_reuse_zero_copy_`).
 //! - Stream relabelling (`OptimizeDiffStream`), Merge exclusions, block-type conflicts and
 //!   the range-binary variants of `MemoryPriority` are not modelled.
 //! - Buffers with a fixed offset (CSV input) stay there and the arena starts above them.

@@ -48,7 +48,10 @@ fn sort_key(b: &BlockData, id: usize, units: &Units) -> (Reverse<u64>, usize, u6
 /// The size GE sorts a block by: `AlignSize()`, or for a continuous block its largest
 /// unaligned size.
 fn sort_size(b: &BlockData) -> u64 {
-    b.host.unwrap_or(b.size)
+    match b.host {
+        Some(h) if b.continuous.is_some() => h,
+        _ => b.size,
+    }
 }
 
 /// Keys for `clones` (block ids, already in `blocks`, in the order they were made) split off

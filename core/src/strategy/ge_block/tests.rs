@@ -148,6 +148,49 @@ fn zero_copy_io_goes_last_outputs_then_inputs_by_size() {
 }
 
 #[test]
+fn rule10_zero_copy_blocks_host_children_by_real_size_in_the_zero_copy_region() {
+    // GE padding: a 1 MiB tensor has real size 1 MiB + 32 and AlignSize 1 MiB + 512.
+    // x (graph input [0,1]), t (activation [2,3]), y (graph output [3,4]), all 1 MiB.
+    let mut x = buf("x", MIB, 0, 1);
+    x.kind = BufferKind::GraphInput;
+    let mut y = buf("y", MIB, 3, 4);
+    y.kind = BufferKind::GraphOutput;
+    let p = Problem::from_buffers("zc-reuse", alloc::vec![x, buf("t", MIB, 2, 3), y]);
+    let block = MIB + 512;
+    // Zero-copy I/O, no reuse of it (GE's default): t in the feature maps, then y, then x.
+    let plan = check(&p, "ge-binary-block", &PlanOptions::default());
+    assert_eq!(plan.peak, 3 * block);
+    // ge.exec.inputReuseMemIndexes / outputReuseMemIndexes: block_mem_assigner.cc
+    // ApplyMemory keeps x and y zero-copy (no level-1 reuse: do_reuse needs !is_zero_copy)
+    // but reusable (x's post-reuse, y's pre-reuse). ReuseBlocksByLifeTime sorts x, t, y
+    // (equal AlignSize, one member, begin 0, 2, 3). Parent x, candidate t: the block test
+    // passes (2 > 1); memory_block.cc AddZeroCopyLifeReuseBlock: 0 + AlignSize(t) > real(x),
+    // but both cursors are 0 and the real sizes are equal: t becomes x's child. y with x:
+    // two zero-copy blocks never share. ResizeMemoryBlocks skips zero-copy blocks, so the
+    // feature maps are empty; AssignZeroCopyMemory puts outputs first (y at 0), then inputs
+    // (x at 1 MiB + 512), t inside x.
+    let reuse = PlanOptions {
+        zero_copy_reuse: true,
+        ..PlanOptions::default()
+    };
+    let plan = check(&p, "ge-binary-block", &reuse);
+    assert_eq!(
+        ["y", "x", "t"].map(|n| off(&p, &plan, n)),
+        [0, block, block]
+    );
+    assert_eq!(plan.peak, 2 * block);
+    assert_eq!(plan.stat("feature_map"), Some(0));
+    assert_eq!(plan.stat("zero_copy"), Some(2 * block));
+    // A larger activation sorts first and, as a parent, refuses a zero-copy child
+    // (AddZeroCopyLifeReuseBlock: a zero-copy block smaller than the other conflicts).
+    let mut x = buf("x", MIB, 0, 1);
+    x.kind = BufferKind::GraphInput;
+    let p = Problem::from_buffers("zc-reuse", alloc::vec![x, buf("t2", MIB + K, 2, 3)]);
+    let plan = check(&p, "ge-binary-block", &reuse);
+    assert_eq!(plan.peak, block + MIB + K + 512);
+}
+
+#[test]
 fn atomic_clean_outputs_go_after_the_blocks_unless_cleaned_separately() {
     // a [0,1] is cleaned by the centralised memset: not reused, placed after the blocks.
     let mut a = buf("a", K, 0, 1);
@@ -1055,7 +1098,7 @@ mod random {
             prop_oneof![Just(1u64), Just(32), Just(512)],
             any::<bool>(),
             any::<bool>(),
-            any::<bool>(),
+            0u8..3,
             any::<bool>(),
             any::<bool>(),
         )
@@ -1068,7 +1111,8 @@ mod random {
                         crate::plan::Padding::None
                     },
                     reuse,
-                    zero_copy_io: zc,
+                    zero_copy_io: zc != 0,
+                    zero_copy_reuse: zc == 2,
                     atomic_centralised: atomic,
                     expandable_memory: expandable,
                     ..PlanOptions::default()

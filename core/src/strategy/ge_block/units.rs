@@ -39,6 +39,11 @@ pub(crate) enum Role {
     ZeroCopy {
         /// A graph input (placed after the outputs, sorted by size ascending).
         input: bool,
+        /// Under GE's I/O reuse options ([`PlanOptions::zero_copy_reuse`]) the block hosts
+        /// ordinary children at level 2 in its real size (memory_block.cc
+        /// `AddZeroCopyLifeReuseBlock`): that size (padded, not rounded to the block
+        /// alignment); `None` otherwise.
+        host: Option<u64>,
     },
     /// Cleaned by the centralised memset (GE `atomicCleanPolicy=0`): no reuse, placed after
     /// the feature maps.
@@ -52,6 +57,9 @@ pub(crate) struct Unit {
     pub buffers: Vec<BufferId>,
     /// Size in bytes: the buffer's planned size, or the sum of the group's planned sizes.
     pub size: u64,
+    /// GE's real size (`real_size_list_`): the padded size before rounding to the block
+    /// alignment; for a group, `size`.
+    pub real: u64,
     /// First step live.
     pub start: u64,
     /// Last step live.
@@ -202,6 +210,7 @@ impl Units {
                         let unit = &mut out.list[u];
                         unit.buffers.push(i);
                         unit.size = add(unit.size, size, "size of a continuous-output block")?;
+                        unit.real = unit.size;
                         unit.start = unit.start.min(b_start);
                         unit.end = unit.end.max(b_end);
                         if unit.gear != b.gear {
@@ -240,8 +249,23 @@ impl Units {
                     }
                 }
             } else if zero_copy {
+                let io = matches!(b.kind, BufferKind::GraphInput | BufferKind::GraphOutput);
+                let host = if options.zero_copy_reuse
+                    && options.reuse
+                    && io
+                    && !b.flags.zero_copy
+                    && !b.flags.no_reuse
+                    // its bytes are cleaned before the graph runs (GE: a graph input and a
+                    // centrally cleaned output never share a block, block_type_list.cc)
+                    && !(b.flags.atomic_clean && options.atomic_centralised)
+                {
+                    Some(options.padded(b.size, &b.name)?)
+                } else {
+                    None
+                };
                 Role::ZeroCopy {
                     input: b.kind == BufferKind::GraphInput,
+                    host,
                 }
             } else if b.flags.atomic_clean && options.atomic_centralised {
                 Role::Atomic
@@ -256,9 +280,15 @@ impl Units {
             if role == Role::Reusable && !options.reuse {
                 role = Role::NoReuse("reuse-off");
             }
+            let real = if b.continuous.is_some_and(|c| c.outputs) {
+                size
+            } else {
+                options.padded(b.size, &b.name)?.min(size)
+            };
             out.list.push(Unit {
                 buffers: alloc::vec![i],
                 size,
+                real,
                 start: b_start,
                 end: b_end,
                 stream: b.stream,
