@@ -35,6 +35,7 @@ def case(name, node, inputs, outputs, inits=(), opset=18, domains=()):
 
 MS = "com.microsoft"
 ML = "ai.onnx.ml"
+NC = "com.microsoft.nchwc"
 
 
 def cases():
@@ -75,6 +76,12 @@ def cases():
                h.make_node("Attention", ["x", "w", "b"], ["y", "present"], domain=MS, num_heads=4),
                [("x", F, [2, 8, 16]), ("w", F, [16, 48]), ("b", F, [48])],
                [("y", F, [2, 8, 16]), ("present", F, [2, 2, 4, 8, 4])], domains=[MS])
+    yield case("ms_qattention_float_out",  # uint8 input and weights; outputs in the bias's float
+               h.make_node("QAttention", ["x", "w", "b", "xs", "ws", "", "xz", "wz"], ["y", "present"],
+                           domain=MS, num_heads=4),
+               [("x", U8, [2, 8, 16]), ("w", U8, [16, 48]), ("b", F, [48]), ("xs", F, []), ("ws", F, []),
+                ("xz", U8, []), ("wz", U8, [])],
+               [("y", F, [2, 8, 16]), ("present", F, [2, 2, 4, 8, 4])], domains=[MS])
     yield case("ms_multi_head_attention",
                h.make_node("MultiHeadAttention", ["q", "k", "v"], ["y"], domain=MS, num_heads=4),
                [("q", F, [2, 8, 16]), ("k", F, [2, 10, 16]), ("v", F, [2, 10, 24])], [("y", F, [2, 8, 24])], domains=[MS])
@@ -88,6 +95,15 @@ def cases():
                h.make_node("EmbedLayerNormalization", ["ids", "seg", "we", "pe", "se", "g", "b"], ["y", "mask"], domain=MS),
                [("ids", I32, [2, 7]), ("seg", I32, [2, 7]), ("we", F, [100, 32]), ("pe", F, [64, 32]),
                 ("se", F, [2, 32]), ("g", F, [32]), ("b", F, [32])],
+               [("y", F, [2, 7, 32]), ("mask", I32, [2])], domains=[MS])
+    yield case("ms_qembed_layer_norm",  # uint8 tables: float output (the scales' type)
+               h.make_node("QEmbedLayerNormalization",
+                           ["ids", "seg", "we", "pe", "se", "g", "b", "", "wes", "pes", "ses", "gs", "bs",
+                            "wez", "pez", "sez", "gz", "bz"], ["y", "mask"], domain=MS),
+               [("ids", I32, [2, 7]), ("seg", I32, [2, 7]), ("we", U8, [100, 32]), ("pe", U8, [64, 32]),
+                ("se", U8, [2, 32]), ("g", U8, [32]), ("b", U8, [32])]
+               + [(k, F, []) for k in ("wes", "pes", "ses", "gs", "bs")]
+               + [(k, U8, []) for k in ("wez", "pez", "sez", "gz", "bz")],
                [("y", F, [2, 7, 32]), ("mask", I32, [2])], domains=[MS])
     yield case("ms_qlinear_add",  # broadcast of A and B, A's type
                h.make_node("QLinearAdd", ["a", "as", "az", "b", "bs", "bz", "cs", "cz"], ["y"], domain=MS),
@@ -108,6 +124,30 @@ def cases():
                h.make_node("DynamicQuantizeLSTM", ["x", "w", "r"], ["y", "yh", "yc"], domain=MS, hidden_size=16),
                [("x", F, [5, 2, 10]), ("w", T.INT8, [1, 10, 64]), ("r", T.INT8, [1, 16, 64])],
                [("y", F, [5, 1, 2, 16]), ("yh", F, [1, 2, 16]), ("yc", F, [1, 2, 16])], domains=[MS])
+    # com.microsoft.nchwc (onnxruntime's optimizer at level ALL; nchwc_schema_defs.cc)
+    yield case("nchwc_reorder_input",  # 12 channels: blocks of 8 and of 16 both pad to 16
+               h.make_node("ReorderInput", ["x"], ["y"], domain=NC), [("x", F, [1, 12, 5, 7])],
+               [("y", F, [1, 16, 5, 7])], domains=[NC])
+    # A filter of 24 (8 mod 16) output channels proves a block of 8: 24 channels stay 24.
+    g = h.make_graph(
+        [h.make_node("ReorderInput", ["x"], ["y"], domain=NC),
+         h.make_node("Conv", ["y", "w"], ["z"], domain=NC)], "nchwc_block_8",
+        [h.make_tensor_value_info("x", F, [1, 24, 5, 7])],
+        [h.make_empty_tensor_value_info("y"), h.make_empty_tensor_value_info("z")],
+        initializer=[nh.from_array(np.zeros((24, 24, 1, 1), np.float32), "w")])
+    m = h.make_model(g, opset_imports=[h.make_opsetid("", 18), h.make_opsetid(NC, 1)])
+    yield "nchwc_reorder_input_block_from_filters", m.SerializeToString(), {
+        "outputs": [["y", F, [1, 24, 5, 7]], ["z", F, [1, 24, 5, 7]]], "sequence": False}
+    yield case("nchwc_reorder_output_channels_last",  # [N, spatial.., channels]
+               h.make_node("ReorderOutput", ["x"], ["y"], domain=NC, channels=10, channels_last=1),
+               [("x", F, [1, 16, 5, 7])], [("y", F, [1, 5, 7, 10])], domains=[NC])
+    yield case("nchwc_conv_padded_filter",  # output channels = W's (padded) 16, 8x8 / 2 = 4x4
+               h.make_node("Conv", ["x", "w"], ["y"], domain=NC, strides=[2, 2], pads=[1, 1, 1, 1],
+                           activation="Relu"),
+               [("x", F, [1, 3, 8, 8]), ("w", F, [16, 3, 3, 3])], [("y", F, [1, 16, 4, 4])], domains=[NC])
+    yield case("nchwc_upsample",  # each dim times its scale
+               h.make_node("Upsample", ["x"], ["y"], domain=NC, scales=[1, 1, 2, 3]),
+               [("x", F, [1, 16, 5, 7])], [("y", F, [1, 16, 10, 21])], domains=[NC])
     # ai.onnx.ml
     yield case("ml_linear_classifier",  # labels [N] int64, scores [N, classes]
                h.make_node("LinearClassifier", ["x"], ["y", "z"], domain=ML, classlabels_ints=[0, 1, 2],

@@ -152,6 +152,28 @@ struct ShapeArgs {
     /// buffer when the input dies there, as runtimes do (ONNX models; off by default).
     #[arg(long)]
     alias_views: bool,
+    /// The order the ops run in (default: the graph's `"schedule"`, else file order).
+    #[arg(long, value_enum)]
+    schedule: Option<ScheduleArg>,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum ScheduleArg {
+    /// File order (Kahn's algorithm, lowest file index first, if the file is not in order).
+    File,
+    /// GE's default topological sort for inference, depth-first (compute_graph.cc
+    /// DFSTopologicalSorting).
+    GeDfs,
+}
+
+impl ShapeArgs {
+    fn order(&self) -> Option<memplan_core::graph::ScheduleOrder> {
+        use memplan_core::graph::ScheduleOrder;
+        self.schedule.map(|s| match s {
+            ScheduleArg::File => ScheduleOrder::File,
+            ScheduleArg::GeDfs => ScheduleOrder::GeDfs,
+        })
+    }
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -291,6 +313,7 @@ fn run_inspect(
 fn shapes(args: &PlanArgs) -> Result<LoadOptions, Error> {
     let mut s = parse_shapes(&args.shape.dims, &args.shape.inputs, &args.shape.sizes)?;
     s.alias_views = args.shape.alias_views;
+    s.order = args.shape.order();
     s.gears.clone_from(&args.batch);
     s.batch_dim.clone_from(&args.batch_dim);
     Ok(s)

@@ -12,6 +12,7 @@ use crate::{parse_kv, parse_shapes, Format, SimArgs};
 pub fn run(args: &SimArgs) -> Result<(), Error> {
     let mut shapes = parse_shapes(&args.shape.dims, &args.shape.inputs, &args.shape.sizes)?;
     shapes.alias_views = args.shape.alias_views;
+    shapes.order = args.shape.order();
     let shown = args.input.display().to_string();
     let loaded = load::read(&args.input, &shapes)?;
     for w in &loaded.lowered.warnings {

@@ -22,6 +22,9 @@ use crate::problem::Problem;
 pub struct Gap {
     /// The op step looked at: the first where live raw bytes are largest.
     pub step: u64,
+    /// With dynamic-batch gears: the gear looked at (its tensors and the shared ones; the
+    /// gears overlay one another, so one gear's live bytes are the bound).
+    pub gear: Option<u64>,
     /// The plan's arena size, bytes.
     pub peak: u64,
     /// Raw bytes of the tensors live at `step` (that have arena bytes): the lower bound.
@@ -64,37 +67,53 @@ enum Cover {
 }
 
 /// Splits the gap of `plan` (for `problem`, planned under `options`) at the step of largest
-/// live raw bytes. Buffers the plan gives no bytes (size 0) are left out.
+/// live raw bytes. Buffers the plan gives no bytes (size 0) are left out; with one arena per
+/// memory type ([`Plan::arenas`]) only HBM's, whose size is the peak; with gears, the gear
+/// and step of largest live raw bytes (the gears' regions overlay, so tensors of two gears
+/// never count together).
 ///
 /// # Errors
 /// [`crate::ErrorKind::Overflow`] from the padded sizes.
 pub fn explain_gap(problem: &Problem, plan: &Plan, options: &PlanOptions) -> Result<Gap> {
-    let in_arena = |i: usize| plan.sizes.get(i).copied().unwrap_or(0) > 0;
-    // the step of largest live raw bytes, by a sweep over start/end events
-    let mut events: Vec<(u64, i128)> = Vec::new();
-    for (i, b) in problem.buffers.iter().enumerate() {
-        if in_arena(i) {
-            events.push((b.start, i128::from(b.size)));
-            events.push((b.end.saturating_add(1), -i128::from(b.size)));
+    let in_arena = |i: usize| {
+        plan.sizes.get(i).copied().unwrap_or(0) > 0
+            && (plan.arenas.is_empty() || problem.buffers[i].memory_type == 0)
+    };
+    let gears = problem.gears();
+    let candidates: Vec<Option<u64>> = if gears.is_empty() {
+        alloc::vec![None]
+    } else {
+        gears.into_iter().map(Some).collect()
+    };
+    let of_gear =
+        |i: usize, g: Option<u64>| crate::problem::gears_can_coexist(problem.buffers[i].gear, g);
+    // the gear and step of largest live raw bytes, by a sweep over start/end events
+    let (mut best, mut step, mut gear) = (0i128, 0u64, candidates[0]);
+    for &g in &candidates {
+        let mut events: Vec<(u64, i128)> = Vec::new();
+        for (i, b) in problem.buffers.iter().enumerate() {
+            if in_arena(i) && of_gear(i, g) {
+                events.push((b.start, i128::from(b.size)));
+                events.push((b.end.saturating_add(1), -i128::from(b.size)));
+            }
         }
-    }
-    events.sort_unstable_by_key(|e| e.0);
-    let (mut cur, mut best, mut step) = (0i128, 0i128, 0u64);
-    let mut k = 0;
-    while k < events.len() {
-        let s = events[k].0;
-        while k < events.len() && events[k].0 == s {
-            cur += events[k].1;
-            k += 1;
-        }
-        if cur > best {
-            best = cur;
-            step = s;
+        events.sort_unstable_by_key(|e| e.0);
+        let mut cur = 0i128;
+        let mut k = 0;
+        while k < events.len() {
+            let s = events[k].0;
+            while k < events.len() && events[k].0 == s {
+                cur += events[k].1;
+                k += 1;
+            }
+            if cur > best {
+                (best, step, gear) = (cur, s, g);
+            }
         }
     }
     let live = |i: usize| {
         let b = &problem.buffers[i];
-        in_arena(i) && b.start <= step && step <= b.end
+        in_arena(i) && of_gear(i, gear) && b.start <= step && step <= b.end
     };
     let unaligned = PlanOptions {
         alignment: 1,
@@ -102,6 +121,7 @@ pub fn explain_gap(problem: &Problem, plan: &Plan, options: &PlanOptions) -> Res
     };
     let mut gap = Gap {
         step,
+        gear,
         peak: plan.peak,
         ..Gap::default()
     };
@@ -201,6 +221,50 @@ mod tests {
         let plan = Plan::new("x", 1, vec![0, 100], vec![100, 60]).unwrap();
         let g = explain_gap(&p, &plan, &opts(Padding::None, 1)).unwrap();
         assert_eq!((g.step, g.lower_bound, g.peak), (1, 160, 160));
+        assert_eq!(g.total(), 0);
+        assert_eq!(g.parts(), 0);
+    }
+
+    #[test]
+    fn gears_count_apart_and_other_memory_types_not_at_all() {
+        // x (50 B, shared) with a@1 (100 B, gear 1) and a@2 (200 B, gear 2) overlaid at 50;
+        // p (300 B) in the P2P arena at its own offset 0. The HBM peak 250 = x + a@2: the
+        // bound is gear 2's live bytes (250), not both gears' (350), and p is not in HBM.
+        let gear = |name: &str, size: u64, g: u64| Buffer {
+            gear: Some(g),
+            ..Buffer::new(name, size, 0, 1)
+        };
+        let p = Problem::from_buffers(
+            "t",
+            vec![
+                Buffer::new("x", 50, 0, 1),
+                gear("a@1", 100, 1),
+                gear("a@2", 200, 2),
+                Buffer {
+                    memory_type: 1,
+                    ..Buffer::new("p", 300, 0, 1)
+                },
+            ],
+        );
+        let mut plan = Plan::new("x", 1, vec![0, 50, 50, 0], vec![50, 100, 200, 300]).unwrap();
+        plan.peak = 250;
+        plan.arenas = vec![
+            crate::plan::Arena {
+                memory_type: 0,
+                name: "HBM".into(),
+                bytes: 250,
+            },
+            crate::plan::Arena {
+                memory_type: 1,
+                name: "P2P_DDR".into(),
+                bytes: 300,
+            },
+        ];
+        let g = explain_gap(&p, &plan, &opts(Padding::None, 1)).unwrap();
+        assert_eq!(
+            (g.gear, g.step, g.lower_bound, g.peak),
+            (Some(2), 0, 250, 250)
+        );
         assert_eq!(g.total(), 0);
         assert_eq!(g.parts(), 0);
     }

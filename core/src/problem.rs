@@ -65,7 +65,10 @@ pub struct Continuous {
 }
 
 /// One buffer to place: `size` bytes live over the inclusive step range `[start, end]`.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+///
+/// `Default` (and so a serialised buffer that leaves a field out) is an empty plain buffer at
+/// `[0, 0]` with alignment 1.
+#[derive(Debug, Clone, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "serde", serde(default))]
 pub struct Buffer {
@@ -100,10 +103,33 @@ pub struct Buffer {
     pub readers: Vec<u64>,
     /// Names of other tensors sharing this buffer's address (GE ref/in-place symbols).
     pub aliases: Vec<String>,
-    /// Required offset alignment in bytes (>= 1); combined with the plan's alignment by max.
+    /// Required offset alignment in bytes (>= 1); combined with the plan's alignment by their
+    /// least common multiple.
     pub alignment: u64,
     /// A fixed offset the plan must use (MiniMalloc CSV `offset` column).
     pub fixed_offset: Option<u64>,
+}
+
+impl Default for Buffer {
+    fn default() -> Self {
+        Buffer {
+            name: String::new(),
+            size: 0,
+            start: 0,
+            end: 0,
+            kind: BufferKind::default(),
+            stream: 0,
+            gear: None,
+            memory_type: 0,
+            flags: Flags::default(),
+            continuous: None,
+            producer: None,
+            readers: Vec::new(),
+            aliases: Vec::new(),
+            alignment: 1,
+            fixed_offset: None,
+        }
+    }
 }
 
 impl Buffer {
@@ -114,7 +140,6 @@ impl Buffer {
             size,
             start,
             end,
-            alignment: 1,
             ..Buffer::default()
         }
     }

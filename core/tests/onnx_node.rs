@@ -9,7 +9,7 @@
 //! the figure only moves forward. Run with `--nocapture` for the figure and the reasons.
 //!
 //! `tests/data/onnx_ops/` (by `scripts/onnx-op-cases.py`, same format) holds the ops the node
-//! tests do not cover (com.microsoft contrib ops, ai.onnx.ml, opset corner cases), with
+//! tests do not cover (com.microsoft contrib ops, com.microsoft.nchwc, ai.onnx.ml, opset corner cases), with
 //! expected shapes computed by hand from the op schemas.
 #![cfg(feature = "onnx")]
 #![allow(clippy::unwrap_used)]
@@ -148,5 +148,5 @@ fn node_tests_infer_the_expected_shapes() {
 
 #[test]
 fn contrib_ml_and_corner_cases_infer_the_expected_shapes() {
-    run_cases("onnx_ops", 25);
+    run_cases("onnx_ops", 32);
 }

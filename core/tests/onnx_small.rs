@@ -631,3 +631,18 @@ fn symbolic_slice_clamps_to_zero() {
     assert_eq!(m.graph.tensors[y].size(&n(4)).unwrap(), Some(0));
     assert_eq!(m.graph.tensors[y].size(&n(12)).unwrap(), Some(24));
 }
+
+/// A sequence is not a tensor: listed in `non_tensors` (not planned), never as a tensor whose
+/// shape was not inferred (a scikit-learn classifier's ZipMap output is a sequence of maps).
+#[test]
+fn a_sequence_is_not_an_unknown_tensor() {
+    let g = graph(
+        vec![node("SequenceConstruct", "seq", &["x"], &["s"], vec![])],
+        vec![vi("x", FLOAT, vec![dim_v(2), dim_v(3)])],
+        &["s"],
+        vec![],
+    );
+    let m = parse(&model(17, g), &OnnxOptions::default()).unwrap();
+    assert_eq!(m.non_tensors, vec!["s: sequence".to_string()]);
+    assert!(m.unknown.is_empty(), "unknown: {:?}", m.unknown);
+}

@@ -109,3 +109,44 @@ test('the exact solver plans in a background worker and agrees with the CLI', as
   // the page stayed usable: the other pane kept its plan
   await expect(page.getByTestId('pane0-peak')).toBeVisible();
 });
+
+test('GE streams and memory types: columns, one arena bar per type and the 400 MiB switch, as the CLI says', async ({ page }) => {
+  const plan = (extra) => JSON.parse(memplan([
+    'plan', 'static/samples/ge-streams.json', '--strategy', 'ge-block', '--format', 'json', ...extra,
+  ])).plans[0];
+  const one = plan(['--dim', 'batch=1']);
+  expect(one.arenas.map((a) => a.name)).toEqual(['HBM', 'P2P_DDR']);
+  await page.goto('/?sample=ge-streams');
+  await expect(page.locator('html[data-ready]')).toHaveCount(1);
+  // one bar per memory type, with the CLI's bytes; the headline peak is HBM's
+  const rows = page.getByTestId('pane0-arenas').locator('.arena-row');
+  await expect(rows).toHaveCount(2);
+  for (const [k, a] of one.arenas.entries()) {
+    await expect(rows.nth(k)).toHaveAttribute('data-type', a.name);
+    await expect(rows.nth(k)).toHaveAttribute('data-bytes', String(a.bytes));
+  }
+  await expect(page.getByTestId('pane0-peak')).toHaveAttribute('data-bytes', String(one.arenas[0].bytes));
+  // the table gains stream and memory columns for this model (not for plain ONNX models)
+  const head = page.getByTestId('tensor-table').locator('thead th');
+  await expect(head.filter({ hasText: /^stream$/ })).toHaveCount(1);
+  await expect(head.filter({ hasText: /^memory$/ })).toHaveCount(1);
+  const memory = await page.getByTestId('tensor-table').locator('td[data-col="memory"]').allTextContents();
+  expect(memory.length).toBeGreaterThan(0);
+  expect(memory.every((m) => m === 'HBM' || m === 'P2P_DDR')).toBe(true);
+  // the 400 MiB switch appears with gears, for GE panes only, and travels in the link
+  await expect(page.getByTestId('pane0-expandable')).toHaveCount(0);
+  await page.getByTestId('gears').fill('1,4');
+  await page.getByTestId('gears').dispatchEvent('change');
+  await expect(page.getByTestId('pane1-expandable')).toHaveCount(0);
+  const split = plan(['--batch', '1,4', '--expandable-memory']);
+  await page.getByTestId('pane0-expandable').check();
+  await expect(page.getByTestId('pane0-peak')).toHaveAttribute('data-bytes', String(split.peak_bytes));
+  await expect(page.getByTestId('pane0-overlay')).toHaveAttribute('data-overlay', String(split.overlay_bytes));
+  // the gap is measured in one gear (the gears overlay): here the largest, 4
+  await expect(page.getByTestId('pane0-gap-sentence')).toContainText('of gear 4, the busiest');
+  const url = page.url();
+  await page.goto('about:blank');
+  await page.goto(url);
+  await expect(page.getByTestId('pane0-expandable')).toBeChecked();
+  await page.getByTestId('pane0').screenshot({ path: 'artifacts/ge-streams-pane.png' });
+});

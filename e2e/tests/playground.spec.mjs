@@ -42,8 +42,9 @@ test('opens with a real ONNX model planned by ge-block and a packing strategy si
     expect(p).toBeGreaterThanOrEqual(MOBILENET_LB);
     expect(p).toBeLessThan(MOBILENET_NO_REUSE + 512 * 200);
   }
-  // Offset packing beats GE's block reuse on this model.
-  expect(packed).toBeLessThan(ge);
+  // Offset packing does at least as well as GE's block reuse (on MobileNetV2 they tie since
+  // level 2 splits as GE does).
+  expect(packed).toBeLessThanOrEqual(ge);
   await expect(page.getByTestId('pane0').locator('.ok')).toHaveText('✓ valid');
   await expect(page.getByTestId('pane1').locator('.ok')).toHaveText('✓ valid');
   await expect(page.getByTestId('timeline').locator('canvas[data-largest]')).toBeVisible();
@@ -125,9 +126,14 @@ test('bad files get a message naming the file, and the page keeps working', asyn
     { name: 'bad.csv', mimeType: 'text/csv', buffer: Buffer.from('id,lower,upper,size\n0,5,2,10\n') },
     { name: 'empty.onnx', mimeType: 'application/octet-stream', buffer: Buffer.alloc(0) },
   ];
+  const before = await peak(page, 0);
   for (const f of bad) {
     await page.getByTestId('file').setInputFiles(f);
     await expect(page.getByTestId('load-error')).toContainText(f.name);
+    // the open model stays on screen, and the message says so
+    await expect(page.getByTestId('load-error')).toContainText('still showing');
+    await expect(page.locator('section.summary')).toContainText('mobilenet_v2');
+    expect(await peak(page, 0)).toBe(before);
   }
   await page.getByTestId('sample').selectOption('ppocr_cls');
   await expect(page.getByTestId('load-error')).toHaveCount(0);

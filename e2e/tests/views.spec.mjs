@@ -53,3 +53,39 @@ for (const [what, fragment] of [
     await expect(page.locator('html[data-ready]')).toHaveCount(1);
   });
 }
+
+test('a host page hands a model to an embed by postMessage and hears how it went', async ({ page }) => {
+  const base = test.info().project.use.baseURL;
+  // a host page of the playground's origin (an about:blank page cannot frame it here)
+  await page.goto('/embed-example.html');
+  const csv = 'id,lower,upper,size\n0,0,2,100\n1,1,3,60\n2,2,4,40\n';
+  await page.setContent(`<!doctype html><body>
+    <iframe id="f" src="${base}/?embed=1" style="width:900px;height:700px"></iframe>
+    <script>
+      window.replies = [];
+      addEventListener('message', (e) => {
+        if (!e.data || !String(e.data.type).startsWith('memplan:') || e.data.type === 'memplan:height') return;
+        window.replies.push(e.data);
+        if (e.data.type === 'memplan:ready') {
+          e.source.postMessage({ type: 'memplan:model', name: 'chain.csv', text: ${JSON.stringify(csv)} }, '*');
+        }
+      });
+    </script></body>`);
+  const frame = page.frameLocator('#f');
+  // the chain's bound is 160 B (testdata/cases/chain-reuse.json), reached by packing
+  await expect(frame.getByTestId('pane1-peak')).toHaveAttribute('data-bytes', '160');
+  await expect.poll(() => page.evaluate(() => window.replies.map((r) => r.type))).toEqual(['memplan:ready', 'memplan:loaded']);
+  expect(await page.evaluate(() => window.replies[1])).toEqual({ type: 'memplan:loaded', name: 'chain.csv', ok: true });
+  // a bad model: the embed says why, keeps the open one, and the host hears the error
+  await page.evaluate(() => document.getElementById('f').contentWindow.postMessage({ type: 'memplan:model', name: 'bad.csv', text: 'garbage\n' }, '*'));
+  await expect(frame.getByTestId('load-error')).toContainText('bad.csv');
+  await expect(frame.getByTestId('pane1-peak')).toHaveAttribute('data-bytes', '160');
+  await expect.poll(() => page.evaluate(() => window.replies.length)).toBe(3);
+  const bad = await page.evaluate(() => window.replies[2]);
+  expect(bad.ok).toBe(false);
+  expect(bad.error).toContain('bad.csv');
+  // messages of other kinds are ignored
+  await page.evaluate(() => document.getElementById('f').contentWindow.postMessage({ type: 'other', bytes: 5 }, '*'));
+  await page.evaluate(() => document.getElementById('f').contentWindow.postMessage('memplan:model', '*'));
+  await expect(frame.getByTestId('pane1-peak')).toHaveAttribute('data-bytes', '160');
+});

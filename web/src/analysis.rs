@@ -298,6 +298,7 @@ mod tests {
             reuse: true,
             zero_copy_io: false,
             atomic_centralised: true,
+            expandable_memory: false,
             knobs: Default::default(),
         };
         let r = run(&p, &s, &|| 0.0).unwrap();

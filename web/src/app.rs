@@ -131,6 +131,8 @@ pub enum Msg {
     DragOver(bool),
     /// The fragment was changed by the user.
     HashChanged,
+    /// The embedding page handed over a model (`postMessage`, [`platform::on_hosted_model`]).
+    Hosted(String, Result<Vec<u8>, String>),
     /// Window resized.
     Resized,
     /// A text message from the planning worker.
@@ -239,6 +241,12 @@ pub struct App {
     pub(crate) panes: Vec<PaneSettings>,
     pub(crate) results: Vec<Rc<Result<PaneResult, String>>>,
     cache: HashMap<PaneSettings, Rc<Result<PaneResult, String>>>,
+    /// A newly opened model built once before it replaces the open one (so that a file that
+    /// fails leaves the open model on screen), handed to the next [`App::rebuild`].
+    prebuilt: Option<model::Built>,
+    /// `memplan:ready` was posted to the host page (after the first load, so that a model the
+    /// host sends is not replaced by the sample the page opens with).
+    ready_posted: bool,
     /// To start the planning worker and its timers from anywhere (absent in unit tests).
     link: Option<yew::html::Scope<App>>,
     /// The planning worker, started when a pane first needs it.
@@ -593,7 +601,10 @@ impl App {
         self.built = None;
         self.error = None;
         let Some(src) = &self.source else { return };
-        let mut first = model::build(src, &self.bindings, &self.gears);
+        let mut first = match self.prebuilt.take() {
+            Some(b) if self.bindings.is_empty() && self.gears.is_empty() => Ok(b),
+            _ => model::build(src, &self.bindings, &self.gears),
+        };
         if let (Err(e), false) = (&first, self.gears.is_empty()) {
             // Gears the model cannot take (no symbolic batch dim…): say why, plan without.
             self.notice = Some(format!("Gears not applied: {e}"));
@@ -915,6 +926,8 @@ impl Component for App {
                 .collect(),
             results: Vec::new(),
             cache: HashMap::new(),
+            prebuilt: None,
+            ready_posted: false,
             link: None,
             worker: None,
             worker_ready: false,
@@ -950,6 +963,9 @@ impl Component for App {
         let link = ctx.link().clone();
         platform::on_hash_change(move || link.send_message(Msg::HashChanged));
         let link = ctx.link().clone();
+        platform::on_hosted_model(move |name, bytes| link.send_message(Msg::Hosted(name, bytes)));
+
+        let link = ctx.link().clone();
         platform::on_resize(move || link.send_message(Msg::Resized));
         app.boot(ctx);
         app
@@ -972,8 +988,25 @@ impl Component for App {
             }
             Msg::Loaded(r, after) => {
                 self.loading = None;
+                if !self.ready_posted {
+                    // a host page waits for this before it sends a model; the message is
+                    // queued behind this load, so the host's model comes after it
+                    self.ready_posted = true;
+                    platform::post_to_host("memplan:ready", &[]);
+                }
                 match r {
                     Ok(src) => {
+                        // a new file that does not build leaves the open model on screen
+                        let open = self.built.as_ref().and(self.source.as_ref());
+                        if let (true, Some(open)) = (after == After::Fresh, open) {
+                            match model::build(&src, &Default::default(), &[]) {
+                                Ok(b) => self.prebuilt = Some(b),
+                                Err(e) => {
+                                    self.error = Some(format!("{e} (still showing {})", open.name));
+                                    return true;
+                                }
+                            }
+                        }
                         if after == After::Fresh {
                             self.bindings.clear();
                             self.gears.clear();
@@ -1010,7 +1043,12 @@ impl Component for App {
                         }
                         self.sync_hash();
                     }
-                    Err(e) => self.error = Some(e),
+                    Err(e) => {
+                        self.error = Some(match self.built.as_ref().and(self.source.as_ref()) {
+                            Some(open) => format!("{e} (still showing {})", open.name),
+                            None => e,
+                        })
+                    }
                 }
             }
             Msg::Gears(text) => match model::parse_gears(&text) {
@@ -1296,6 +1334,16 @@ impl Component for App {
                     return false;
                 }
                 self.drag_over = on;
+            }
+            Msg::Hosted(name, bytes) => {
+                let src = bytes.and_then(|b| Source::new(&name, Origin::File, b));
+                <Self as Component>::update(self, ctx, Msg::Loaded(src, After::Fresh));
+                // tell the host how it went
+                let mut fields = vec![("name", name.into()), ("ok", self.error.is_none().into())];
+                if let Some(e) = &self.error {
+                    fields.push(("error", e.as_str().into()));
+                }
+                platform::post_to_host("memplan:loaded", &fields);
             }
             Msg::HashChanged => {
                 let h = platform::hash();

@@ -117,7 +117,11 @@ mod tests {
     /// cli/tests/plan_file.rs shows prints exactly that): the same bytes, times aside.
     fn page_writes_the_cli_file(file: &str, bindings: &[(&str, u64)], gears: &[u64]) {
         use memplan_core::import::load::{load, LoadOptions};
-        let bytes = crate::model::tests::sample_bytes(file);
+        let bytes = std::fs::read(format!(
+            "{}/../static/samples/{file}",
+            env!("CARGO_MANIFEST_DIR")
+        ))
+        .expect("sample file");
         let bindings: memplan_core::Bindings =
             bindings.iter().map(|&(k, v)| (k.to_string(), v)).collect();
         let src =

@@ -8,17 +8,15 @@
 mod analysis;
 mod app;
 mod export;
-mod format;
-mod model;
 mod occupancy;
 mod pane;
 mod platform;
-mod samples;
-mod settings;
-mod share;
 mod timeline;
 mod views;
 mod worker;
+
+// The pure modules live in the library (`src/lib.rs`); `crate::share` etc. resolve through this.
+use memplan_web::{format, model, samples, settings, share};
 
 fn main() {
     #[cfg(target_arch = "wasm32")]

@@ -25,6 +25,9 @@ pub struct PaneProps {
     pub budget: Option<u64>,
     /// Shown in the views.
     pub focused: bool,
+    /// The model has dynamic-batch gears (the 400 MiB split switch applies).
+    #[prop_or_default]
+    pub gears: bool,
     /// Can be removed.
     pub removable: bool,
     /// Read-only (embed).
@@ -200,7 +203,10 @@ pub fn pane(p: &PaneProps) -> Html {
                                 }
                             </dd></div>
                     }
-                    <div class="stat"><dt title="live-set lower bound on the same padded sizes">{ "÷ lower bound" }</dt><dd>{ format::ratio(r.plan.peak, r.lower_bound) }<span class="muted">{ format!(" of {}", format::binary(r.lower_bound)) }</span></dd></div>
+                    <div class="stat"><dt title="live-set lower bound on this pane's planned sizes (padding and alignment included): what any placement of these sizes needs; the sentence below measures from raw bytes">{ "÷ lower bound (planned sizes)" }</dt><dd>{ format::ratio(r.plan.peak, r.lower_bound) }<span class="muted">{ format!(" of {}", format::binary(r.lower_bound)) }</span></dd></div>
+                    if !r.plan.arenas.is_empty() {
+                        { arenas_view(i, &r.plan.arenas) }
+                    }
                     <div class="stat"><dt>{ "No-reuse total" }</dt><dd>{ format::bytes(r.no_reuse) }</dd></div>
                     <div class="stat"><dt>{ "Blocks" }</dt><dd>{ if r.plan.blocks.is_empty() { "—".to_string() } else { r.plan.blocks.len().to_string() } }</dd></div>
                     <div class="stat"><dt title="bytes added by padding and alignment over all tensors">{ "Padding waste" }</dt><dd>{ format::bytes(r.padding_waste) }</dd></div>
@@ -312,10 +318,31 @@ pub fn pane(p: &PaneProps) -> Html {
                     <label><input type="checkbox" checked={s.reuse} onchange={change(|n, e| n.reuse = target_checked(e))} />{ " reuse" }</label>
                     <label title="graph inputs and outputs are user buffers, not reused"><input type="checkbox" checked={s.zero_copy_io} onchange={change(|n, e| n.zero_copy_io = target_checked(e))} />{ " zero-copy I/O" }</label>
                     <label title="on: atomic-clean outputs are cleared by one memset and not reused (GE policy 0); off: cleaned one by one and reused (policy 1)"><input type="checkbox" checked={s.atomic_centralised} onchange={change(|n, e| n.atomic_centralised = target_checked(e))} />{ " central atomic clean" }</label>
+                    if p.gears && settings::is_block(&s.strategy) {
+                        <label title="GE expandable memory (ge.exec.staticMemoryPolicy): the largest gear's region is cut into virtual blocks of at most 400 MiB, and a smaller gear's block may not straddle a cut"><input type="checkbox" data-testid={format!("pane{i}-expandable")} checked={s.expandable_memory} onchange={change(|n, e| n.expandable_memory = target_checked(e))} />{ " 400 MiB split (expandable memory)" }</label>
+                    }
                 </span>
             </div>
             { stats }
         </section>
+    }
+}
+
+/// One bar per memory type (GE lays each out from offset 0; the headline peak is HBM's),
+/// widths relative to the largest.
+fn arenas_view(i: usize, arenas: &[memplan_core::Arena]) -> Html {
+    let top = arenas.iter().map(|a| a.bytes).max().unwrap_or(0).max(1) as f64;
+    html! {
+        <div class="stat wide"><dt title="each memory type has its own offset space from 0 (GE: one [IMAS] line per type); the peak above is HBM's">{ "Arenas by memory type" }</dt>
+            <dd data-testid={format!("pane{i}-arenas")}>
+                { for arenas.iter().map(|a| html! {
+                    <div class="arena-row" data-type={a.name.clone()} data-bytes={a.bytes.to_string()}>
+                        <span class="arena-name">{ &a.name }</span>
+                        <span class="arena-bar"><span class="arena-fill" style={format!("width:{:.2}%", a.bytes as f64 / top * 100.0)}></span></span>
+                        <span class="arena-bytes" title={format!("{} B", a.bytes)}>{ format::binary(a.bytes) }</span>
+                    </div>
+                }) }
+            </dd></div>
     }
 }
 
@@ -340,7 +367,7 @@ pub fn gap_sentence(strategy: &str, g: &memplan_core::explain::Gap) -> String {
     let total = g.total();
     if total == 0 {
         return format!(
-            "{strategy} reaches the lower bound: at step {}, every arena byte holds a live tensor.",
+            "{strategy} reaches the lower bound of raw bytes: at step {}, every arena byte holds a live tensor.",
             g.step
         );
     }
@@ -354,12 +381,15 @@ pub fn gap_sentence(strategy: &str, g: &memplan_core::explain::Gap) -> String {
         1 => list[0].clone(),
         n => format!("{} and {}", list[..n - 1].join(", "), list[n - 1]),
     };
+    let at = match g.gear {
+        Some(b) => format!("step {} of gear {b}", g.step),
+        None => format!("step {}", g.step),
+    };
     format!(
-        "{strategy} uses {} more than the lower bound of {} ({}): at step {}, the busiest, {list}.",
+        "{strategy} uses {} more than the lower bound of {} raw bytes ({}): at {at}, the busiest, {list}.",
         format::binary(total),
         format::binary(g.lower_bound),
         format::ratio(g.peak, g.lower_bound),
-        g.step
     )
 }
 
@@ -396,6 +426,7 @@ mod tests {
     fn the_sentence_names_the_parts_largest_first() {
         let g = Gap {
             step: 3,
+            gear: None,
             peak: 1536,
             lower_bound: 700,
             padding: 36,
@@ -406,7 +437,7 @@ mod tests {
         };
         let s = super::gap_sentence("ge-block", &g);
         assert!(
-            s.starts_with("ge-block uses 836 B more than the lower bound of 700 B"),
+            s.starts_with("ge-block uses 836 B more than the lower bound of 700 B raw bytes"),
             "{s}"
         );
         assert!(s.contains("step 3"), "{s}");

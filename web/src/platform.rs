@@ -250,6 +250,72 @@ pub fn post_height() {
     }
 }
 
+/// Posts `{type, ...fields}` to the embedding page, if there is one (an iframe's parent).
+pub fn post_to_host(kind: &str, fields: &[(&str, JsValue)]) {
+    let Some(w) = window() else { return };
+    let Ok(Some(parent)) = w.parent() else { return };
+    if parent == w {
+        return;
+    }
+    let msg = js_sys::Object::new();
+    let _ = js_sys::Reflect::set(&msg, &"type".into(), &kind.into());
+    for (k, v) in fields {
+        let _ = js_sys::Reflect::set(&msg, &(*k).into(), v);
+    }
+    let _ = parent.post_message(&msg, "*");
+}
+
+/// Longest model name a host page may give, characters.
+pub const MAX_HOSTED_NAME: usize = 256;
+
+/// Calls `f(name, bytes)` when the embedding page hands over a model:
+/// `postMessage({type: "memplan:model", name: "m.onnx", bytes: ArrayBuffer | Uint8Array})`
+/// or `{..., text: "..."}` for JSON and CSV. Other messages are ignored; a name that is not a
+/// string (or too long) becomes `model`. The bytes are parsed like a file the user opened
+/// (same size cap, same errors).
+pub fn on_hosted_model(f: impl Fn(String, Result<Vec<u8>, String>) + 'static) {
+    let Some(w) = window() else { return };
+    let cb = Closure::<dyn Fn(web_sys::MessageEvent)>::new(move |e: web_sys::MessageEvent| {
+        let data = e.data();
+        let get = |k: &str| js_sys::Reflect::get(&data, &k.into()).unwrap_or(JsValue::UNDEFINED);
+        if !data.is_object() || get("type").as_string().as_deref() != Some("memplan:model") {
+            return;
+        }
+        let name = get("name")
+            .as_string()
+            .filter(|n| !n.is_empty() && n.chars().count() <= MAX_HOSTED_NAME)
+            .unwrap_or_else(|| "model".to_string());
+        let bytes = get("bytes");
+        let view = if bytes.is_instance_of::<js_sys::ArrayBuffer>() {
+            Some(js_sys::Uint8Array::new(&bytes))
+        } else if bytes.is_instance_of::<js_sys::Uint8Array>() {
+            Some(js_sys::Uint8Array::from(bytes))
+        } else {
+            None
+        };
+        let cap = crate::model::MAX_FILE_BYTES;
+        let too_big = |n: u64| {
+            Err(format!(
+                "{name}: the host page sent {}; at most {} are read",
+                crate::format::binary(n),
+                crate::format::binary(cap)
+            ))
+        };
+        let got = match (get("text").as_string(), view) {
+            (Some(t), _) if t.len() as u64 > cap => too_big(t.len() as u64),
+            (Some(t), _) => Ok(t.into_bytes()),
+            (None, Some(v)) if u64::from(v.length()) > cap => too_big(u64::from(v.length())),
+            (None, Some(v)) => Ok(v.to_vec()),
+            (None, None) => Err(format!(
+                "{name}: the host page's message has neither `bytes` (ArrayBuffer, Uint8Array) nor `text`"
+            )),
+        };
+        f(name, got);
+    });
+    let _ = w.add_event_listener_with_callback("message", cb.as_ref().unchecked_ref());
+    cb.forget();
+}
+
 /// Whether the OS asks for a dark theme.
 pub fn prefers_dark() -> bool {
     window()

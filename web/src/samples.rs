@@ -74,6 +74,14 @@ pub const SAMPLES: &[Sample] = &[
         licence: "Apache-2.0",
     },
     Sample {
+        id: "ge-streams",
+        title: "Two streams, a P2P tensor, a batch dim (JSON, GE features)",
+        file: "ge-streams.json",
+        format: SampleFormat::Json,
+        source: "memplan, hand-written: a side branch on stream 1, an HCCL-style output in P2P_DDR memory, every shape by `batch` (set gears to see dynamic batch)",
+        licence: "Apache-2.0",
+    },
+    Sample {
         id: "tetris",
         title: "Tetris: 8 buffers (MiniMalloc CSV)",
         file: "tetris.csv",

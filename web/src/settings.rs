@@ -34,6 +34,11 @@ pub struct PaneSettings {
     /// Atomic-clean outputs cleaned centrally (policy 0) rather than one by one (policy 1).
     #[serde(rename = "c")]
     pub atomic_centralised: bool,
+    /// GE strategies with gears: cut the largest gear's region into virtual blocks of at
+    /// most 400 MiB (expandable memory, GE `ge.exec.staticMemoryPolicy`,
+    /// `kMaxSplitSizeForDynamicBatch`); left out of links when off.
+    #[serde(rename = "x", default, skip_serializing_if = "is_false")]
+    pub expandable_memory: bool,
     /// Runtime panes: the allocator's knobs (left out of links when all default).
     #[serde(
         rename = "k",
@@ -77,6 +82,17 @@ pub fn strategy_names() -> Vec<&'static str> {
 /// Whether `name` is a registered strategy or a runtime allocator.
 pub fn is_strategy(name: &str) -> bool {
     strategy_names().contains(&name)
+}
+
+/// Whether `name` is a GE block-reuse strategy (the registry's `Block` family).
+pub fn is_block(name: &str) -> bool {
+    strategies()
+        .iter()
+        .any(|s| s.name == name && s.family == memplan_core::strategy::Family::Block)
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
 }
 
 /// Whether `name` is a runtime allocator rather than a static plan.
@@ -317,6 +333,7 @@ impl PaneSettings {
             reuse: base.reuse,
             zero_copy_io: base.zero_copy_io,
             atomic_centralised: base.atomic_centralised,
+            expandable_memory: base.expandable_memory,
             knobs: RuntimeKnobs::default(),
         }
     }
@@ -340,6 +357,7 @@ impl PaneSettings {
             reuse: self.reuse,
             zero_copy_io: self.zero_copy_io,
             atomic_centralised: self.atomic_centralised,
+            expandable_memory: self.expandable_memory,
             ..PlanOptions::default()
         }
     }
@@ -377,6 +395,9 @@ impl PaneSettings {
         }
         if !self.reuse {
             s.push_str(" · no reuse");
+        }
+        if self.expandable_memory {
+            s.push_str(" · 400 MiB split");
         }
         s
     }

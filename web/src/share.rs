@@ -486,4 +486,21 @@ mod tests {
         let e = decode(&pack(&deflate(&big))).unwrap_err();
         assert!(e.contains("inflate"), "{e}");
     }
+
+    /// The share-fragment fuzz target's seeds (`fuzz/seeds/share_fragment`, first byte 0: the
+    /// rest is a JSON state) are accepted states, so the fuzzer starts past the field checks.
+    #[test]
+    fn the_fuzz_seeds_are_accepted_states() {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../fuzz/seeds/share_fragment");
+        let mut accepted = 0;
+        for entry in std::fs::read_dir(dir).expect("the fuzz seeds are in the repository") {
+            let bytes = std::fs::read(entry.unwrap().path()).unwrap();
+            if let Some((0, json)) = bytes.split_first() {
+                let state = decode(&pack(&deflate(json))).unwrap();
+                assert_eq!(decode(&encode(&state).0).unwrap(), state);
+                accepted += 1;
+            }
+        }
+        assert!(accepted >= 4, "{accepted} seeds");
+    }
 }

@@ -304,6 +304,10 @@ impl App {
         let on_cancel = link.callback(Msg::Cancel);
         let on_retry = link.callback(Msg::Retry);
         let now = crate::platform::now_ms();
+        let gears = self
+            .built
+            .as_ref()
+            .is_some_and(|b| b.problem.gears().len() >= 2);
         let planning_ms = |s: &crate::settings::PaneSettings| {
             self.running
                 .as_ref()
@@ -314,7 +318,7 @@ impl App {
             <section class="panes" aria-label="compare strategies">
                 { for self.panes.iter().enumerate().map(|(i, s)| html! {
                     <Pane index={i} settings={s.clone()} result={self.results.get(i).cloned()} {baseline} budget={self.budget}
-                        focused={i == self.focus} removable={self.panes.len() > 1} readonly={self.embed}
+                        focused={i == self.focus} removable={self.panes.len() > 1} readonly={self.embed} {gears}
                         on_change={on_change.clone()} on_remove={on_remove.clone()} on_focus={on_focus.clone()}
                         planning_ms={planning_ms(s)} on_cancel={on_cancel.clone()} on_retry={on_retry.clone()} />
                 }) }
@@ -528,6 +532,9 @@ impl App {
         }
         let total: u64 = rows.iter().map(|&i| r.plan.sizes[i]).sum();
         let shown = rows.len().min(500);
+        // GE's stream and memory-type columns, when the model uses more than the defaults
+        let streams = b.problem.buffers.iter().any(|x| x.stream != 0);
+        let types = b.problem.buffers.iter().any(|x| x.memory_type != 0);
         let head = |c: Col, label: &'static str| {
             let arrow = if col == c {
                 if desc {
@@ -570,6 +577,8 @@ impl App {
                         <thead><tr>
                             { head(Col::Name, "name") }{ head(Col::Op, "op") }<th>{ "shape" }</th><th>{ "dtype" }</th>
                             { head(Col::Bytes, "bytes") }{ head(Col::Planned, "planned") }{ head(Col::Start, "start") }{ head(Col::End, "end") }{ head(Col::Offset, "offset") }
+                            if streams { <th title="the stream the producing op runs on (GE: no cross-stream reuse before a sync edge)">{ "stream" }</th> }
+                            if types { <th title="memory type: each has its own arena from offset 0">{ "memory" }</th> }
                         </tr></thead>
                         <tbody>
                             { for rows.iter().take(shown).map(|&i| {
@@ -585,6 +594,8 @@ impl App {
                                         <td class="n" title={format!("{} B", r.plan.sizes[i])}>{ format::binary(r.plan.sizes[i]) }</td>
                                         <td class="n">{ bf.start }</td><td class="n">{ bf.end }</td>
                                         <td class="n" title={format!("{} B", r.plan.offsets[i])}>{ format::binary(r.plan.offsets[i]) }</td>
+                                        if streams { <td class="n" data-col="stream">{ bf.stream }</td> }
+                                        if types { <td data-col="memory">{ memplan_core::memory_type_name(bf.memory_type).into_owned() }</td> }
                                     </tr>
                                 }
                             }) }

@@ -198,6 +198,7 @@ pub(crate) mod tests {
             ops: vec![op("A", vec![0], vec![1, 2]), op("B", vec![1, 2], vec![3])],
             inputs: vec![0],
             outputs: vec![3],
+            order: Default::default(),
         }
     }
 

@@ -360,6 +360,43 @@ pub struct Op {
     pub workspace_flags: Vec<Flags>,
 }
 
+/// How [`Graph::schedule`] orders the ops.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ScheduleOrder {
+    /// The file order when it is topological, otherwise Kahn's algorithm taking the lowest
+    /// file index first.
+    #[default]
+    File,
+    /// GE's default topological sort for inference graphs, depth-first
+    /// (graph_metadef compute_graph.cc `DFSTopologicalSorting` with `SortNodes`; GE gives
+    /// ops their ids, the planner's time, in this order). See [`Graph::ge_dfs_order`].
+    GeDfs,
+}
+
+impl ScheduleOrder {
+    /// The name used in `memplan.graph/1` (`"schedule"`) and on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            ScheduleOrder::File => "file",
+            ScheduleOrder::GeDfs => "ge-dfs",
+        }
+    }
+
+    /// The order named `name` ([`ScheduleOrder::name`]).
+    ///
+    /// # Errors
+    /// [`crate::ErrorKind::Invalid`] for another name, listing the known ones.
+    pub fn from_name(name: &str) -> Result<Self> {
+        match name {
+            "file" => Ok(ScheduleOrder::File),
+            "ge-dfs" => Ok(ScheduleOrder::GeDfs),
+            other => Err(Error::invalid(alloc::format!(
+                "unknown schedule '{other}' (known: file, ge-dfs)"
+            ))),
+        }
+    }
+}
+
 /// A computation graph: ops in file order and the tensors they read and write.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Graph {
@@ -373,6 +410,8 @@ pub struct Graph {
     pub inputs: Vec<TensorId>,
     /// Graph outputs.
     pub outputs: Vec<TensorId>,
+    /// How the ops are scheduled.
+    pub order: ScheduleOrder,
 }
 
 /// The problem made from a graph, with what the conversion had to say.
@@ -452,13 +491,126 @@ impl Graph {
         Ok(producer)
     }
 
-    /// A deterministic topological order: the file order when it is topological, otherwise
-    /// Kahn's algorithm taking the lowest file index first.
+    /// A deterministic topological order, by [`Graph::order`]: the file order when it is
+    /// topological, otherwise Kahn's algorithm taking the lowest file index first; or GE's
+    /// depth-first sort ([`Graph::ge_dfs_order`]).
     ///
     /// # Errors
     /// [`crate::ErrorKind::Invalid`] naming an op on a cycle, or an op reading a tensor that no
     /// op writes and that is neither a graph input nor a constant.
     pub fn schedule(&self) -> Result<Vec<OpId>> {
+        let file = self.file_order()?;
+        match self.order {
+            ScheduleOrder::File => Ok(file),
+            ScheduleOrder::GeDfs => Ok(self.ge_dfs_order()),
+        }
+    }
+
+    /// GE's default topological sort of an inference graph (graph_metadef compute_graph.cc
+    /// `DFSTopologicalSorting`, `SortNodes`, `GetOutNodesFromAnchor`), on memplan's graph: a
+    /// graph input is read from a `Data` node and a constant from a `Const` node, neither of
+    /// them an op here.
+    ///
+    /// - An op waits for one edge per input it reads (a tensor read twice counts twice) and
+    ///   one per control predecessor (`after`); a `Data` or `Const` node has none.
+    /// - The sources go on a stack popped from the top: the `Data` nodes (graph inputs in
+    ///   order) come off first, then the other sources (constants in tensor order, then ops
+    ///   with no edge in file order).
+    /// - A node popped is scheduled; then, for each of its outputs in order, the consumers
+    ///   whose last edge that was (in the order of their inputs, file order of the ops) are
+    ///   pushed, then its control successors. The last pushed runs next: depth first, the
+    ///   last ready consumer first.
+    ///
+    /// Call it on a graph [`Graph::schedule`] accepts (it stops at a cycle; the ops left out
+    /// are appended in file order).
+    pub fn ge_dfs_order(&self) -> Vec<OpId> {
+        let n = self.ops.len();
+        // Consumers of each tensor, one entry per input slot, in op file order.
+        let mut readers: Vec<Vec<OpId>> = alloc::vec![Vec::new(); self.tensors.len()];
+        let mut waits = alloc::vec![0usize; n];
+        let mut ctrl: Vec<Vec<OpId>> = alloc::vec![Vec::new(); n];
+        for (k, op) in self.ops.iter().enumerate() {
+            for &t in &op.inputs {
+                if let Some(r) = readers.get_mut(t) {
+                    r.push(k);
+                    waits[k] += 1;
+                }
+            }
+            for &p in &op.after {
+                if let Some(c) = ctrl.get_mut(p) {
+                    c.push(k);
+                    waits[k] += 1;
+                }
+            }
+        }
+        /// A node of GE's graph: a source tensor's `Data`/`Const` node, or an op.
+        #[derive(Clone, Copy)]
+        enum Node {
+            Source(TensorId),
+            Op(OpId),
+        }
+        let producer = self.producers().unwrap_or_default();
+        let is_input = |t: TensorId| self.inputs.contains(&t);
+        // Pushed in reverse so that the first to come off is on top.
+        let mut stack: Vec<Node> = Vec::new();
+        let no_edge: Vec<OpId> = (0..n).filter(|&k| waits[k] == 0).collect();
+        stack.extend(no_edge.iter().rev().map(|&k| Node::Op(k)));
+        let consts: Vec<TensorId> = (0..self.tensors.len())
+            .filter(|&t| {
+                !is_input(t)
+                    && producer.get(t).is_some_and(Option::is_none)
+                    && readers.get(t).is_some_and(|r| !r.is_empty())
+            })
+            .collect();
+        stack.extend(consts.iter().rev().map(|&t| Node::Source(t)));
+        stack.extend(self.inputs.iter().rev().map(|&t| Node::Source(t)));
+        let mut order = Vec::with_capacity(n);
+        let mut done = alloc::vec![false; n];
+        let mut ready: Vec<OpId> = Vec::new();
+        let release = |t: TensorId, waits: &mut Vec<usize>, ready: &mut Vec<OpId>| {
+            for &r in readers.get(t).map(Vec::as_slice).unwrap_or(&[]) {
+                if let Some(w) = waits.get_mut(r) {
+                    *w = w.saturating_sub(1);
+                    if *w == 0 {
+                        ready.push(r);
+                    }
+                }
+            }
+        };
+        while let Some(node) = stack.pop() {
+            match node {
+                Node::Source(t) => {
+                    release(t, &mut waits, &mut ready);
+                    stack.extend(ready.drain(..).map(Node::Op));
+                }
+                Node::Op(k) => {
+                    if done.get(k).copied().unwrap_or(true) {
+                        continue;
+                    }
+                    done[k] = true;
+                    order.push(k);
+                    for &t in &self.ops[k].outputs {
+                        release(t, &mut waits, &mut ready);
+                        stack.extend(ready.drain(..).map(Node::Op));
+                    }
+                    for &c in ctrl.get(k).map(Vec::as_slice).unwrap_or(&[]) {
+                        if let Some(w) = waits.get_mut(c) {
+                            *w = w.saturating_sub(1);
+                            if *w == 0 {
+                                ready.push(c);
+                            }
+                        }
+                    }
+                    stack.extend(ready.drain(..).map(Node::Op));
+                }
+            }
+        }
+        order.extend((0..n).filter(|&k| !done[k]));
+        order
+    }
+
+    /// [`ScheduleOrder::File`]; also checks that the graph has a topological order.
+    fn file_order(&self) -> Result<Vec<OpId>> {
         let producer = self.producers()?;
         let is_input: Vec<bool> = {
             let mut v = alloc::vec![false; self.tensors.len()];
@@ -865,6 +1017,7 @@ mod tests {
             ops: vec![a, op("B", vec![1], vec![2]), op("C", vec![2], vec![3])],
             inputs: vec![0],
             outputs: vec![3],
+            order: Default::default(),
         }
     }
 

@@ -135,6 +135,7 @@ mod tests {
             } else {
                 alloc::vec![3]
             },
+            order: Default::default(),
         }
     }
 

@@ -26,6 +26,9 @@ struct RawGraph {
     inputs: Vec<String>,
     #[serde(default)]
     outputs: Vec<String>,
+    /// Schedule order ([`crate::graph::ScheduleOrder::from_name`]); file order if absent.
+    #[serde(default)]
+    schedule: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -258,12 +261,17 @@ pub fn parse(text: &str) -> Result<Graph> {
         .iter()
         .map(|n| lookup(n, "graph outputs"))
         .collect::<Result<Vec<_>>>()?;
+    let order = match raw.schedule.as_deref() {
+        None => crate::graph::ScheduleOrder::File,
+        Some(n) => crate::graph::ScheduleOrder::from_name(n).map_err(|e| e.at("\"schedule\""))?,
+    };
     Ok(Graph {
         name: raw.name,
         tensors,
         ops,
         inputs,
         outputs,
+        order,
     })
 }
 
@@ -288,6 +296,44 @@ mod tests {
         assert_eq!(l.problem.buffers.len(), 3);
         assert_eq!(l.problem.buffers[0].size, 32);
         assert_eq!(l.problem.weight_bytes, 64);
+    }
+
+    /// x feeds A and B; C reads a, D reads b and c; `w_on_b` gives B a weight input.
+    fn diamond(schedule: &str, w_on_b: bool) -> String {
+        alloc::format!(
+            r#"{{"format":"memplan.graph/1","schedule":"{schedule}",
+            "tensors":[{{"name":"x","bytes":64}},{{"name":"w","bytes":64,"kind":"weight"}},
+                       {{"name":"a","bytes":64}},{{"name":"b","bytes":64}},
+                       {{"name":"c","bytes":64}},{{"name":"d","bytes":64}}],
+            "ops":[{{"name":"A","inputs":["x"],"outputs":["a"]}},
+                   {{"name":"B","inputs":[{}],"outputs":["b"]}},
+                   {{"name":"C","inputs":["a"],"outputs":["c"]}},
+                   {{"name":"D","inputs":["b","c"],"outputs":["d"]}}],
+            "inputs":["x"],"outputs":["d"]}}"#,
+            if w_on_b { r#""x","w""# } else { r#""x""# }
+        )
+    }
+
+    #[test]
+    fn ge_dfs_schedule_runs_the_last_ready_consumer_first() {
+        // graph_metadef compute_graph.cc DFSTopologicalSorting: x's Data node pops first
+        // (SortNodes puts Data nodes on top); GetOutNodesFromAnchor makes A and B ready in
+        // x's peer order, both go on the stack, B (pushed last) pops: B; b leaves D one
+        // edge short; A; C; c readies D: B, A, C, D (file order: A, B, C, D).
+        let g = parse(&diamond("ge-dfs", false)).unwrap();
+        assert_eq!(g.order, crate::graph::ScheduleOrder::GeDfs);
+        assert_eq!(g.schedule().unwrap(), [1, 0, 2, 3]);
+        // B also reads weight w, a Const node: SortNodes puts it below the Data nodes, so
+        // x readies only A: A, C (D still waits for b); then w pops and readies B: B, D.
+        let g = parse(&diamond("ge-dfs", true)).unwrap();
+        assert_eq!(g.schedule().unwrap(), [0, 2, 1, 3]);
+        let l = g.lower(&Bindings::new()).unwrap();
+        let b = l.problem.buffers.iter().find(|x| x.name == "b").unwrap();
+        assert_eq!((b.start, b.end), (2, 3));
+        let g = parse(&diamond("file", true)).unwrap();
+        assert_eq!(g.schedule().unwrap(), [0, 1, 2, 3]);
+        let e = parse(&diamond("bfs", true)).unwrap_err().to_string();
+        assert!(e.contains("unknown schedule 'bfs'"), "{e}");
     }
 
     #[test]

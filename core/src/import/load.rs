@@ -106,6 +106,9 @@ pub struct LoadOptions {
     /// The symbolic dim that is the batch (default: the leading symbolic dim of the first
     /// input, [`gears::batch_dim`]).
     pub batch_dim: Option<String>,
+    /// The order the ops run in (`--schedule`); `None`: the graph's own (`"schedule"`, else
+    /// file order).
+    pub order: Option<crate::graph::ScheduleOrder>,
 }
 
 /// A loaded file, lowered and ready to plan.
@@ -215,6 +218,7 @@ fn load_json(stem: &str, bytes: &[u8], opts: &LoadOptions) -> Result<Loaded> {
         graph.name = stem.to_string();
     }
     apply_sizes(&mut graph, &opts.sizes)?;
+    graph.order = opts.order.unwrap_or(graph.order);
     let symbols = graph.symbols();
     let mut warnings = typos(&graph, &symbols, opts);
     let (dims, gear_info, mut lowered) = if opts.gears.is_empty() {
@@ -264,6 +268,7 @@ fn load_onnx(stem: &str, bytes: &[u8], opts: &LoadOptions) -> Result<Loaded> {
             m.graph.name = stem.to_string();
         }
         apply_sizes(&mut m.graph, &opts.sizes)?;
+        m.graph.order = opts.order.unwrap_or(m.graph.order);
         Ok(m)
     };
     // With gears the batch stays symbolic in the graph kept for shapes; each gear is imported

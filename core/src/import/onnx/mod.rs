@@ -108,8 +108,11 @@ pub(crate) const MAX_VAL: usize = 4096;
 /// file or after binding), an input shape that contradicts the file;
 /// [`crate::ErrorKind::Overflow`] naming the tensor whose size exceeds `u64`.
 pub fn parse(bytes: &[u8], opts: &OnnxOptions) -> Result<OnnxModel> {
-    let model = ModelProto::decode(bytes)
+    let mut model = ModelProto::decode(bytes)
         .map_err(|e| Error::parse(format!("not a valid ONNX model (protobuf): {e}")))?;
+    if let Some(g) = model.graph.as_mut() {
+        ops::nchwc::annotate_block(g);
+    }
     let opset = model
         .opset_import
         .iter()
@@ -871,7 +874,8 @@ impl Importer<'_> {
             if t.constant {
                 weights = crate::error::add(weights, size.unwrap_or(0), "weight bytes")?;
             }
-            if t.shape.is_none() {
+            // A sequence, map or optional (0 bytes, listed in `non_tensors`) has no shape.
+            if t.shape.is_none() && t.bytes != Some(0) {
                 unknown.push(t.name.clone());
             }
         }

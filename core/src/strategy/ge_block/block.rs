@@ -25,6 +25,10 @@ pub(crate) struct BlockData {
     pub tag: Option<&'static str>,
     /// Continuous-input position (group, index), GE `continuous_block_` with `input_index_`.
     pub continuous: Option<(u32, u32)>,
+    /// A continuous-input block that may host ordinary children at level 2: its unaligned
+    /// size, which is both its sort size and its capacity (GE `CompareLifeInterval` and
+    /// `AddContinuousLifeReuseBlock` use the largest `no_align_size`).
+    pub host: Option<u64>,
     /// Offset alignment (the block alignment, or a larger one for odd-aligned buffers).
     pub align: u64,
     /// Parent block, once nested by level 2.
@@ -38,14 +42,14 @@ pub(crate) struct BlockData {
 impl BlockData {
     /// A new block holding `unit` (GE `ApplyMemory` creating a block).
     pub(crate) fn new(id: UnitId, unit: &Unit) -> Self {
-        let (reusable, tag, continuous) = match unit.role {
-            Role::Reusable => (true, None, None),
-            Role::NoReuse(t) => (false, Some(t), None),
-            Role::ContinuousInput { group, index } => {
-                (false, Some("continuous-input"), Some((group, index)))
+        let (reusable, tag, continuous, host) = match unit.role {
+            Role::Reusable => (true, None, None, None),
+            Role::NoReuse(t) => (false, Some(t), None, None),
+            Role::ContinuousInput { group, index, host } => {
+                (false, Some("continuous-input"), Some((group, index)), host)
             }
-            Role::ZeroCopy { .. } => (false, Some("zero-copy"), None),
-            Role::Atomic => (false, Some("atomic-clean"), None),
+            Role::ZeroCopy { .. } => (false, Some("zero-copy"), None, None),
+            Role::Atomic => (false, Some("atomic-clean"), None, None),
         };
         let tag = tag.or(if unit.buffers.len() > 1 {
             Some("continuous-output")
@@ -61,6 +65,7 @@ impl BlockData {
             reusable,
             tag,
             continuous,
+            host,
             align: unit.align,
             parent: None,
             children: Vec::new(),

@@ -30,10 +30,12 @@ use crate::problem::Problem;
 pub(crate) struct Extra {
     /// Level-2 member splits, for the notes.
     pub splits: usize,
-    /// Level 2 ran: GE's `ReuseBlocksByLifeTime` sorts `memory_blocks_` in place (largest
-    /// `AlignSize` first, then fewer members, then earlier begin), and `ResizeMemoryBlocks`
-    /// lays the top-level blocks out in that order. Otherwise creation order.
-    pub level2_order: bool,
+    /// Each block's place in GE's block list after level 2 ([`super::order`]):
+    /// `ReuseBlocksByLifeTime` sorts `memory_blocks_` in place (largest `AlignSize` first,
+    /// then fewer members, then earlier begin) and inserts split-off clones after their
+    /// block, and `ResizeMemoryBlocks` lays the top-level blocks out in that order. `None`
+    /// (no level 2): creation order.
+    pub order: Option<Vec<super::order::Key>>,
 }
 
 struct Arena<'a> {
@@ -159,7 +161,7 @@ pub(crate) fn build(
             mem,
             cursor,
             options,
-            extra.level2_order,
+            extra.order.as_deref(),
             &mut gear_totals,
             &mut notes,
         )?;
@@ -293,7 +295,7 @@ impl Arena<'_> {
         mem: u32,
         mut cursor: u64,
         options: &PlanOptions,
-        level2_order: bool,
+        level2_order: Option<&[super::order::Key]>,
         gear_totals: &mut BTreeMap<u64, u64>,
         notes: &mut Vec<String>,
     ) -> Result<u64> {
@@ -310,13 +312,8 @@ impl Arena<'_> {
                 .get(b)
                 .is_some_and(|x| x.reusable && x.gear.is_some())
         });
-        if level2_order {
-            let units = self.units;
-            plain.sort_by_key(|&b| {
-                blocks
-                    .get(b)
-                    .map(|x| (core::cmp::Reverse(x.size), x.units.len(), x.begin(units), b))
-            });
+        if let Some(keys) = level2_order {
+            plain.sort_by_key(|&b| keys.get(b).copied());
         }
         for b in plain {
             cursor = self.place_top(b, cursor)?;

@@ -8,10 +8,13 @@
 //! memory type differ, or the nesting would be deeper than 100. It must be lifetime-disjoint
 //! from the parent: the block test (same stream: one ends before the other begins; different
 //! streams: a data-edge dependency orders them, see [`super::streams`]), or, on the same
-//! stream, the member test, which splits the candidate's members that cross the parent's
-//! into a clone block re-inserted in sorted order. Then it is offered to the parent's children
-//! (depth-first, recursively), and otherwise appended at the parent's cursor if
-//! `cursor + AlignSize(child) <= AlignSize(parent) + slack`.
+//! stream, the member test, which moves the candidate's members that cross the block's into
+//! a clone block placed right after the candidate ([`super::order`]). Then it is offered to
+//! the block's children (depth-first, recursively), and otherwise appended at the block's
+//! cursor if `cursor + AlignSize(child) <= AlignSize(parent) + slack`. As in GE
+//! (memory_block.cc `AddLifeReuseBlock`), the member test runs at every block the walk
+//! visits, before that block's children and its size check, and its splits stay even when
+//! the walk then finds no place: the walk goes on with the members left.
 //!
 //! # Speed
 //! The pairs are GE's, but most are refused without a test, by bounds that only skip
@@ -39,15 +42,12 @@ use core::cmp::Reverse;
 use core::ops::Bound::{Excluded, Included, Unbounded};
 
 use super::block::BlockData;
+use super::order::{self, Key};
 use super::streams::Deps;
 use super::units::{UnitId, Units};
 
 /// GE's limit on nesting depth (`AddLifeReuseBlock`).
 pub(crate) const MAX_DEPTH: usize = 100;
-
-/// Sort key of GE `CompareLifeInterval`: largest `AlignSize` first, fewer members, earlier
-/// begin; the block id makes it total.
-type Key = (Reverse<u64>, usize, u64, usize);
 
 struct Nester<'a> {
     blocks: &'a mut Vec<BlockData>,
@@ -71,11 +71,64 @@ struct Nester<'a> {
     /// Each block's chain and position in it; `(usize::MAX, 0)` for a block alone in its
     /// chain (no parent whose first child it is, no children).
     at: Vec<(usize, usize)>,
+    /// First start and last end over each block's subtree, kept for the blocks that start a
+    /// chain: a candidate whose span misses it cannot be split there.
+    hull: Vec<(u64, u64)>,
+    /// Each block's place in the list ([`order`]).
+    keys: Vec<Key>,
 }
 
-/// Where [`Nester::find`] narrowed a candidate on the way down: the position in the chain,
-/// the kept members, and the [`Cand`] of them (without the members).
-type Narrowed = (usize, Vec<UnitId>, Cand<'static>);
+/// The candidate during one `AddLifeReuseBlock` walk: GE's member test moves the members
+/// crossing a visited block's into a clone for good (memory_block.cc `CanIntervalLifeReuse`),
+/// so the walk goes on with the members left, whether or not it finds a place.
+struct Walk {
+    /// The members left, `None` while all of the block's.
+    members: Option<Vec<UnitId>>,
+    /// The [`Cand`] of `members` (without the members).
+    stat: Cand<'static>,
+    /// The members each split moved out, in order (one clone each).
+    removed: Vec<Vec<UnitId>>,
+}
+
+impl Walk {
+    fn new(k0: &Cand<'_>) -> Self {
+        Walk {
+            members: None,
+            stat: Cand { units: &[], ..*k0 },
+            removed: Vec::new(),
+        }
+    }
+
+    /// The candidate as it is now.
+    fn current<'m>(&'m self, k0: &Cand<'m>) -> Cand<'m> {
+        match &self.members {
+            None => *k0,
+            Some(v) => Cand {
+                units: v,
+                ..self.stat
+            },
+        }
+    }
+
+    /// Keeps only `kept` (a subsequence of the members now); the rest go to a clone.
+    fn narrow(&mut self, kept: Vec<UnitId>, k0: &Cand<'_>, units: &Units) -> Option<()> {
+        let k = Cand::new(&kept, k0.stream, units)?;
+        let stat = Cand { units: &[], ..k };
+        let mut removed = Vec::new();
+        let mut ki = 0;
+        for &u in self.current(k0).units {
+            if kept.get(ki) == Some(&u) {
+                ki += 1;
+            } else {
+                removed.push(u);
+            }
+        }
+        self.stat = stat;
+        self.removed.push(removed);
+        self.members = Some(kept);
+        Some(())
+    }
+}
 
 /// A block in a chain: a block, its first child, that one's first child, and so on, which
 /// is the path GE's depth-first search takes first. [`Nester::find`] walks a chain through
@@ -99,12 +152,14 @@ impl Link {
     }
 }
 
-/// A block's first start, last end, smallest member, stream, and whether it has one member.
+/// A block's first start, last end, smallest and largest member, stream, and whether it has
+/// one member.
 #[derive(Debug, Clone, Copy)]
 struct Lite {
     start: u64,
     end: u64,
     min: u64,
+    max: u64,
     stream: u32,
     one: bool,
 }
@@ -155,16 +210,17 @@ impl Node {
 
 impl Lite {
     fn of(b: &BlockData, units: &Units) -> Self {
-        Lite {
-            start: b.begin(units),
-            end: b.end(units),
-            min: b
-                .units
+        let sizes = || {
+            b.units
                 .iter()
                 .filter_map(|&u| units.list.get(u))
                 .map(|u| u.size)
-                .min()
-                .unwrap_or(u64::MAX),
+        };
+        Lite {
+            start: b.begin(units),
+            end: b.end(units),
+            min: sizes().min().unwrap_or(u64::MAX),
+            max: sizes().max().unwrap_or(0),
             stream: b.stream,
             one: b.units.len() == 1,
         }
@@ -211,21 +267,21 @@ impl<'m> Cand<'m> {
 /// Runs level 2 on `blocks` (level-1 output, which it may extend with split-off clones).
 /// `slack` is GE's 512 B allowance past the parent's size (see the module docs of
 /// [`super`] for why it follows the block alignment); `align` is the block alignment.
-/// Returns the number of member splits.
+/// Returns the number of member splits and every block's place in the final list.
 pub(crate) fn reuse_by_lifetime(
     blocks: &mut Vec<BlockData>,
     units: &Units,
     deps: &Deps,
     slack: u64,
     align: u64,
-) -> usize {
+) -> (usize, Vec<Key>) {
+    let keys = order::initial(blocks, units);
     let mut groups: BTreeMap<(u32, Option<u64>), BTreeSet<Key>> = BTreeMap::new();
     for (id, b) in blocks.iter().enumerate() {
-        if b.reusable {
-            groups
-                .entry((b.mem, b.gear))
-                .or_default()
-                .insert(key(b, id, units));
+        if b.reusable || b.host.is_some() {
+            if let Some(&k) = keys.get(id) {
+                groups.entry((b.mem, b.gear)).or_default().insert(k);
+            }
         }
     }
     let mut node: Vec<Node> = blocks.iter().map(|b| Node::of(b, units, slack)).collect();
@@ -276,6 +332,8 @@ pub(crate) fn reuse_by_lifetime(
         }
         chains.push(chain);
     }
+    // Level 1 nests nothing, so each subtree is its block.
+    let hull = node.iter().map(|n| (n.start, n.end)).collect();
     let mut n = Nester {
         blocks,
         units,
@@ -287,16 +345,14 @@ pub(crate) fn reuse_by_lifetime(
         lite,
         chains,
         at,
+        hull,
+        keys,
     };
     let mut splits = 0;
     for set in groups.values_mut() {
         splits += n.run(set);
     }
-    splits
-}
-
-fn key(b: &BlockData, id: usize, units: &Units) -> Key {
-    (Reverse(b.size), b.units.len(), b.begin(units), id)
+    (splits, n.keys)
 }
 
 /// How a candidate may share a block's memory.
@@ -309,20 +365,28 @@ enum Fit {
 
 impl Nester<'_> {
     /// GE's loop: each block that is not a child is a parent in turn and is offered every
-    /// later block of the set (as it is then: clones of split blocks join it, nested blocks
-    /// leave it).
+    /// later block of the set (as it is then: clones of split blocks join it right after the
+    /// block they came from, nested blocks leave it).
     ///
-    /// Candidates that cannot fit anywhere in the parent's subtree are skipped without a
-    /// test, which changes nothing: a candidate needs `cursor + max(kept) <= size + slack` at
-    /// its target, and `max(kept)` is at least its smallest member, so a candidate whose
-    /// smallest member exceeds the largest `size + slack - cursor` of the subtree (its
-    /// [`Summary`] bounds it; blocks below the depth limit, never a target, left out) is
-    /// refused by [`Self::find`] whatever its lifetime. When every block's members have one
-    /// size (level 1 with exact size classes, and clones of such blocks), the smallest member
-    /// is the block's size, the set's order, so the skipped candidates are a run of the set
-    /// and one range query jumps over them.
+    /// Candidates whose walk can change nothing are skipped without one, which changes
+    /// nothing: a walk nests a candidate only if `cursor + max(kept) <= size + slack` at its
+    /// target, and `max(kept)` is at least its smallest member, so a candidate whose smallest
+    /// member exceeds the largest `size + slack - cursor` of the subtree (its [`Summary`]
+    /// bounds it; blocks below the depth limit, never a target, left out) is nested nowhere
+    /// whatever its lifetime; and a walk splits a candidate only at a block of its stream
+    /// whose span its own crosses, so one of one member, or whose span misses the subtree's
+    /// ([`Nester::hull`]), keeps its members. When every block's members have one size
+    /// (level 1 with exact size classes, and clones of such blocks), the smallest member is
+    /// the block's size, the set's order, so the candidates too large to nest are a run of
+    /// the set: one range query jumps over them, and only those of several members
+    /// (`multi`) are walked for their splits.
     fn run(&mut self, set: &mut BTreeSet<Key>) -> usize {
-        let uniform = set.iter().all(|k| self.uniform(k.3));
+        let uniform = set.iter().all(|k| self.uniform(k.2));
+        let mut multi: BTreeSet<Key> = set
+            .iter()
+            .filter(|k| self.lite.get(k.2).is_some_and(|l| !l.one))
+            .copied()
+            .collect();
         let mut splits = 0;
         let mut pos: Option<Key> = None;
         loop {
@@ -332,52 +396,112 @@ impl Nester<'_> {
             };
             let Some(pk) = next else { break };
             pos = Some(pk);
-            let p = pk.3;
+            let p = pk.2;
             if self.node.get(p).is_none_or(|n| n.up != usize::MAX) {
+                continue;
+            }
+            if self.blocks.get(p).is_some_and(|b| b.host.is_some()) {
+                for c in hosted(self.blocks, self.units, self.deps, set, pk) {
+                    self.attach_flat(c, p);
+                    if let Some(&k) = self.keys.get(c) {
+                        set.remove(&k);
+                        multi.remove(&k);
+                    }
+                }
                 continue;
             }
             let mut ck = pk;
             loop {
                 let fits = self.sum(p).max();
-                // Keys of blocks larger than `fits` sort before `(Reverse(fits), 0, 0, 0)`.
-                let floor = (Reverse(fits), 0, 0, 0);
-                let from = if uniform && floor > ck {
-                    Included(floor)
-                } else {
-                    Excluded(ck)
-                };
-                // Refusals change nothing, so one pass over the set runs until a candidate
-                // is taken.
+                // Keys of blocks larger than `fits` sort before `(Reverse(fits), 0, 0)`.
+                let floor = (Reverse(fits), 0, 0);
+                let jump = uniform && floor > ck;
                 let mut taken = None;
-                for &k in set.range((from, Unbounded)) {
-                    if let Some(t) = self.offer(p, k.3, fits) {
-                        taken = Some((k, t));
-                        break;
+                // The candidates jumped over nest nowhere; those of several members may
+                // still split.
+                if jump {
+                    let mut from = ck;
+                    while let Some(k) = multi
+                        .range((Excluded(from), Excluded(floor)))
+                        .next()
+                        .copied()
+                    {
+                        from = k;
+                        if let Some((t, walk)) = self.offer(p, k.2, fits) {
+                            splits += self.apply(set, &mut multi, p, k, walk);
+                            if let Some(t) = t {
+                                taken = Some((k, t));
+                                break;
+                            }
+                        }
                     }
                 }
-                let Some((k, (target, kept))) = taken else {
-                    break;
-                };
-                ck = k;
-                let c = k.3;
-                if let Some(clone) = self.split(c, kept) {
-                    let k = key(&self.blocks[clone], clone, self.units);
-                    set.insert(k);
-                    splits += 1;
+                let mut from = if jump { Included(floor) } else { Excluded(ck) };
+                while taken.is_none() {
+                    // Most walks change nothing, so one pass over the set runs until one
+                    // does.
+                    let mut event = None;
+                    for &k in set.range((from, Unbounded)) {
+                        if let Some(e) = self.offer(p, k.2, fits) {
+                            event = Some((k, e));
+                            break;
+                        }
+                    }
+                    let Some((k, (t, walk))) = event else { break };
+                    splits += self.apply(set, &mut multi, p, k, walk);
+                    taken = t.map(|t| (k, t));
+                    from = Excluded(k);
                 }
-                self.attach(c, target);
-                set.remove(&ck);
+                let Some((k, target)) = taken else { break };
+                ck = k;
+                self.attach(k.2, target);
+                set.remove(&k);
+                multi.remove(&k);
             }
         }
         splits
     }
 
-    /// Offers candidate `c` to parent `p`, whose subtree's caps are at most `fits`: where it
-    /// goes, as [`Self::find`] says. The tests before `find` only skip candidates it would
-    /// refuse; the first ones read the compact [`Lite`] copy, not the block.
-    fn offer(&self, p: usize, c: usize, fits: u64) -> Option<(usize, Option<Vec<UnitId>>)> {
+    /// Keeps the splits of `walk` (candidate at `k`, parent `p`): the candidate keeps the
+    /// members left, each removed set becomes a clone placed after it ([`order`]). Returns
+    /// the number of clones.
+    fn apply(
+        &mut self,
+        set: &mut BTreeSet<Key>,
+        multi: &mut BTreeSet<Key>,
+        p: usize,
+        k: Key,
+        walk: Walk,
+    ) -> usize {
+        let clones = self.split(k.2, walk);
+        if clones.is_empty() {
+            return 0;
+        }
+        if self.lite.get(k.2).is_some_and(|l| l.one) {
+            multi.remove(&k);
+        }
+        let psize = self.blocks.get(p).map_or(0, |b| b.size);
+        for ck in order::clone_keys(set, k, psize, &clones, self.blocks, self.units) {
+            set.insert(ck);
+            if self.lite.get(ck.2).is_some_and(|l| !l.one) {
+                multi.insert(ck);
+            }
+            if let Some(x) = self.keys.get_mut(ck.2) {
+                *x = ck;
+            }
+        }
+        clones.len()
+    }
+
+    /// Offers candidate `c` to parent `p`, whose subtree's caps are at most `fits`: GE's
+    /// walk, where it goes and what it split off, or `None` when the walk changed nothing.
+    /// The tests before the walk only skip candidates it would leave as they are; the first
+    /// ones read the compact [`Lite`] copy, not the block.
+    fn offer(&self, p: usize, c: usize, fits: u64) -> Option<(Option<usize>, Walk)> {
         let lite = self.lite.get(c)?;
-        if lite.min > fits {
+        let cand = self.blocks.get(c)?;
+        let may_split = !lite.one && self.hull_meets(p, &cand.units);
+        if lite.min > fits && !may_split {
             return None;
         }
         // The summary of p's subtree (p included) may show that no block there can take
@@ -386,7 +510,6 @@ impl Nester<'_> {
         if lite.one && self.refused_lite(&sum, lite) {
             return None;
         }
-        let cand = self.blocks.get(c)?;
         if cand.parent.is_some() || !cand.children.is_empty() || !cand.reusable {
             return None;
         }
@@ -397,11 +520,36 @@ impl Nester<'_> {
         if !pb.reusable || pb.gear != cand.gear || pb.mem != cand.mem {
             return None;
         }
-        let k = Cand::new(&cand.units, cand.stream, self.units)?;
-        if self.refused_by(&sum, &k) {
+        if cand.units.is_empty() {
             return None;
         }
-        self.find(p, &k, 1)
+        let k = Cand {
+            units: &cand.units,
+            start: lite.start,
+            end: lite.end,
+            min: lite.min,
+            max: lite.max,
+            stream: lite.stream,
+        };
+        if !may_split && self.refused_by(&sum, &k) {
+            return None;
+        }
+        let mut walk = Walk::new(&k);
+        let t = self.find(p, &k, 1, &mut walk);
+        (t.is_some() || !walk.removed.is_empty()).then_some((t, walk))
+    }
+
+    /// Whether a member of `members` (sorted, disjoint) meets the span of `b`'s subtree
+    /// (`b` starts a chain): otherwise no block there crosses one, so none splits them.
+    fn hull_meets(&self, b: usize, members: &[UnitId]) -> bool {
+        let Some(&(s, e)) = self.hull.get(b) else {
+            return true;
+        };
+        let list = &self.units.list;
+        let i = members.partition_point(|&u| list.get(u).is_some_and(|m| m.end < s));
+        members
+            .get(i)
+            .is_some_and(|&u| list.get(u).is_none_or(|m| m.start <= e))
     }
 
     /// The [`Summary`] of block `b`'s subtree.
@@ -445,17 +593,19 @@ impl Nester<'_> {
         self.node.get(b).map_or(0, |x| x.cap(self.slack))
     }
 
-    /// Where candidate `k0` can go in the subtree of block `q` at nesting `depth0`: the new
-    /// parent and the members that go (all, or those not crossing).
+    /// GE `AddLifeReuseBlock` of candidate `k0` (its members now in `walk`) on block `q` at
+    /// nesting `depth0`: the new parent, if any; the member splits on the way stay in
+    /// `walk` either way.
     ///
-    /// GE's depth-first search (children in order, then the block itself) goes down the
-    /// first children first, so this walks `q`'s chain ([`Link`]) down, as long as the blocks
-    /// pass [`Self::fit`] (on the same stream with disjoint spans, read from the chain, they
-    /// do without a narrowing), then back up, searching each block's other children and
-    /// then the block itself. The first children are not tested against the summaries on
-    /// the way down (the result is the same, the summaries only skip searches that fail), so
-    /// only the summaries of blocks that start a chain are read and kept up to date.
-    fn find(&self, q: usize, k0: &Cand<'_>, depth0: usize) -> Option<(usize, Option<Vec<UnitId>>)> {
+    /// GE's depth-first search (the block's own test, then its children in order, then the
+    /// block itself) goes down the first children first, so this walks `q`'s chain
+    /// ([`Link`]) down, as long as the blocks pass [`Self::fit`] (on the same stream with
+    /// disjoint spans, read from the chain, they do without a split), then back up,
+    /// searching each block's other children and then the block itself. The first children
+    /// are not tested against the summaries on the way down (the result is the same, the
+    /// summaries only skip searches that change nothing), so only the summaries of blocks
+    /// that start a chain are read and kept up to date.
+    fn find(&self, q: usize, k0: &Cand<'_>, depth0: usize, walk: &mut Walk) -> Option<usize> {
         let &(ci, pos) = self.at.get(q)?;
         let alone;
         let chain = if ci == usize::MAX {
@@ -466,23 +616,16 @@ impl Nester<'_> {
         };
         // Blocks of the chain within the depth limit.
         let reach = (MAX_DEPTH + 1).checked_sub(depth0)?.min(chain.len());
-        // Where the candidate was narrowed on the way down.
-        let mut narrowed: Vec<Narrowed> = Vec::new();
-        let (mut start, mut end) = (k0.start, k0.end);
         let mut m = 0;
         while let Some(l) = chain.get(m).filter(|_| m < reach) {
+            let (start, end) = (walk.stat.start, walk.stat.end);
             if l.stream != k0.stream || (start <= l.end && l.start <= end) {
                 let n = self.node.get(l.id)?;
-                let k = Self::current(k0, &narrowed);
-                match self.fit(l.id, n, &k) {
+                let fit = self.fit(l.id, n, &walk.current(k0));
+                match fit {
                     None => break,
                     Some(Fit::Whole) => {}
-                    Some(Fit::Part(v)) => {
-                        let k = Cand::new(&v, k0.stream, self.units)?;
-                        (start, end) = (k.start, k.end);
-                        let k = Cand { units: &[], ..k };
-                        narrowed.push((m, v, k));
-                    }
+                    Some(Fit::Part(v)) => walk.narrow(v, k0, self.units)?,
                 }
             }
             m += 1;
@@ -494,12 +637,8 @@ impl Nester<'_> {
         let mut bound = Summary::EMPTY;
         while m > 0 {
             m -= 1;
-            while narrowed.last().is_some_and(|n| n.0 > m) {
-                narrowed.pop();
-            }
             let x = chain.get(m)?.id;
             let n = self.node.get(x)?;
-            let k = Self::current(k0, &narrowed);
             let others: &[usize] = if n.many {
                 self.blocks
                     .get(x)
@@ -509,11 +648,15 @@ impl Nester<'_> {
                 &[]
             };
             for &r in others {
-                if self.node.get(r).is_some_and(|rn| rn.room >= k.min)
-                    && !self.refused_by(&self.sum(r), &k)
-                {
-                    if let Some((t, sub)) = self.find(r, &k, depth0 + m + 1) {
-                        return Some((t, sub.or_else(|| narrowed.pop().map(|n| n.1))));
+                let skip = {
+                    let k = walk.current(k0);
+                    let nests_nowhere = self.node.get(r).is_none_or(|rn| rn.room < k.min)
+                        || self.refused_by(&self.sum(r), &k);
+                    nests_nowhere && (k.units.len() < 2 || !self.hull_meets(r, k.units))
+                };
+                if !skip {
+                    if let Some(t) = self.find(r, k0, depth0 + m + 1, walk) {
+                        return Some(t);
                     }
                 }
                 if whole {
@@ -523,6 +666,7 @@ impl Nester<'_> {
             if whole {
                 bound.insert(n.cap(self.slack), x);
             }
+            let k = walk.current(k0);
             // No slack for a child of one alignment unit (GE: "no slack for a 512 B child").
             let slack = if k.max > self.align { self.slack } else { 0 };
             let fits = match (n.size.checked_add(slack), n.cursor.checked_add(k.max)) {
@@ -530,7 +674,7 @@ impl Nester<'_> {
                 _ => false,
             };
             if fits {
-                return Some((x, narrowed.pop().map(|n| n.1)));
+                return Some(x);
             }
         }
         if whole {
@@ -539,14 +683,6 @@ impl Nester<'_> {
             }
         }
         None
-    }
-
-    /// The candidate as narrowed last on the way down.
-    fn current<'m>(k0: &Cand<'m>, narrowed: &'m [Narrowed]) -> Cand<'m> {
-        match narrowed.last() {
-            None => *k0,
-            Some((_, v, k)) => Cand { units: v, ..*k },
-        }
     }
 
     /// Whether no block of a subtree with summary `sum` can take candidate `k`: every cap
@@ -607,23 +743,12 @@ impl Nester<'_> {
         (after(k.start, n.stream, n.end) || after(n.start, k.stream, k.end)).then_some(Fit::Whole)
     }
 
-    /// Moves the members of `c` not in `kept` into a new clone block; returns its id.
-    fn split(&mut self, c: usize, kept: Option<Vec<UnitId>>) -> Option<usize> {
-        let kept = kept?;
-        let block = self.blocks.get_mut(c)?;
-        // `kept` is a subsequence of the block's members.
-        let mut rest: Vec<UnitId> = Vec::new();
-        let mut ki = 0;
-        for &u in &block.units {
-            if kept.get(ki) == Some(&u) {
-                ki += 1;
-            } else {
-                rest.push(u);
-            }
-        }
-        if rest.is_empty() {
-            return None;
-        }
+    /// Gives `c` the members left in `walk` and each removed set to a new clone block;
+    /// returns the clones' ids in order.
+    fn split(&mut self, c: usize, walk: Walk) -> Vec<usize> {
+        let (Some(kept), false) = (walk.members, walk.removed.is_empty()) else {
+            return Vec::new();
+        };
         let size_of = |v: &[UnitId]| {
             v.iter()
                 .filter_map(|&u| self.units.list.get(u))
@@ -631,43 +756,72 @@ impl Nester<'_> {
                 .max()
                 .unwrap_or(0)
         };
+        let Some(block) = self.blocks.get_mut(c) else {
+            return Vec::new();
+        };
         block.size = size_of(&kept);
         block.units = kept;
-        let mut clone = block.clone();
-        clone.size = size_of(&rest);
-        clone.units = rest;
-        clone.parent = None;
-        clone.children.clear();
-        clone.cursor = 0;
-        let id = self.blocks.len();
-        self.sub_cap.push(Cell::new(Summary::one(
-            clone.size.saturating_add(self.slack),
-            id,
-        )));
-        let node = self
-            .blocks
-            .get(c)
-            .map(|b| Node::of(b, self.units, self.slack));
-        if let (Some(n), Some(v)) = (self.node.get_mut(c), node) {
-            *n = v;
-        }
+        let template = block.clone();
         // `c` has no children (only such blocks are candidates).
-        if let Some(x) = self.sub_cap.get(c) {
-            x.set(Summary::one(
-                block_size_room(self.blocks.get(c), self.slack),
-                c,
-            ));
+        self.refresh(c);
+        let mut ids = Vec::new();
+        for rest in walk.removed {
+            let mut clone = template.clone();
+            clone.size = size_of(&rest);
+            clone.units = rest;
+            clone.parent = None;
+            clone.children.clear();
+            clone.cursor = 0;
+            let id = self.blocks.len();
+            let node = Node::of(&clone, self.units, self.slack);
+            self.sub_cap.push(Cell::new(Summary::EMPTY));
+            self.lite.push(Lite::of(&clone, self.units));
+            self.at.push((usize::MAX, 0));
+            self.hull.push((node.start, node.end));
+            self.node.push(node);
+            self.keys.push((Reverse(clone.size), 0, id));
+            self.blocks.push(clone);
+            self.refresh(id);
+            ids.push(id);
         }
-        let lite = self.blocks.get(c).map(|b| Lite::of(b, self.units));
-        if let (Some(l), Some(v)) = (self.lite.get_mut(c), lite) {
-            *l = v;
+        ids
+    }
+
+    /// Recomputes the copies of block `b`, which has no children, from its members.
+    fn refresh(&mut self, b: usize) {
+        let Some(blk) = self.blocks.get(b) else {
+            return;
+        };
+        let node = Node::of(blk, self.units, self.slack);
+        let lite = Lite::of(blk, self.units);
+        let room = block_size_room(Some(blk), self.slack);
+        if let Some(x) = self.sub_cap.get(b) {
+            x.set(Summary::one(room, b));
         }
-        self.lite.push(Lite::of(&clone, self.units));
-        let node = Node::of(&clone, self.units, self.slack);
-        self.at.push((usize::MAX, 0));
-        self.node.push(node);
-        self.blocks.push(clone);
-        Some(id)
+        if let Some(h) = self.hull.get_mut(b) {
+            *h = (node.start, node.end);
+        }
+        if let Some(n) = self.node.get_mut(b) {
+            *n = node;
+        }
+        if let Some(l) = self.lite.get_mut(b) {
+            *l = lite;
+        }
+    }
+
+    /// Makes `c` a child of the continuous block `target`, which no walk searches.
+    fn attach_flat(&mut self, c: usize, target: usize) {
+        let size = self.blocks.get(c).map_or(0, |b| b.size);
+        if let Some(b) = self.blocks.get_mut(c) {
+            b.parent = Some(target);
+        }
+        if let Some(t) = self.blocks.get_mut(target) {
+            t.children.push(c);
+            t.cursor = t.cursor.saturating_add(size);
+        }
+        if let Some(n) = self.node.get_mut(c) {
+            n.up = target;
+        }
     }
 
     /// Makes `c` the last child of `target` (GE `AddChildBlock`, cursor += `AlignSize`).
@@ -734,6 +888,7 @@ impl Nester<'_> {
         let room = size.saturating_add(self.slack);
         let cap = self.cap(c);
         let target_cap = self.cap(target);
+        let span = self.node.get(c).map_or((0, u64::MAX), |n| (n.start, n.end));
         // Only the blocks that start a chain are tested against their room and summary
         // ([`Self::find`]): those above `c`.
         let mut x = target;
@@ -747,6 +902,9 @@ impl Nester<'_> {
                 break;
             };
             n.room = n.room.max(room);
+            if let Some(hl) = self.hull.get_mut(h) {
+                *hl = (hl.0.min(span.0), hl.1.max(span.1));
+            }
             let mut sum = s.get();
             sum.lower(target, target_cap);
             if reachable {
@@ -756,6 +914,59 @@ impl Nester<'_> {
             x = n.up;
         }
     }
+}
+
+/// The children the continuous-input block at `pk` takes from the later blocks of `set`, in
+/// order (block_mem_assigner.cc `ReuseBlocksByLifeTime`, memory_block.cc `AddLifeReuseBlock`
+/// → `AddContinuousLifeReuseBlock`): ordinary blocks without children whose lifetime the
+/// block test (no member test) finds disjoint, side by side from its head while the sum of
+/// their `AlignSize` stays within its largest unaligned size (no slack), none produced
+/// before the last atomic-clean op (their memory would be cleaned under them), and never
+/// another continuous block.
+pub(crate) fn hosted(
+    blocks: &[BlockData],
+    units: &Units,
+    deps: &Deps,
+    set: &BTreeSet<Key>,
+    pk: Key,
+) -> Vec<usize> {
+    let Some(pb) = blocks.get(pk.2) else {
+        return Vec::new();
+    };
+    let Some(cap) = pb.host.filter(|_| !pb.units.is_empty()) else {
+        return Vec::new();
+    };
+    let (ps, pe) = (pb.begin(units), pb.end(units));
+    let mut cursor = pb.cursor;
+    let mut out = Vec::new();
+    for k in set.range((Excluded(pk), Unbounded)) {
+        let Some(cb) = blocks.get(k.2) else { continue };
+        if !cb.reusable
+            || cb.host.is_some()
+            || cb.parent.is_some()
+            || !cb.children.is_empty()
+            || cb.gear != pb.gear
+            || cb.mem != pb.mem
+            || cb.units.is_empty()
+        {
+            continue;
+        }
+        let (cs, ce) = (cb.begin(units), cb.end(units));
+        if units.last_atomic.is_some_and(|a| cs < a) {
+            continue;
+        }
+        let disjoint = if cb.stream == pb.stream {
+            cs > pe || ps > ce
+        } else {
+            deps.latest_on(cs, pb.stream).is_some_and(|l| l > pe)
+                || deps.latest_on(ps, cb.stream).is_some_and(|l| l > ce)
+        };
+        if disjoint && cursor.checked_add(cb.size).is_some_and(|e| e <= cap) {
+            cursor += cb.size;
+            out.push(k.2);
+        }
+    }
+    out
 }
 
 /// How many blocks a [`Summary`] lists by name.
@@ -853,6 +1064,57 @@ fn uncrossed(b: &BlockData, k: &Cand<'_>, units: &Units) -> Option<Vec<UnitId>> 
     let first = b
         .units
         .partition_point(|&u| list.get(u).is_some_and(|m| m.end < k.start));
+    let last = first
+        + b.units
+            .get(first..)
+            .unwrap_or(&[])
+            .partition_point(|&u| list.get(u).is_some_and(|m| m.start <= k.end));
+    let near = b.units.get(first..last).unwrap_or(&[]);
+    // The candidate's members within reach of those.
+    let (ks, ke) = match (near.first(), near.last()) {
+        (Some(&f), Some(&l)) => (
+            list.get(f).map_or(0, |m| m.start),
+            list.get(l).map_or(u64::MAX, |m| m.end),
+        ),
+        _ => return None,
+    };
+    let k_first = k
+        .units
+        .partition_point(|&u| list.get(u).is_some_and(|m| m.end < ks));
+    let k_last = k_first
+        + k.units
+            .get(k_first..)
+            .unwrap_or(&[])
+            .partition_point(|&u| list.get(u).is_some_and(|m| m.start <= ke));
+    if k_last - k_first < near.len() {
+        // Fewer candidate members than block members in reach: search the block for each.
+        let crossing = |u: UnitId| {
+            list.get(u).is_none_or(|c| {
+                let i = near.partition_point(|&x| list.get(x).is_some_and(|m| m.end < c.start));
+                near.get(i)
+                    .and_then(|&x| list.get(x))
+                    .is_some_and(|m| m.start <= c.end)
+            })
+        };
+        let i = k_first
+            + k.units
+                .get(k_first..k_last)
+                .unwrap_or(&[])
+                .iter()
+                .position(|&u| crossing(u))?;
+        let mut kept = Vec::with_capacity(k.units.len());
+        kept.extend_from_slice(k.units.get(..i).unwrap_or(&[]));
+        kept.extend(
+            k.units
+                .get(i + 1..k_last)
+                .unwrap_or(&[])
+                .iter()
+                .copied()
+                .filter(|&u| !crossing(u)),
+        );
+        kept.extend_from_slice(k.units.get(k_last..).unwrap_or(&[]));
+        return Some(kept);
+    }
     let mut kept: Option<Vec<UnitId>> = None;
     // Members of `k` before `from` are decided (kept ones copied once a crossing is seen).
     let mut from = 0;

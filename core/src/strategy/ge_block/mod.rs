@@ -16,7 +16,9 @@
 //!    get a role: reused feature map, own block (no-reuse flag, reuse off, constant, an
 //!    alignment the block alignment cannot give), continuous input, zero-copy, atomic clean.
 //! 2. [`level1`]: the walk over the steps with LIFO free lists and exact size classes.
-//! 3. [`level2`] (binary-block only): `ReuseBlocksByLifeTime`.
+//! 3. [`level2`] (binary-block only): `ReuseBlocksByLifeTime`; member splits are kept
+//!    whether or not the candidate then nests, and [`order`] keeps GE's block list order
+//!    (clones right after their block), which is also the layout order.
 //! 4. [`dynamic_batch`]: gears overlaid in virtual blocks.
 //! 5. [`layout`]: `Resize()`, offsets, the atomic and zero-copy regions, statistics.
 //!
@@ -45,15 +47,15 @@
 //!   regions of gears are appended.
 //!
 //! # Where this differs from GE, on purpose
-//! - Continuous-input blocks take no part in level 2 (GE nests ordinary children in them,
-//!   `AddContinuousLifeReuseBlock`); keeping them out keeps each group adjacent. Zero-copy
-//!   blocks host no children either (GE `AddZeroCopyLifeReuseBlock` under the I/O reuse
-//!   options).
+//! - A continuous-input block hosts ordinary children at level 2 as GE's
+//!   `AddContinuousLifeReuseBlock` does (side by side in its unaligned size, none produced
+//!   before the last atomic-clean op), but never becomes a child itself: GE's reverse case
+//!   (an ordinary block of the same `AlignSize` as a continuous candidate moving into it) is
+//!   not modelled, so each group stays adjacent. Zero-copy blocks host no children either
+//!   (GE `AddZeroCopyLifeReuseBlock` under the I/O reuse options).
 //! - Stream relabelling (`OptimizeDiffStream`), Merge exclusions, block-type conflicts and
 //!   the range-binary variants of `MemoryPriority` are not modelled.
 //! - Buffers with a fixed offset (CSV input) stay there and the arena starts above them.
-//! - A member split at level 2 only happens when the remaining members are nested; GE's
-//!   order of the two steps is not documented.
 //! - With reuse off, gear blocks are not overlaid: GE marks them not reusable and
 //!   `DynamicBatchMemAssigner` only selects reusable blocks, so the arena is the sum of blocks.
 
@@ -68,6 +70,7 @@ pub mod dynamic_batch;
 mod layout;
 mod level1;
 mod level2;
+mod order;
 #[cfg(test)]
 mod reference;
 mod streams;
@@ -86,8 +89,13 @@ enum Variant {
 }
 
 /// A level-2 pass: [`level2::reuse_by_lifetime`], or in tests the reference it replaced.
-type Level2 =
-    fn(&mut alloc::vec::Vec<block::BlockData>, &units::Units, &streams::Deps, u64, u64) -> usize;
+type Level2 = fn(
+    &mut alloc::vec::Vec<block::BlockData>,
+    &units::Units,
+    &streams::Deps,
+    u64,
+    u64,
+) -> (usize, alloc::vec::Vec<order::Key>);
 
 fn run(problem: &Problem, options: &PlanOptions, variant: Variant) -> Result<Plan> {
     let units = units::Units::new(problem, options)?;
@@ -111,8 +119,9 @@ fn run_with(
     if variant == Variant::Binary && options.reuse {
         let deps = streams::Deps::new(problem);
         let align = options.alignment.max(1);
-        extra.splits = level2(&mut blocks, units, &deps, align, align);
-        extra.level2_order = true;
+        let (splits, order) = level2(&mut blocks, units, &deps, align, align);
+        extra.splits = splits;
+        extra.order = Some(order);
     }
     let name = match variant {
         Variant::Binary => "ge-binary-block",

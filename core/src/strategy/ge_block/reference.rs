@@ -1,6 +1,7 @@
-//! The level-2 implementation as it was before the speed-up (one scan of every later block
-//! per parent), kept for tests only: the random tests check that the fast [`super::level2`]
-//! gives the same plans, byte for byte.
+//! Level 2 as GE's rules read, plainly: one `AddLifeReuseBlock` walk per (parent, candidate)
+//! pair over the whole subtree, nothing skipped. Kept for tests only: the random tests check
+//! that the fast [`super::level2`], which skips walks that cannot change anything, gives the
+//! same plans, byte for byte.
 #![allow(dead_code)]
 
 use alloc::collections::{BTreeMap, BTreeSet};
@@ -9,14 +10,11 @@ use core::cmp::Reverse;
 use core::ops::Bound::{Excluded, Unbounded};
 
 use super::block::BlockData;
+use super::order::{self, Key};
 use super::streams::Deps;
 use super::units::{UnitId, Units};
 
 use super::level2::MAX_DEPTH;
-
-/// Sort key of GE `CompareLifeInterval`: largest `AlignSize` first, fewer members, earlier
-/// begin; the block id makes it total.
-type Key = (Reverse<u64>, usize, u64, usize);
 
 struct Nester<'a> {
     blocks: &'a mut Vec<BlockData>,
@@ -24,51 +22,43 @@ struct Nester<'a> {
     deps: &'a Deps,
     slack: u64,
     align: u64,
-    /// Upper bound of the room left anywhere in each block's subtree.
-    room: Vec<u64>,
+    /// Each block's place in the list ([`order`]).
+    keys: Vec<Key>,
 }
 
 /// Runs level 2 on `blocks` (level-1 output, which it may extend with split-off clones).
 /// `slack` is GE's 512 B allowance past the parent's size (see the module docs of
 /// [`super`] for why it follows the block alignment); `align` is the block alignment.
-/// Returns the number of member splits.
+/// Returns the number of member splits and every block's place in the final list.
 pub(crate) fn reuse_by_lifetime_reference(
     blocks: &mut Vec<BlockData>,
     units: &Units,
     deps: &Deps,
     slack: u64,
     align: u64,
-) -> usize {
+) -> (usize, Vec<Key>) {
+    let keys = order::initial(blocks, units);
     let mut groups: BTreeMap<(u32, Option<u64>), BTreeSet<Key>> = BTreeMap::new();
     for (id, b) in blocks.iter().enumerate() {
-        if b.reusable {
-            groups
-                .entry((b.mem, b.gear))
-                .or_default()
-                .insert(key(b, id, units));
+        if b.reusable || b.host.is_some() {
+            if let Some(&k) = keys.get(id) {
+                groups.entry((b.mem, b.gear)).or_default().insert(k);
+            }
         }
     }
-    let room = blocks
-        .iter()
-        .map(|b| b.size.saturating_add(slack))
-        .collect();
     let mut n = Nester {
         blocks,
         units,
         deps,
         slack,
         align,
-        room,
+        keys,
     };
     let mut splits = 0;
     for set in groups.values_mut() {
         splits += n.run(set);
     }
-    splits
-}
-
-fn key(b: &BlockData, id: usize, units: &Units) -> Key {
-    (Reverse(b.size), b.units.len(), b.begin(units), id)
+    (splits, n.keys)
 }
 
 /// How a candidate may share a block's memory.
@@ -77,6 +67,13 @@ enum Fit {
     Whole,
     /// Only these members are (the others cross the block's members).
     Part(Vec<UnitId>),
+}
+
+/// The candidate during one `AddLifeReuseBlock` walk: its members now, and the members each
+/// split moved out (one clone each), in order.
+struct Walk {
+    members: Vec<UnitId>,
+    removed: Vec<Vec<UnitId>>,
 }
 
 impl Nester<'_> {
@@ -90,44 +87,60 @@ impl Nester<'_> {
             };
             let Some(pk) = next else { break };
             pos = Some(pk);
-            let p = pk.3;
+            let p = pk.2;
             if self.blocks.get(p).is_none_or(|b| b.parent.is_some()) {
+                continue;
+            }
+            if self.blocks.get(p).is_some_and(|b| b.host.is_some()) {
+                for c in super::level2::hosted(self.blocks, self.units, self.deps, set, pk) {
+                    self.attach(c, p);
+                    if let Some(&k) = self.keys.get(c) {
+                        set.remove(&k);
+                    }
+                }
                 continue;
             }
             let mut ck = pk;
             while let Some(next) = set.range((Excluded(ck), Unbounded)).next().copied() {
                 ck = next;
-                let c = ck.3;
+                let c = ck.2;
                 let Some(cand) = self.blocks.get(c) else {
                     continue;
                 };
                 if cand.parent.is_some() || !cand.children.is_empty() || !cand.reusable {
                     continue;
                 }
-                let Some((target, kept)) = self.find(p, c, &cand.units, 1) else {
-                    continue;
+                let mut walk = Walk {
+                    members: cand.units.clone(),
+                    removed: Vec::new(),
                 };
-                if let Some(clone) = self.split(c, kept) {
-                    let k = key(&self.blocks[clone], clone, self.units);
-                    set.insert(k);
-                    splits += 1;
+                let target = self.find(p, c, &mut walk, 1);
+                // GE keeps the splits whether or not the candidate found a place.
+                let clones = self.split(c, walk);
+                if !clones.is_empty() {
+                    splits += clones.len();
+                    let psize = self.blocks.get(p).map_or(0, |b| b.size);
+                    for k in order::clone_keys(set, ck, psize, &clones, self.blocks, self.units) {
+                        set.insert(k);
+                        if let Some(x) = self.keys.get_mut(k.2) {
+                            *x = k;
+                        }
+                    }
                 }
-                self.attach(c, target);
-                set.remove(&ck);
+                if let Some(target) = target {
+                    self.attach(c, target);
+                    set.remove(&ck);
+                }
             }
         }
         splits
     }
 
-    /// Where `cand` (members of block `c`) can go in the subtree of block `q` at nesting
-    /// `depth`: the new parent and the members that go (all, or those not crossing).
-    fn find(
-        &self,
-        q: usize,
-        c: usize,
-        cand: &[UnitId],
-        depth: usize,
-    ) -> Option<(usize, Option<Vec<UnitId>>)> {
+    /// GE `AddLifeReuseBlock` of the candidate `c` (its members now in `walk`) on block `q`
+    /// at nesting `depth`: the block test, else the member test, which moves the crossing
+    /// members out for good; then `q`'s children in order; then `q` itself if the candidate
+    /// fits at its cursor. Returns the new parent.
+    fn find(&self, q: usize, c: usize, walk: &mut Walk, depth: usize) -> Option<usize> {
         if depth > MAX_DEPTH {
             return None;
         }
@@ -136,24 +149,31 @@ impl Nester<'_> {
         if !qb.reusable || qb.gear != cb.gear || qb.mem != cb.mem {
             return None;
         }
-        let part: Option<Vec<UnitId>> = match self.fit(qb, cb.stream, cand)? {
-            Fit::Whole => None,
-            Fit::Part(v) => Some(v),
-        };
-        let kept: &[UnitId] = part.as_deref().unwrap_or(cand);
-        let (min, max) = self.size_range(kept);
-        for &r in &qb.children {
-            if self.room.get(r).is_some_and(|&room| room >= min) {
-                if let Some((t, sub)) = self.find(r, c, kept, depth + 1) {
-                    return Some((t, sub.or(part)));
+        if let Fit::Part(kept) = self.fit(qb, cb.stream, &walk.members)? {
+            // `kept` is a subsequence of the members.
+            let mut ki = 0;
+            let mut removed = Vec::new();
+            for &u in &walk.members {
+                if kept.get(ki) == Some(&u) {
+                    ki += 1;
+                } else {
+                    removed.push(u);
                 }
             }
+            walk.removed.push(removed);
+            walk.members = kept;
         }
+        for &r in &qb.children {
+            if let Some(t) = self.find(r, c, walk, depth + 1) {
+                return Some(t);
+            }
+        }
+        let (_, max) = self.size_range(&walk.members);
         // No slack for a child of one alignment unit (GE: "no slack for a 512 B child").
         let slack = if max > self.align { self.slack } else { 0 };
         let limit = qb.size.checked_add(slack)?;
         let end = qb.cursor.checked_add(max)?;
-        (end <= limit).then_some((q, part))
+        (end <= limit).then_some(q)
     }
 
     /// Block test, then member test (same stream only).
@@ -176,6 +196,9 @@ impl Nester<'_> {
                         .is_some_and(|m| !crosses(qb, m.start, m.end, self.units))
                 })
                 .collect();
+            if kept.len() == cand.len() {
+                return Some(Fit::Whole);
+            }
             return (!kept.is_empty()).then_some(Fit::Part(kept));
         }
         let after = |first: u64, other_stream: u32, other_end: u64| {
@@ -200,23 +223,9 @@ impl Nester<'_> {
         (min, max)
     }
 
-    /// Moves the members of `c` not in `kept` into a new clone block; returns its id.
-    fn split(&mut self, c: usize, kept: Option<Vec<UnitId>>) -> Option<usize> {
-        let kept = kept?;
-        let block = self.blocks.get_mut(c)?;
-        // `kept` is a subsequence of the block's members.
-        let mut rest: Vec<UnitId> = Vec::new();
-        let mut ki = 0;
-        for &u in &block.units {
-            if kept.get(ki) == Some(&u) {
-                ki += 1;
-            } else {
-                rest.push(u);
-            }
-        }
-        if rest.is_empty() {
-            return None;
-        }
+    /// Gives `c` the members left in `walk` and each removed set to a new clone block; returns
+    /// the clones' ids in order.
+    fn split(&mut self, c: usize, walk: Walk) -> Vec<usize> {
         let size_of = |v: &[UnitId]| {
             v.iter()
                 .filter_map(|&u| self.units.list.get(u))
@@ -224,21 +233,28 @@ impl Nester<'_> {
                 .max()
                 .unwrap_or(0)
         };
-        block.size = size_of(&kept);
-        block.units = kept;
-        let mut clone = block.clone();
-        clone.size = size_of(&rest);
-        clone.units = rest;
-        clone.parent = None;
-        clone.children.clear();
-        clone.cursor = 0;
-        let id = self.blocks.len();
-        self.room.push(clone.size.saturating_add(self.slack));
-        if let Some(r) = self.room.get_mut(c) {
-            *r = block_size_room(self.blocks.get(c), self.slack);
+        if walk.removed.is_empty() {
+            return Vec::new();
         }
-        self.blocks.push(clone);
-        Some(id)
+        let Some(block) = self.blocks.get_mut(c) else {
+            return Vec::new();
+        };
+        block.size = size_of(&walk.members);
+        block.units = walk.members;
+        let template = block.clone();
+        let mut ids = Vec::new();
+        for rest in walk.removed {
+            let mut clone = template.clone();
+            clone.size = size_of(&rest);
+            clone.units = rest;
+            clone.parent = None;
+            clone.children.clear();
+            clone.cursor = 0;
+            ids.push(self.blocks.len());
+            self.keys.push((Reverse(clone.size), 0, self.blocks.len()));
+            self.blocks.push(clone);
+        }
+        ids
     }
 
     /// Makes `c` the last child of `target` (GE `AddChildBlock`, cursor += `AlignSize`).
@@ -251,19 +267,7 @@ impl Nester<'_> {
             t.children.push(c);
             t.cursor = t.cursor.saturating_add(size);
         }
-        let room = size.saturating_add(self.slack);
-        let mut a = Some(target);
-        while let Some(x) = a {
-            if let Some(r) = self.room.get_mut(x) {
-                *r = (*r).max(room);
-            }
-            a = self.blocks.get(x).and_then(|b| b.parent);
-        }
     }
-}
-
-fn block_size_room(b: Option<&BlockData>, slack: u64) -> u64 {
-    b.map_or(0, |b| b.size.saturating_add(slack))
 }
 
 /// Whether `[start, end]` crosses a member of `b` (touching counts, GE `CrossLifeTime`).

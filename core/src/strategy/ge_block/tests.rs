@@ -221,6 +221,65 @@ fn continuous_inputs_get_one_block_each_adjacent_in_input_order_at_the_end() {
     assert_eq!(plan.peak, 3 * K + 512);
 }
 
+/// Rule 4's graph: inputs i0 (2500 B, block 2560) and i1 (1 KiB) of one continuous-input op
+/// at step 2; after it a (1 KiB, [3,3]), b (1 KiB, [3,4], a separate block: a is live at 3)
+/// and c (512 B, [3,3]). `memset` puts a `MemSet` op at that step.
+fn continuous_host(memset: Option<u64>) -> Problem {
+    let mut i0 = buf("i0", 2500, 0, 2);
+    let mut i1 = buf("i1", K, 0, 2);
+    cont(&mut i0, 0, 0, false);
+    cont(&mut i1, 0, 1, false);
+    let mut p = Problem::from_buffers(
+        "continuous-host",
+        alloc::vec![
+            i0,
+            i1,
+            buf("a", K, 3, 3),
+            buf("b", K, 3, 4),
+            buf("c", 512, 3, 3)
+        ],
+    );
+    p.steps = 5;
+    p.ops = (0..5u64)
+        .map(|k| OpInfo {
+            op_type: String::from(if Some(k) == memset { "MemSet" } else { "Op" }),
+            preds: k.checked_sub(1).into_iter().collect(),
+            ..OpInfo::default()
+        })
+        .collect();
+    p
+}
+
+#[test]
+fn rule4_a_continuous_input_block_hosts_children_in_its_unaligned_size() {
+    // block_mem_assigner.cc ReuseBlocksByLifeTime sorts continuous blocks by their largest
+    // unaligned size (CompareLifeInterval): i0 (2500), then the 1 KiB ones by begin: i1
+    // (begin 0), a, b; then c. memory_block.cc AddLifeReuseBlock on the continuous parent
+    // i0 ([0,2]) goes to AddContinuousLifeReuseBlock after the block test only: a and b are
+    // disjoint and fit side by side (1024 + 1024 <= 2500), c does not (2048 + 512 > 2500,
+    // though it would fit the aligned 2560), i1 is continuous too (never two continuous).
+    // i1 (host 1024) then takes c. Blocks: i0 > a, b; i1 > c; arena 2560 + 1024, the inputs
+    // adjacent (i1 right after i0), a at i0's head, b after a, c at i1's head.
+    let p = continuous_host(None);
+    let plan = check(&p, "ge-binary-block", &opts());
+    assert_eq!(plan.peak, 2560 + K);
+    assert_eq!(
+        ["i0", "a", "b", "i1", "c"].map(|n| off(&p, &plan, n)),
+        [0, 0, K, 2560, 2560]
+    );
+    assert_eq!(groups(&p, &plan), ["a", "b", "c", "i0", "i1"]);
+    // A MemSet op at step 4 (after a, b and c are produced): a continuous parent refuses
+    // children produced before the last atomic-clean op (ReuseBlocksByLifeTime,
+    // GetAtomicAddrCleanId), so a, b, c (all crossing) get blocks of their own:
+    // 2560 + 1024 + 1024 + 1024 + 512.
+    let p = continuous_host(Some(4));
+    let plan = check(&p, "ge-binary-block", &opts());
+    assert_eq!(plan.peak, 2560 + 3 * K + 512);
+    // At step 3 (= their producer's step) it refuses none.
+    let plan = check(&continuous_host(Some(3)), "ge-binary-block", &opts());
+    assert_eq!(plan.peak, 2560 + K);
+}
+
 #[test]
 fn continuous_outputs_share_one_block_at_consecutive_offsets() {
     // o0 (1000 B -> 1024), o1 (512), o2 (100 B -> 512): one block of 2048; t [6,6] of 2048
@@ -606,6 +665,77 @@ fn rule9_binary_block_lays_blocks_out_in_level2_sort_order() {
     assert_eq!((off(&p, &plan, "b"), off(&p, &plan, "a")), (0, 2 * K));
     let plan = check(&p, "ge-max-block", &opts());
     assert_eq!((off(&p, &plan, "a"), off(&p, &plan, "b")), (0, K));
+}
+
+#[test]
+fn rule3_a_member_split_stays_when_nesting_then_fails() {
+    // Level 1 (block_mem_assigner.cc ApplyMemory, exact 512 classes): P = {p 3 KiB [0,2]},
+    // X = {x 2.5 KiB [3,4]}, C = {c1 2 KiB [1,1], c2 [3,3]} (c2 takes c1's freed block).
+    // Level 2 (block_mem_assigner.cc ReuseBlocksByLifeTime, order P, X, C): X nests in P
+    // (disjoint), cursor 2560. C on P (memory_block.cc AddLifeReuseBlock): the block test
+    // fails (spans [1,3], [0,2]), CanIntervalLifeReuse moves c1 (crosses p) to a clone and
+    // keeps c2; P's child X crosses c2 (all cross: no split); P's size check 2560 + 2048 >
+    // 3072 + 512 fails. The split stays: C = {c2}, clone {c1} inserted right after C. C's
+    // turn as a parent: {c1} [1,1] is disjoint from c2 and nests in it. Blocks p | x | c2 |
+    // c1 (no "c1+c2"), C at 3072 (after P), c1 at C's head; total 3072 + 2048.
+    let p = Problem::from_buffers(
+        "split-stays",
+        alloc::vec![
+            buf("p", 3 * K, 0, 2),
+            buf("c1", 2 * K, 1, 1),
+            buf("x", 2 * K + 512, 3, 4),
+            buf("c2", 2 * K, 3, 3),
+        ],
+    );
+    let plan = check(&p, "ge-binary-block", &opts());
+    assert_eq!(groups(&p, &plan), ["c1", "c2", "p", "x"]);
+    assert_eq!(
+        (
+            off(&p, &plan, "x"),
+            off(&p, &plan, "c2"),
+            off(&p, &plan, "c1")
+        ),
+        (0, 3 * K, 3 * K)
+    );
+    assert_eq!(plan.peak, 5 * K);
+}
+
+#[test]
+fn rule3_a_split_in_a_child_that_fails_holds_for_the_next_child() {
+    // Level 1: P = {p 8 KiB [0,0]}, X1 = {x1 3 KiB [1,2]}, X2 = {x2 3 KiB [2,3]} (x1 still
+    // live at 2: a block of its own), Y = {y 2.5 KiB [3,4]}, C = {c1 2 KiB [1,1], c2 [4,4]}.
+    // Level 2 (order P, X1, X2, Y, C): X1 nests in P at 0; X2 crosses x1 and goes after it
+    // at 3072; Y nests in X1 (disjoint from x1). C on P (memory_block.cc AddLifeReuseBlock):
+    // disjoint from p; P's first child X1: c1 crosses x1, CanIntervalLifeReuse moves it to
+    // a clone before X1's children are tried; X1's child Y crosses c2; X1's size check
+    // 2560 + 2048 > 3584 fails, and the split stays; P's second child X2 takes {c2} (disjoint)
+    // at its head, 3072. The clone {c1} (inserted after C) on P: X1 crosses it, X2 is
+    // disjoint, X2's child {c2} is disjoint and empty: {c1} nests in {c2}, also at 3072.
+    // A walk that forgot the split at X1 would nest C whole, "c1+c2", in X2. Total: P's 8 KiB.
+    let p = Problem::from_buffers(
+        "split-in-child",
+        alloc::vec![
+            buf("p", 8 * K, 0, 0),
+            buf("x1", 3 * K, 1, 2),
+            buf("c1", 2 * K, 1, 1),
+            buf("x2", 3 * K, 2, 3),
+            buf("y", 2 * K + 512, 3, 4),
+            buf("c2", 2 * K, 4, 4),
+        ],
+    );
+    let plan = check(&p, "ge-binary-block", &opts());
+    assert_eq!(groups(&p, &plan), ["c1", "c2", "p", "x1", "x2", "y"]);
+    assert_eq!(
+        [
+            off(&p, &plan, "x1"),
+            off(&p, &plan, "y"),
+            off(&p, &plan, "x2"),
+            off(&p, &plan, "c2"),
+            off(&p, &plan, "c1")
+        ],
+        [0, 0, 3 * K, 3 * K, 3 * K]
+    );
+    assert_eq!(plan.peak, 8 * K);
 }
 
 #[test]

@@ -29,6 +29,11 @@ pub(crate) enum Role {
         group: u32,
         /// Input index.
         index: u32,
+        /// GE lets the block host ordinary children at level 2 in its unaligned size
+        /// (memory_block.cc `AddContinuousLifeReuseBlock`): that size (the padded size
+        /// before rounding to the block alignment), or `None` if the buffer may not be
+        /// reused (no-reuse flag, reuse off, zero-copy or atomic-clean).
+        host: Option<u64>,
     },
     /// A zero-copy user buffer (GE: model I/O), placed after everything else.
     ZeroCopy {
@@ -113,6 +118,9 @@ pub(crate) struct Units {
     pub pinned: Vec<BufferId>,
     /// Remarks for the plan's notes.
     pub notes: Vec<alloc::string::String>,
+    /// Step of the last `AtomicAddrClean` or `MemSet` op (GE `atomic_addr_clean_id_`,
+    /// `NodeUtils::IsLikeAtomicClean`): a continuous block hosts no child produced before it.
+    pub last_atomic: Option<u64>,
 }
 
 impl Units {
@@ -129,6 +137,11 @@ impl Units {
         let align = options.alignment.max(1);
         let mut out = Units {
             sizes,
+            last_atomic: (0u64..)
+                .zip(&problem.ops)
+                .filter(|(_, o)| matches!(o.op_type.as_str(), "AtomicAddrClean" | "MemSet"))
+                .map(|(k, _)| k)
+                .last(),
             ..Units::default()
         };
         let mut groups: BTreeMap<u32, usize> = BTreeMap::new();
@@ -215,9 +228,15 @@ impl Units {
                         Role::Reusable
                     }
                 } else {
+                    let host = if special || b.flags.no_reuse || !options.reuse {
+                        None
+                    } else {
+                        Some(options.padded(b.size, &b.name)?)
+                    };
                     Role::ContinuousInput {
                         group: c.group,
                         index: c.index,
+                        host,
                     }
                 }
             } else if zero_copy {

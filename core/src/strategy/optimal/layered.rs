@@ -583,6 +583,7 @@ mod tests {
             node_cap: u64::MAX,
             nodes: 0,
             stopped: false,
+            first_seed: None,
         }
     }
 
@@ -677,6 +678,7 @@ mod tests {
             node_cap: u64::MAX,
             nodes: 0,
             stopped: false,
+            first_seed: None,
         };
         let mut order = layers.order(&items, 0);
         layers.refine(&items, &mut order, 0, u32::MAX, &mut Rng(1), &mut limits);

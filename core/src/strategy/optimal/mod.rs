@@ -251,7 +251,11 @@ fn seed_within(
             break;
         }
         let plan = crate::strategy::overlay::plan_overlaid(problem, |p| run(p, options))?;
-        slowest = slowest.max(limits.clock.now_ms().saturating_sub(now));
+        let took = limits.clock.now_ms().saturating_sub(now);
+        if k == 0 && limits.first_seed.is_none() {
+            limits.first_seed = Some((name, took));
+        }
+        slowest = slowest.max(took);
         stats.push((String::from(name), plan.peak));
         if best.as_ref().is_none_or(|b| plan.peak < b.peak) {
             best = Some(plan);
@@ -366,6 +370,8 @@ fn run(
     clock: &dyn Clock,
     capacity: Option<u64>,
 ) -> Result<Solution> {
+    // the time limit counts from the call: checks, normalisation and the bound are in it
+    let start = clock.now_ms();
     options.check()?;
     problem.check()?;
     // the flags and reuse options as live ranges (also for callers that bypass the registry)
@@ -381,7 +387,6 @@ fn run(
             ));
         }
     }
-    let start = clock.now_ms();
     let shared = RefCell::new(Shared {
         limits: Limits {
             counts: search::Counts::default(),
@@ -390,6 +395,7 @@ fn run(
             node_cap: params.node_limit.unwrap_or(u64::MAX),
             nodes: 0,
             stopped: false,
+            first_seed: None,
         },
         seed_peak: 0,
         proven_lb: lb,
@@ -398,7 +404,7 @@ fn run(
     let mut plan = if gears >= 2 {
         let p = crate::strategy::overlay::plan_overlaid(problem, |sub| {
             let mut sh = shared.borrow_mut();
-            let out = solve_one(sub, options, params, &mut sh.limits, capacity, false)?;
+            let out = solve_one(sub, options, params, &mut sh.limits, capacity, false, None)?;
             sh.seed_peak = sh.seed_peak.max(out.seed_peak);
             Ok(out.plan)
         })?;
@@ -409,7 +415,16 @@ fn run(
         p
     } else {
         let mut sh = shared.borrow_mut();
-        let out = solve_one(problem, options, params, &mut sh.limits, capacity, true)?;
+        let known = Some((sizes, lb));
+        let out = solve_one(
+            problem,
+            options,
+            params,
+            &mut sh.limits,
+            capacity,
+            true,
+            known,
+        )?;
         sh.seed_peak = out.seed_peak;
         sh.proven_lb = sh.proven_lb.max(out.proven_lb);
         out.plan
@@ -461,6 +476,20 @@ fn run(
         notes.push(format!(
             "seed: {} of the {all} portfolio heuristics ran within the time limit",
             c.seed_heuristics
+        ));
+    }
+    // Say so when the limit could not be met (there is no answer before one heuristic ends);
+    // the stages' last clock readings may pass it by a little: 5 % or 50 ms are not reported.
+    let elapsed = clock.now_ms().saturating_sub(start);
+    let slack = (options.time_limit_ms / 20).max(50);
+    if params.node_limit.is_none() && elapsed > options.time_limit_ms.saturating_add(slack) {
+        let first = sh.limits.first_seed.map_or_else(String::new, |(name, ms)| {
+            format!("; the first seed heuristic ({name}), which always runs, took {ms} ms")
+        });
+        notes.push(format!(
+            "time limit {} ms overrun: {elapsed} ms on {} buffers{first}",
+            options.time_limit_ms,
+            problem.buffers.len()
         ));
     }
     notes.push(describe(
@@ -529,8 +558,17 @@ fn solve_one(
     limits: &mut Limits<'_>,
     capacity: Option<u64>,
     strict: bool,
+    known: Option<(Vec<u64>, u64)>,
 ) -> Result<One> {
-    let sizes = super::planned_sizes(problem, options)?;
+    // the planned sizes and the live-set bound, when the caller has them for this problem
+    let (sizes, mut lb) = match known {
+        Some(k) => k,
+        None => {
+            let sizes = super::planned_sizes(problem, options)?;
+            let lb = crate::bound::bounds_with(problem, |i| Ok(sizes[i]))?.lower_bound;
+            (sizes, lb)
+        }
+    };
     check_pinned(problem, &sizes)?;
     let items: Vec<Item> = problem
         .buffers
@@ -549,7 +587,6 @@ fn solve_one(
     let (seed, seed_runs) = seed_within(problem, options, limits)?;
     limits.counts.seed_heuristics += seed_runs as u64;
     let seed_ok = crate::validate::validate_with(problem, &seed, &options.into()).is_ok();
-    let mut lb = crate::bound::bounds_with(problem, |i| Ok(sizes[i]))?.lower_bound;
     let exact = items
         .iter()
         .filter(|it| it.fixed.is_none() && it.size > 0)

@@ -419,6 +419,7 @@ fn busy_problem() -> Problem {
 
 #[test]
 fn time_limit_and_cancellation_stop_the_search() {
+    // (every clock reading moves 1 s, so a 1 ms limit is overrun: the note says by what)
     let p = busy_problem();
     let lb = crate::bound::lower_bound(&p).unwrap().lower_bound;
     let o = PlanOptions {
@@ -444,6 +445,14 @@ fn time_limit_and_cancellation_stop_the_search() {
             "time limit reached"
         };
         assert!(note.ends_with(why), "{note}");
+        let over = &sol.plan.notes[sol.plan.notes.len() - 2];
+        assert!(
+            over.starts_with("time limit 1 ms overrun")
+                && over.contains(
+                    "first seed heuristic (greedy-breadth), which always runs, took 1000 ms"
+                ),
+            "{over}"
+        );
         if !sol.proven_optimal {
             let gap = sol.best_peak - sol.lower_bound;
             assert!(note.contains(&format!("gap {gap} B")), "{note}");
@@ -593,6 +602,12 @@ fn a_large_solve_reads_the_clock_in_every_stage() {
                 .notes
                 .iter()
                 .any(|n| n.contains("1 of the 5 portfolio")));
+            // within 50 ms of the limit: no overrun note
+            assert!(
+                !sol.plan.notes.iter().any(|n| n.contains("overrun")),
+                "{:?}",
+                sol.plan.notes
+            );
         } else {
             assert_eq!(seeds, 5);
             assert!(c.windows > 0);
@@ -738,6 +753,7 @@ fn nodes_only(cap: u64) -> Limits<'static> {
         node_cap: cap,
         nodes: 0,
         stopped: false,
+        first_seed: None,
     }
 }
 

@@ -30,11 +30,12 @@ pub(super) const OPS: &[(&str, Infer)] = &[
     ("BiasSplitGelu", bias_split_gelu),
     ("RotaryEmbedding", like0),
     ("Attention", attention),
-    ("QAttention", attention),
+    ("QAttention", q_attention),
     ("MultiHeadAttention", multi_head_attention),
     ("DecoderMaskedMultiHeadAttention", multi_head_attention),
     ("GroupQueryAttention", group_query_attention),
     ("EmbedLayerNormalization", embed_layer_norm),
+    ("QEmbedLayerNormalization", q_embed_layer_norm),
     ("QuantizeLinear", quant::quantize_linear),
     ("DequantizeLinear", quant::dequantize_linear),
     ("QLinearAdd", qlinear_binary),
@@ -140,10 +141,25 @@ pub(super) fn bias_split_gelu(_n: &NodeProto, _opset: i64, ins: &[Option<&Info>]
     Ok(alloc::vec![out(dtype(ins, 0), s)])
 }
 
-/// Attention (contrib), QAttention: input `[B, S, I]`, weights `[I, q + k + v]`
+/// Attention (contrib): input `[B, S, I]`, weights `[I, q + k + v]`
 /// (`qkv_hidden_sizes`, else three equal parts): output `[B, S, v]`; present
-/// `[2, B, num_heads, past + S, v / num_heads]`.
+/// `[2, B, num_heads, past + S, v / num_heads]` (past: input 4).
 pub(super) fn attention(n: &NodeProto, _opset: i64, ins: &[Option<&Info>]) -> R<Vec<O>> {
+    attention_with(n, ins, dtype(ins, 0), 4)
+}
+
+/// QAttention: Attention on a quantized input and weights; outputs in the bias's float type
+/// (input 2), past at input 8 (onnxruntime `quantization_defs.cc`).
+pub(super) fn q_attention(n: &NodeProto, _opset: i64, ins: &[Option<&Info>]) -> R<Vec<O>> {
+    attention_with(n, ins, dtype(ins, 2), 8)
+}
+
+fn attention_with(
+    n: &NodeProto,
+    ins: &[Option<&Info>],
+    dt: Option<DType>,
+    past_k: usize,
+) -> R<Vec<O>> {
     let x = shape(ins, 0)?;
     let w = shape(ins, 1)?;
     if x.len() != 3 || w.len() != 2 {
@@ -154,14 +170,11 @@ pub(super) fn attention(n: &NodeProto, _opset: i64, ins: &[Option<&Info>]) -> R<
         Some(q) if q.len() == 3 => V::K(q[2]),
         _ => w[1].div(&V::K(3)).or_why(ov)?,
     };
-    let mut o = alloc::vec![out(
-        dtype(ins, 0),
-        alloc::vec![x[0].clone(), x[1].clone(), v.clone()]
-    )];
+    let mut o = alloc::vec![out(dt, alloc::vec![x[0].clone(), x[1].clone(), v.clone()])];
     if n.output.len() > 1 {
         let heads = V::K(attr_i(n, "num_heads").or_why(|| "no num_heads".into())?);
-        let past = if has(ins, 4) {
-            shape(ins, 4)?
+        let past = if has(ins, past_k) {
+            shape(ins, past_k)?
                 .get(3)
                 .cloned()
                 .or_why(|| "past rank".into())?
@@ -171,7 +184,7 @@ pub(super) fn attention(n: &NodeProto, _opset: i64, ins: &[Option<&Info>]) -> R<
         let total = past.add(&x[1]).or_why(ov)?;
         let head = v.div(&heads).or_why(ov)?;
         o.push(out(
-            dtype(ins, 0),
+            dt,
             alloc::vec![V::K(2), x[0].clone(), heads, total, head],
         ));
     }
@@ -239,6 +252,16 @@ pub(super) fn group_query_attention(
             o.push(out(dt, shape(ins, k)?.clone()));
         }
     }
+    Ok(o)
+}
+
+/// QEmbedLayerNormalization: EmbedLayerNormalization on quantized tables; `layernorm_out`
+/// `[B, S, H]` in the scales' float type (input 8, `word_embedding_scale`), `mask_index`
+/// int32 `[B]` (onnxruntime `quantization_defs.cc`).
+pub(super) fn q_embed_layer_norm(n: &NodeProto, opset: i64, ins: &[Option<&Info>]) -> R<Vec<O>> {
+    let mut o = embed_layer_norm(n, opset, ins)?;
+    o.truncate(2);
+    o[0].dtype = dtype(ins, 8);
     Ok(o)
 }
 

@@ -24,6 +24,7 @@ mod linalg;
 mod loss;
 mod ml;
 mod more;
+pub(crate) mod nchwc;
 mod norm;
 mod pool;
 mod quant;
@@ -71,6 +72,7 @@ pub(crate) const DOMAINS: &[(&str, &[Table])] = &[
     ("ai.onnx", DEFAULT),
     ("ai.onnx.ml", &[ml::OPS]),
     ("com.microsoft", &[contrib::OPS]),
+    ("com.microsoft.nchwc", &[nchwc::OPS]),
     ("ai.onnx.preview.training", &[training::OPS]),
 ];
 

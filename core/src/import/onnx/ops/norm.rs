@@ -6,6 +6,9 @@ use super::common::*;
 pub(super) const OPS: &[(&str, Infer)] = &[
     ("BatchNormalization", batch_norm),
     ("LayerNormalization", layer_norm),
+    // onnxruntime's RMS norm in the default domain (its SimplifiedLayerNormFusion writes it
+    // there, contrib_defs.cc): Y like X, inv_std_var like LayerNormalization's InvStdDev.
+    ("SimplifiedLayerNormalization", layer_norm),
 ];
 
 /// BatchNormalization: Y like X; training outputs (mean, var) are `[C]`.
