@@ -1,6 +1,7 @@
 // Exports: plan JSON in the CLI's schema, the timeline as SVG and PNG, the tensors as CSV.
 import { test, expect } from '@playwright/test';
 import { readFileSync } from 'node:fs';
+import { memplan } from './memplan.mjs';
 
 async function download(page, testid) {
   const [d] = await Promise.all([page.waitForEvent('download'), page.getByTestId(testid).click()]);
@@ -30,4 +31,21 @@ test('exports plan JSON, SVG, PNG and CSV of the shown view', async ({ page }) =
   const csv = await download(page, 'export-csv');
   const lines = csv.bytes.toString('utf8').trim().split('\n');
   expect(lines.length).toBeGreaterThan(50);
+});
+
+test('the exported plan file is the CLI\'s, byte for byte but for the times and the link', async ({ page }) => {
+  // one writer in core (core/src/report/plan_file.rs) for both front ends: the default view
+  // (the default sample at batch 1, ge-block and greedy-size-best-fit at GE defaults) against
+  // `memplan plan` with the same settings, run where the sample is so that `input` is its name
+  await page.goto('/');
+  await expect(page.locator('html[data-ready]')).toHaveCount(1);
+  const exported = (await download(page, 'export-json')).bytes.toString('utf8');
+  const cli = memplan([
+    'plan', 'mobilenet_v2_randinit.stripped.onnx', '--dim', 'batch=1',
+    '--strategy', 'ge-block', '--strategy', 'greedy-size-best-fit', '--format', 'json',
+  ], { cwd: 'static/samples' });
+  expect(JSON.parse(exported).playground).toMatch(/^http/);
+  const times = (s) => s.replace(/"plan_time_us": \d+/g, '"plan_time_us": 0');
+  const withoutLink = exported.replace(/,\n  "playground": "[^"]*"\n}\n$/, '\n}\n');
+  expect(times(withoutLink)).toBe(times(cli));
 });
