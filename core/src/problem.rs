@@ -46,6 +46,11 @@ pub struct Flags {
     pub no_reuse: bool,
     /// A user buffer at run time (GE: graph I/O zero-copy), not reused, placed apart.
     pub zero_copy: bool,
+    /// On a graph input or output that is zero-copy ([`crate::PlanOptions::zero_copy_io`]):
+    /// its index is in GE's `ge.exec.inputReuseMemIndexes` / `outputReuseMemIndexes`, so it
+    /// takes part in reuse over its live range as under
+    /// [`crate::PlanOptions::zero_copy_reuse`], for this buffer only.
+    pub zero_copy_reuse: bool,
     /// Cleared by a centralised memset before the graph runs (GE: atomic-clean), not reused,
     /// placed after all blocks.
     pub atomic_clean: bool,

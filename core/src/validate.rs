@@ -54,6 +54,7 @@ impl Rules {
         } else if b.flags.zero_copy
             || (self.zero_copy_io
                 && !self.zero_copy_reuse
+                && !b.flags.zero_copy_reuse
                 && matches!(b.kind, BufferKind::GraphInput | BufferKind::GraphOutput))
         {
             Some("zero-copy")

@@ -50,6 +50,9 @@ fn build(rows: &[Row], pins: usize) -> Problem {
                 b.flags.no_reuse = flags == 1;
                 b.flags.zero_copy = flags == 2;
                 b.flags.atomic_clean = flags == 3 || flags == 4;
+                // GE's per-index I/O reuse (meaningful on zero-copy graph I/O), also with an
+                // atomic-clean buffer
+                b.flags.zero_copy_reuse = flags == 4 || flags == 5;
                 b.alignment = [1, 1, 3, 8, 64, 1024][usize::from(align)];
                 b.gear = (gear >= 3).then(|| u64::from(gear - 2));
                 b.stream = u32::from(stream);

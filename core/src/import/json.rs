@@ -118,9 +118,10 @@ fn parse_flags(names: &[String], at: &str) -> Result<Flags> {
             "no_reuse" => flags.no_reuse = true,
             "zero_copy" => flags.zero_copy = true,
             "atomic_clean" => flags.atomic_clean = true,
+            "zero_copy_reuse" => flags.zero_copy_reuse = true,
             other => {
                 return Err(Error::invalid(alloc::format!(
-                    "unknown flag '{other}' (known: no_reuse, zero_copy, atomic_clean)"
+                    "unknown flag '{other}' (known: no_reuse, zero_copy, atomic_clean, zero_copy_reuse)"
                 ))
                 .at(String::from(at)))
             }

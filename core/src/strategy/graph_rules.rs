@@ -137,6 +137,7 @@ pub(crate) fn with_continuous_groups(
             g.flags.no_reuse |= b.flags.no_reuse;
             g.flags.zero_copy |= b.flags.zero_copy;
             g.flags.atomic_clean |= b.flags.atomic_clean;
+            g.flags.zero_copy_reuse &= b.flags.zero_copy_reuse;
             g.alignment = g.alignment.max(b.alignment);
             continue;
         }

@@ -32,6 +32,7 @@ pub fn is_exclusive(b: &Buffer, options: &PlanOptions) -> bool {
         || b.flags.zero_copy
         || (options.zero_copy_io
             && !options.zero_copy_reuse
+            && !b.flags.zero_copy_reuse
             && matches!(b.kind, BufferKind::GraphInput | BufferKind::GraphOutput))
 }
 

@@ -181,6 +181,12 @@ fn rule10_zero_copy_blocks_host_children_by_real_size_in_the_zero_copy_region() 
     assert_eq!(plan.peak, 2 * block);
     assert_eq!(plan.stat("feature_map"), Some(0));
     assert_eq!(plan.stat("zero_copy"), Some(2 * block));
+    // Per index (the flag on x alone, the option off): the same plan, y unchanged.
+    let mut q = p.clone();
+    q.buffers[0].flags.zero_copy_reuse = true;
+    let flagged = check(&q, "ge-binary-block", &PlanOptions::default());
+    assert_eq!(flagged.offsets, plan.offsets);
+    assert_eq!(flagged.peak, 2 * block);
     // A larger activation sorts first and, as a parent, refuses a zero-copy child
     // (AddZeroCopyLifeReuseBlock: a zero-copy block smaller than the other conflicts).
     let mut x = buf("x", MIB, 0, 1);
@@ -1053,6 +1059,7 @@ mod random {
             b.flags.no_reuse = r.flags & 1 != 0 && r.flags > 8;
             b.flags.zero_copy = r.flags == 2;
             b.flags.atomic_clean = r.flags & 4 != 0 && r.flags < 8;
+            b.flags.zero_copy_reuse = r.flags == 3 || r.flags == 5;
             if r.cont < 4 {
                 b.continuous = Some(Continuous {
                     // one group per gear, as GE's clones have (rule 5)

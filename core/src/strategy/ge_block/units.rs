@@ -250,7 +250,7 @@ impl Units {
                 }
             } else if zero_copy {
                 let io = matches!(b.kind, BufferKind::GraphInput | BufferKind::GraphOutput);
-                let host = if options.zero_copy_reuse
+                let host = if (options.zero_copy_reuse || b.flags.zero_copy_reuse)
                     && options.reuse
                     && io
                     && !b.flags.zero_copy
