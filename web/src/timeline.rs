@@ -401,7 +401,8 @@ pub fn timeline_scene(problem: &Problem, r: &PaneResult, vp: &Viewport, o: &SvgO
     }
     for (x, y, t, anchor) in [
         (px + pw, H - 1.0, "op step →", Anchor::End),
-        (12.0, py + 10.0, "offset ↑", Anchor::Start),
+        // bottom left, under the offset labels (at the top it met the highest one)
+        (12.0, H - 1.0, "offset ↑", Anchor::Start),
     ] {
         under.push(Shape::Text {
             x,
