@@ -296,3 +296,37 @@ fn an_input_with_no_end_stops_at_the_cap() {
         "{stderr}"
     );
 }
+
+/// A graph whose only tensor lives in P2P memory: GE's headline (HBM) is 0 B and its P2P arena
+/// holds the tensor (4 B → ceil32 + 32 = 64 → one 512 B block). The plan file `plan` writes
+/// must pass `validate`: the arenas together (512 B) reach the 4 B bound. (Found by a
+/// new-user test: `validate` refused `plan`'s own file, "peak_bytes 0 is below … 4".)
+#[test]
+fn a_plan_of_other_memory_types_only_validates() {
+    let dir = std::env::temp_dir().join(format!("memplan-p2p-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let graph = dir.join("p2p.json");
+    std::fs::write(
+        &graph,
+        r#"{"format":"memplan.graph/1","tensors":[{"name":"a","bytes":4,"memory_type":1}],"ops":[{"name":"A","outputs":["a"]}]}"#,
+    )
+    .expect("write");
+    let plan = dir.join("plan.json");
+    let (g, p) = (graph.to_string_lossy(), plan.to_string_lossy());
+    let (code, _, err) = common::run_in(
+        ".",
+        &["plan", &g, "-s", "ge-block", "--format", "json", "-o", &p],
+    );
+    assert_eq!(code, 0, "{err}");
+    let file: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&plan).expect("plan file")).expect("JSON");
+    let arenas = &file["plans"][0]["arenas"];
+    assert_eq!(arenas[0]["name"], "HBM", "{arenas}");
+    assert_eq!(arenas[0]["bytes"], 0, "{arenas}");
+    assert_eq!(arenas[1]["name"], "P2P_DDR", "{arenas}");
+    assert_eq!(arenas[1]["bytes"], 512, "{arenas}");
+    let (code, out, err) = common::run_in(".", &["validate", &p]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("valid"), "{out}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -34,13 +34,18 @@ pub enum Format {
 }
 
 impl Format {
-    /// Short name for the UI.
+    /// Short name for the UI (core's for the formats its load pipeline reads).
     pub fn name(self) -> &'static str {
+        self.core().map_or("inline problem", CoreFormat::name)
+    }
+
+    /// The format of core's load pipeline, `None` for a link's inline problem.
+    fn core(self) -> Option<CoreFormat> {
         match self {
-            Format::GraphJson => "memplan.graph/1 JSON",
-            Format::Csv => "MiniMalloc CSV",
-            Format::Onnx => "ONNX",
-            Format::ProblemJson => "inline problem",
+            Format::GraphJson => Some(CoreFormat::GraphJson),
+            Format::Csv => Some(CoreFormat::Csv),
+            Format::Onnx => Some(CoreFormat::Onnx),
+            Format::ProblemJson => None,
         }
     }
 }
@@ -226,8 +231,8 @@ pub fn build_with(
     alias_views: bool,
 ) -> Result<Built, String> {
     let named = |e: memplan_core::Error| format!("{}: {e}", source.name);
-    let format = match source.format {
-        Format::ProblemJson => {
+    let format = match source.format.core() {
+        None => {
             let text = std::str::from_utf8(&source.bytes)
                 .map_err(|e| format!("{}: not UTF-8 text ({e})", source.name))?;
             let problem: Problem = serde_json::from_str(text)
@@ -237,9 +242,7 @@ pub fn build_with(
                 .map_err(|e| format!("inline problem in the link: {e}"))?;
             return checked(source, from_problem(problem)?);
         }
-        Format::GraphJson => CoreFormat::GraphJson,
-        Format::Csv => CoreFormat::Csv,
-        Format::Onnx => CoreFormat::Onnx,
+        Some(f) => f,
     };
     let opts = LoadOptions {
         dims: bindings.clone(),

@@ -489,12 +489,29 @@ pub fn check_entry(file: &PlanFile, e: &PlanEntry) -> core::result::Result<(), S
             e.peak_bytes
         ));
     }
-    if e.peak_bytes < p.lower_bound_bytes {
-        return Err(alloc::format!(
-            "peak_bytes {} is below the problem's lower bound {}: no plan can be that small",
-            e.peak_bytes,
-            p.lower_bound_bytes
-        ));
+    // With one arena per memory type the headline is HBM's, and the bound counts every type:
+    // the arenas together must reach it (the most live bytes of all types at one step is at
+    // most the sum of each type's most).
+    let covered = if e.arenas.is_empty() {
+        e.peak_bytes
+    } else {
+        e.arenas
+            .iter()
+            .fold(0u64, |a, arena| a.saturating_add(arena.bytes))
+    };
+    if covered < p.lower_bound_bytes {
+        return Err(if e.arenas.is_empty() {
+            alloc::format!(
+                "peak_bytes {} is below the problem's lower bound {}: no plan can be that small",
+                e.peak_bytes,
+                p.lower_bound_bytes
+            )
+        } else {
+            alloc::format!(
+                "the arenas add up to {covered} bytes, below the problem's lower bound {}: no plan can be that small",
+                p.lower_bound_bytes
+            )
+        });
     }
     plan.peak = e.peak_bytes;
     // the flags in the file are the rules in force: no options needed
