@@ -114,7 +114,9 @@ fn bad_options_are_named() {
     // a name the graph does not have is most likely a typo: warned, not ignored
     let (code, _, stderr) = run(&[
         "plan",
-        "../../../static/samples/tiny.json",
+        "../../../static/samples/mobilenet_v2_randinit.stripped.onnx",
+        "-s",
+        "no-reuse",
         "--input",
         "imput=1x3x8x8",
     ]);
@@ -144,6 +146,21 @@ fn sizes_given_by_hand_replace_the_tensors_and_unknown_names_are_refused() {
     assert_eq!(code, 2);
     assert!(
         stderr.ends_with("--size nope: the graph has no tensor 'nope'\n"),
+        "{stderr}"
+    );
+}
+
+/// `--input` sets an ONNX input's whole shape; a JSON graph has no such shapes, so the flag
+/// is refused rather than ignored (it used to be dropped without a word).
+#[test]
+fn input_shapes_on_a_json_graph_are_refused() {
+    let (code, _, stderr) = common::run_in(
+        "../static/samples",
+        &["plan", "tiny.json", "--input", "image=2x3x32x32"],
+    );
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("tiny.json: --input image=…: whole input shapes apply to ONNX models"),
         "{stderr}"
     );
 }

@@ -213,6 +213,11 @@ fn load_json(stem: &str, bytes: &[u8], opts: &LoadOptions) -> Result<Loaded> {
             "this is a plan (memplan.plan/1), not a model (ONNX, memplan.graph/1 JSON, MiniMalloc CSV): check it with `memplan validate`",
         ));
     }
+    if let Some(name) = opts.inputs.keys().next() {
+        return Err(Error::bad_option(alloc::format!(
+            "--input {name}=…: whole input shapes apply to ONNX models; in a memplan.graph/1 file give the shape's symbolic dims values with --dim NAME=VALUE"
+        )));
+    }
     let mut graph = super::json::parse(text)?;
     if graph.name.is_empty() {
         graph.name = stem.to_string();
