@@ -132,7 +132,14 @@ struct SimArgs {
     shape: ShapeArgs,
     /// Output format.
     #[arg(long, value_enum, default_value = "table")]
-    format: Format,
+    format: SimFormat,
+}
+
+/// What `simulate` writes (a simulation has no per-tensor rows for a CSV).
+#[derive(Clone, Copy, ValueEnum)]
+enum SimFormat {
+    Table,
+    Json,
 }
 
 /// How a graph's tensors get their sizes: `--dim`, `--input`, `--size` (plan and simulate).

@@ -7,7 +7,7 @@ use memplan_core::simulate::{tiered, SimReport, SimSwitches, TierPolicy};
 use memplan_core::{units, Error, Problem};
 
 use crate::load;
-use crate::{parse_kv, parse_shapes, Format, SimArgs};
+use crate::{parse_kv, parse_shapes, SimArgs, SimFormat};
 
 pub fn run(args: &SimArgs) -> Result<(), Error> {
     let mut shapes = parse_shapes(&args.shape.dims, &args.shape.inputs, &args.shape.sizes)?;
@@ -36,7 +36,7 @@ pub fn run(args: &SimArgs) -> Result<(), Error> {
         reports.push(registry::run(&problem, name, &options).map_err(|e| e.at(&shown))?);
     }
     let text = match args.format {
-        Format::Json => {
+        SimFormat::Json => {
             let v = serde_json::json!({
                 "format": "memplan.simulation/1",
                 "input": shown,
