@@ -1,6 +1,7 @@
 // Screenshots of the main views (saved under e2e/artifacts/ to look at), the docs page with two
 // embeds, the dark theme, and hostile fragments that must end in a message, not a hang.
 import { test, expect } from '@playwright/test';
+import { deflateRawSync } from 'node:zlib';
 
 test('main views, dark theme and the docs page with embeds', async ({ page }) => {
   page.on('pageerror', (e) => { throw new Error(`page error: ${e.message}`); });
@@ -41,7 +42,15 @@ test('main views, dark theme and the docs page with embeds', async ({ page }) =>
   await page.screenshot({ path: 'artifacts/embed-example.png', fullPage: true });
 });
 
+// A link's state as the page packs it: base64url of raw deflate of the JSON.
+const pack = (state) => `v=1&z=${deflateRawSync(Buffer.from(JSON.stringify(state))).toString('base64url')}`;
+const pane = { s: 'ge-block', a: 512, g: true, r: true, z: true, c: true };
+const cycle = '{"format":"memplan.graph/1","name":"cyc","tensors":[{"name":"a","bytes":100},{"name":"b","bytes":200}],"ops":[{"name":"o1","inputs":["b"],"outputs":["a"]},{"name":"o2","inputs":["a"],"outputs":["b"]}],"outputs":["b"]}';
+
 for (const [what, fragment] of [
+  // an inline model that does not build, a model URL that does not answer
+  ['an inline model that fails', pack({ m: { text: { name: 'cyc.json', text: cycle } }, p: [pane] })],
+  ['a model URL that fails', pack({ m: { url: 'http://127.0.0.1:9/x.onnx' }, p: [pane] })],
   ['a newer version', 'v=9&z=abc'],
   ['bad base64', 'v=1&z=%%%%'],
   ['a huge fragment', `v=1&z=${'A'.repeat(600 * 1024)}`],
@@ -51,6 +60,7 @@ for (const [what, fragment] of [
     await page.goto(`/#${fragment}`);
     await expect(page.getByTestId('link-error')).toBeVisible();
     await expect(page.locator('html[data-ready]')).toHaveCount(1);
+    await expect(page.getByTestId('pane0-peak')).toBeVisible();
   });
 }
 

@@ -251,6 +251,8 @@ pub struct App {
     /// `memplan:ready` was posted to the host page (after the first load, so that a model the
     /// host sends is not replaced by the sample the page opens with).
     ready_posted: bool,
+    /// A link's model failed and the default sample stands in (once: never a loop).
+    fell_back: bool,
     /// To start the planning worker and its timers from anywhere (absent in unit tests).
     link: Option<yew::html::Scope<App>>,
     /// The planning worker, started when a pane first needs it.
@@ -496,6 +498,14 @@ impl App {
                 .and_then(|bytes| Source::new(&name, origin, bytes));
             Msg::Loaded(r, after)
         });
+    }
+
+    /// A link's (or `?model=`'s) model failed: say so in the link banner and open the default
+    /// sample with the link's settings, as for every other bad link.
+    fn fall_back(&mut self, ctx: &Context<Self>, why: String) {
+        self.fell_back = true;
+        self.link_error = Some(why);
+        self.load_sample(ctx, samples::DEFAULT_SAMPLE, After::Keep);
     }
 
     fn load_sample(&mut self, ctx: &Context<Self>, id: &str, after: After) {
@@ -935,6 +945,7 @@ impl Component for App {
             cache: HashMap::new(),
             prebuilt: None,
             ready_posted: false,
+            fell_back: false,
             link: None,
             worker: None,
             worker_ready: false,
@@ -995,6 +1006,9 @@ impl Component for App {
             }
             Msg::Loaded(r, after) => {
                 self.loading = None;
+                // a link's model, or the first model of the page: on failure the default
+                // sample stands in (else the page would open empty)
+                let from_link = (after == After::Keep || self.source.is_none()) && !self.fell_back;
                 if !self.ready_posted {
                     // a host page waits for this before it sends a model; the message is
                     // queued behind this load, so the host's model comes after it
@@ -1043,6 +1057,11 @@ impl Component for App {
                             self.search.clear();
                         }
                         self.rebuild();
+                        if from_link && self.built.is_none() {
+                            let e = self.error.take().unwrap_or_default();
+                            self.fall_back(ctx, e);
+                            return true;
+                        }
                         if let (Some(name), Some(b)) = (self.selected_name.take(), &self.built) {
                             self.selected = b.problem.buffers.iter().position(|x| x.name == name);
                         }
@@ -1055,6 +1074,7 @@ impl Component for App {
                         }
                         self.sync_hash();
                     }
+                    Err(e) if from_link => self.fall_back(ctx, e),
                     Err(e) => {
                         self.error = Some(match self.built.as_ref().and(self.source.as_ref()) {
                             Some(open) => format!("{e} (still showing {})", open.name),
