@@ -677,6 +677,16 @@ fn table(f: &PlanFile, o: &PlanOptions) -> String {
 fn run_validate(path: &std::path::Path) -> Result<(), Error> {
     let shown = path.display().to_string();
     let text = load::read_text(path)?;
+    // a model given where a plan is expected: say so, not which plan field it lacks
+    let format = serde_json::from_str::<serde_json::Value>(&text)
+        .ok()
+        .and_then(|v| v.get("format").and_then(|f| f.as_str()).map(str::to_string));
+    if format.as_deref() == Some("memplan.graph/1") {
+        return Err(Error::invalid(
+            "this is a model (memplan.graph/1), not a plan: plan it with `memplan plan FILE --format json -o plan.json`, then validate plan.json",
+        )
+        .at(&shown));
+    }
     let file: PlanFile =
         serde_json::from_str(&text).map_err(|e| Error::parse(e.to_string()).at(&shown))?;
     if file.format != "memplan.plan/1" {

@@ -164,3 +164,14 @@ fn input_shapes_on_a_json_graph_are_refused() {
         "{stderr}"
     );
 }
+
+/// A model handed to `validate` is named as such (it used to report a missing plan field).
+#[test]
+fn validate_names_a_model_given_for_a_plan() {
+    let (code, _, stderr) = common::run_in("../static/samples", &["validate", "tiny.json"]);
+    assert_ne!(code, 0);
+    assert!(
+        stderr.contains("tiny.json: this is a model (memplan.graph/1), not a plan"),
+        "{stderr}"
+    );
+}

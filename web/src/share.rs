@@ -189,8 +189,16 @@ pub fn decode(fragment: &str) -> Result<Shared, String> {
     let bytes = URL_SAFE_NO_PAD
         .decode(z.trim_end_matches('='))
         .map_err(|e| format!("the link's state is not valid base64url ({e})"))?;
-    let json = miniz_oxide::inflate::decompress_to_vec_with_limit(&bytes, MAX_PAYLOAD)
-        .map_err(|e| format!("the link's state does not inflate ({:?})", e.status))?;
+    let json = miniz_oxide::inflate::decompress_to_vec_with_limit(&bytes, MAX_PAYLOAD).map_err(
+        |e| match e.status {
+            miniz_oxide::inflate::TINFLStatus::HasMoreOutput => format!(
+                "the link's state inflates to more than {} MiB, the most a link may carry",
+                MAX_PAYLOAD >> 20
+            ),
+            _ => "the link's state does not inflate (not deflate data: the link is damaged)"
+                .to_string(),
+        },
+    )?;
     let state: Shared =
         serde_json::from_slice(&json).map_err(|e| format!("the link's state is not valid: {e}"))?;
     check(&state)?;
