@@ -217,6 +217,10 @@ fn validate_refuses_what_it_used_to_wave_through() {
         ),
         ("no-plans", "the file holds no plans: nothing to validate"),
         (
+            "shrunk",
+            "plan greedy-size-best-fit: the buffers' bytes add up to 12, below the problem's no-reuse total 20: a buffer is smaller than its tensor",
+        ),
+        (
             "zero-size-misaligned",
             "plan greedy-size-best-fit: buffer 'z' at offset 3 is not 2-byte aligned",
         ),

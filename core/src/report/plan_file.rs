@@ -425,6 +425,18 @@ pub fn check_entry(file: &PlanFile, e: &PlanEntry) -> core::result::Result<(), S
             p.buffers
         ));
     }
+    // a buffer's planned bytes are at least its own: all of them together at least the
+    // no-reuse total the problem summary states (catches a shrunk buffer)
+    let planned = e
+        .buffers
+        .iter()
+        .fold(0u64, |a, b| a.saturating_add(b.bytes));
+    if planned < p.no_reuse_bytes {
+        return Err(alloc::format!(
+            "the buffers' bytes add up to {planned}, below the problem's no-reuse total {}: a buffer is smaller than its tensor",
+            p.no_reuse_bytes
+        ));
+    }
     let mut buffers = Vec::with_capacity(e.buffers.len());
     for b in &e.buffers {
         let mut x = Buffer::new(b.name.clone(), b.bytes, b.start, b.end);
