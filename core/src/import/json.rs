@@ -37,7 +37,9 @@ struct RawTensor {
     name: String,
     bytes: Option<u64>,
     dtype: Option<String>,
-    shape: Option<Vec<Dim>>,
+    /// Read as values and checked one by one, so that a bad dim is named with its tensor
+    /// and axis (serde's untagged `Dim` says only "did not match any variant").
+    shape: Option<Vec<serde_json::Value>>,
     #[serde(default)]
     kind: Option<String>,
     #[serde(default)]
@@ -130,6 +132,23 @@ fn parse_flags(names: &[String], at: &str) -> Result<Flags> {
     Ok(flags)
 }
 
+/// One dim of a JSON shape: a non-negative integer, or a symbol name.
+fn dim_of(v: &serde_json::Value, axis: usize, at: &str) -> Result<Dim> {
+    match v {
+        serde_json::Value::Number(n) => n.as_u64().map(Dim::Known).ok_or_else(|| {
+            Error::invalid(alloc::format!(
+                "shape axis {axis}: {n} is not a dim (a non-negative integer, or a name bound with --dim)"
+            ))
+            .at(String::from(at))
+        }),
+        serde_json::Value::String(name) if !name.is_empty() => Ok(Dim::Sym(name.clone())),
+        other => Err(Error::invalid(alloc::format!(
+            "shape axis {axis}: {other} is not a dim (a non-negative integer, or a name bound with --dim)"
+        ))
+        .at(String::from(at))),
+    }
+}
+
 /// Parses a `memplan.graph/1` document (a leading UTF-8 byte-order mark is ignored).
 ///
 /// # Errors
@@ -163,6 +182,43 @@ pub fn parse(text: &str) -> Result<Graph> {
         if rt.bytes.is_none() && (dtype.is_none() || rt.shape.is_none()) {
             return Err(Error::invalid("needs \"bytes\", or \"dtype\" and \"shape\"").at(at));
         }
+        let shape = match &rt.shape {
+            Some(dims) => Some(
+                dims.iter()
+                    .enumerate()
+                    .map(|(axis, v)| dim_of(v, axis, &at))
+                    .collect::<Result<Vec<Dim>>>()?,
+            ),
+            None => None,
+        };
+        // both given: they must agree where the shape is known (one silently winning would
+        // plan a size the file contradicts)
+        if let (Some(b), Some(d), Some(dims)) = (rt.bytes, dtype, &shape) {
+            let known: Option<Vec<u64>> = dims
+                .iter()
+                .map(|x| match x {
+                    Dim::Known(n) => Some(*n),
+                    Dim::Sym(_) => None,
+                })
+                .collect();
+            if let Some(known) = known {
+                let elements = known.iter().try_fold(1u64, |a, &n| a.checked_mul(n));
+                let want = elements.map(|e| d.bytes(e, &at)).transpose()?;
+                if want != Some(b) {
+                    let dims: Vec<String> = known.iter().map(|n| alloc::format!("{n}")).collect();
+                    return Err(Error::invalid(alloc::format!(
+                        "\"bytes\": {b} disagrees with {} [{}] ({}); give one or make them agree",
+                        d.name(),
+                        dims.join(", "),
+                        want.map_or_else(
+                            || String::from("more than 2^64 bytes"),
+                            |w| alloc::format!("{w} bytes")
+                        )
+                    ))
+                    .at(at));
+                }
+            }
+        }
         let flags = parse_flags(&rt.flags, &at)?;
         let constant = match rt.kind.as_deref() {
             None | Some("activation" | "input" | "output") => false,
@@ -177,7 +233,7 @@ pub fn parse(text: &str) -> Result<Graph> {
         tensors.push(Tensor {
             name: rt.name,
             dtype,
-            shape: rt.shape,
+            shape,
             bytes: rt.bytes,
             constant,
             memory_type: rt.memory_type,
@@ -347,5 +403,33 @@ mod tests {
         let e = parse("{\"format\":\"memplan.graph/1\",\n\"tensors\":[{\"name\":\"x\",\"bytes\":-1}],\"ops\":[]}")
             .unwrap_err();
         assert!(e.to_string().contains("line 2"), "{e}");
+    }
+
+    #[test]
+    fn bad_dims_and_contradicting_sizes_are_named() {
+        let one = |t: &str| {
+            parse(&alloc::format!(
+                r#"{{"format":"memplan.graph/1","tensors":[{t}],"ops":[{{"name":"A","outputs":["x"]}}]}}"#
+            ))
+        };
+        let e = one(r#"{"name":"x","dtype":"float32","shape":[2,-1]}"#).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "tensor 'x': shape axis 1: -1 is not a dim (a non-negative integer, or a name bound with --dim)"
+        );
+        let e = one(r#"{"name":"x","dtype":"float32","shape":[2,1.5]}"#).unwrap_err();
+        assert!(
+            e.to_string().contains("shape axis 1: 1.5 is not a dim"),
+            "{e}"
+        );
+        // float32 [8] is 32 bytes: a file saying 4 contradicts itself
+        let e = one(r#"{"name":"x","bytes":4,"dtype":"float32","shape":[8]}"#).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "tensor 'x': \"bytes\": 4 disagrees with float32 [8] (32 bytes); give one or make them agree"
+        );
+        // agreeing, or a symbolic shape (bytes then decide): accepted
+        assert!(one(r#"{"name":"x","bytes":32,"dtype":"float32","shape":[8]}"#).is_ok());
+        assert!(one(r#"{"name":"x","bytes":32,"dtype":"float32","shape":["n"]}"#).is_ok());
     }
 }
