@@ -69,6 +69,9 @@ fn options(args: &SimArgs) -> Result<RuntimeOptions, Error> {
             Ok((t.to_string(), l.to_string()))
         })
         .collect::<Result<Vec<_>, Error>>()?;
+    if args.align == 0 {
+        return Err(Error::bad_option("--align must be at least 1"));
+    }
     Ok(RuntimeOptions {
         pool_bytes: args.pool_size,
         block_bytes: args.block_size,

@@ -183,3 +183,16 @@ fn huge_and_long_lifetimes_simulate_in_memory_of_the_buffers() {
         }
     }
 }
+
+/// `--align 0` is refused, as `plan --align 0` is (it was accepted without a word).
+#[test]
+fn a_zero_alignment_is_refused() {
+    let (code, _, stderr) = common::run_in(
+        "../static/samples",
+        &["simulate", "tetris.csv", "-a", "bfc", "--align", "0"],
+    );
+    assert_eq!(
+        (code, stderr.trim_end()),
+        (2, "error: --align must be at least 1")
+    );
+}

@@ -955,7 +955,7 @@ impl Graph {
     }
 
     /// `given` plus a value of 1 for every symbolic dim it leaves unbound, and one warning per
-    /// such dim (`dim 'batch' is not bound; using 1 (bind it with --dim batch=N)`). What a user
+    /// such dim (`dim 'batch' is not bound; using 1 (bind it with --dim batch=VALUE)`). What a user
     /// who does not care about a dim expects: the batch-1 model. Dims the file does not name
     /// ([`is_unknown_dim`]) are left unbound: nothing says they are 1, so the tensors they size
     /// are reported as of unknown size instead of planned on a guess.
@@ -965,7 +965,7 @@ impl Graph {
         for s in self.symbols().into_iter().filter(|s| !is_unknown_dim(s)) {
             if let alloc::collections::btree_map::Entry::Vacant(e) = b.entry(s) {
                 warnings.push(alloc::format!(
-                    "dim '{0}' is not bound; using 1 (bind it with --dim {0}=N)",
+                    "dim '{0}' is not bound; using 1 (bind it with --dim {0}=VALUE)",
                     e.key()
                 ));
                 e.insert(1);
