@@ -45,16 +45,7 @@ fn bad_inputs_fail_with_one_clear_line() {
     ];
     let mut wrong = Vec::new();
     for (file, want) in cases {
-        let (code, stdout, stderr) = run(&["plan", file]);
-        let ok = code == 1
-            && stderr.trim_end() == *want
-            && stdout.is_empty()
-            && !stderr.contains("panicked");
-        if !ok {
-            wrong.push(format!(
-                "{file}: exit {code}, stderr {stderr:?}\n   want {want:?}"
-            ));
-        }
+        wrong.extend(common::refusal_mismatch(file, &run(&["plan", file]), want));
     }
     assert!(wrong.is_empty(), "\n{}", wrong.join("\n"));
 }

@@ -67,17 +67,8 @@ fn bad_onnx_models_fail_with_one_clear_line() {
     for (file, extra, what) in cases {
         let mut args = vec!["plan", file];
         args.extend_from_slice(extra);
-        let (code, stdout, stderr) = run(&args);
         let want = format!("error: {file}: {what}");
-        let ok = code == 1
-            && stderr.trim_end() == want
-            && stdout.is_empty()
-            && !stderr.contains("panicked");
-        if !ok {
-            wrong.push(format!(
-                "{file}: exit {code}, stderr {stderr:?}\n   want {want:?}"
-            ));
-        }
+        wrong.extend(common::refusal_mismatch(file, &run(&args), &want));
     }
     assert!(wrong.is_empty(), "\n{}", wrong.join("\n"));
 }

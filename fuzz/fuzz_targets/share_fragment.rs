@@ -10,16 +10,6 @@
 use libfuzzer_sys::fuzz_target;
 use memplan_web::share;
 
-fn pack(json: &[u8]) -> String {
-    use base64::Engine;
-    let z = miniz_oxide::deflate::compress_to_vec(json, 6);
-    format!(
-        "v={}&z={}",
-        share::VERSION,
-        base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(z)
-    )
-}
-
 fuzz_target!(|data: &[u8]| {
     let Some((&mode, rest)) = data.split_first() else {
         return;
@@ -27,7 +17,7 @@ fuzz_target!(|data: &[u8]| {
     let fragment = if mode % 2 == 1 {
         String::from_utf8_lossy(rest).into_owned()
     } else {
-        pack(rest)
+        share::pack_json(rest)
     };
     let Ok(state) = share::decode(&fragment) else {
         return;

@@ -278,19 +278,24 @@ mod tests {
     use super::*;
     use memplan_core::Buffer;
 
-    #[test]
-    fn a_runtime_pane_reuses_a_freed_buffer() {
-        // a [0,1], b [1,2], c [2,3], 1000 B each, rounded to 512: the reuse manager creates
-        // 1024 B for a and for b (both live at step 1); c comes after a's last use and takes
-        // a's buffer. Arena 2048 B, 3 allocations, 3 frees, nothing leaked.
-        let p = Problem::from_buffers(
+    /// a [0,1], b [1,2], c [2,3], 1000 B each.
+    fn trio() -> Problem {
+        Problem::from_buffers(
             "trio",
             vec![
                 Buffer::new("a", 1000, 0, 1),
                 Buffer::new("b", 1000, 1, 2),
                 Buffer::new("c", 1000, 2, 3),
             ],
-        );
+        )
+    }
+
+    #[test]
+    fn a_runtime_pane_reuses_a_freed_buffer() {
+        // a [0,1], b [1,2], c [2,3], 1000 B each, rounded to 512: the reuse manager creates
+        // 1024 B for a and for b (both live at step 1); c comes after a's last use and takes
+        // a's buffer. Arena 2048 B, 3 allocations, 3 frees, nothing leaked.
+        let p = trio();
         let s = PaneSettings {
             strategy: "runtime-reuse".into(),
             alignment: 512,
@@ -315,14 +320,7 @@ mod tests {
     fn every_runtime_pane_kind_runs_with_its_knobs() {
         // the same trio: acl-pool with 1024-byte blocks and 2 blocks: a, b take blocks 0, 1;
         // a freed after step 1 (stack [0]); c gets block 0. Reserved 2048, in use peak 2048.
-        let p = Problem::from_buffers(
-            "trio",
-            vec![
-                Buffer::new("a", 1000, 0, 1),
-                Buffer::new("b", 1000, 1, 2),
-                Buffer::new("c", 1000, 2, 3),
-            ],
-        );
+        let p = trio();
         let mut s = PaneSettings::default_for(0, false, &[]);
         s.strategy = "runtime-acl-pool".into();
         s.knobs.set("block-size", "1024").unwrap();

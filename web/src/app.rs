@@ -500,6 +500,14 @@ impl App {
         });
     }
 
+    /// A load error, saying which model stays on screen (if one does).
+    fn still_showing(&self, e: String) -> String {
+        match self.built.as_ref().and(self.source.as_ref()) {
+            Some(open) => format!("{e} (still showing {})", open.name),
+            None => e,
+        }
+    }
+
     /// A link's (or `?model=`'s) model failed: say so in the link banner and open the default
     /// sample with the link's settings, as for every other bad link.
     fn fall_back(&mut self, ctx: &Context<Self>, why: String) {
@@ -1018,8 +1026,7 @@ impl Component for App {
                 match r {
                     Ok(src) => {
                         // a new file that does not build leaves the open model on screen
-                        let open = self.built.as_ref().and(self.source.as_ref());
-                        if let (true, Some(open)) = (after == After::Fresh, open) {
+                        if after == After::Fresh && self.built.is_some() {
                             match model::build_with(
                                 &src,
                                 &Default::default(),
@@ -1028,7 +1035,7 @@ impl Component for App {
                             ) {
                                 Ok(b) => self.prebuilt = Some(b),
                                 Err(e) => {
-                                    self.error = Some(format!("{e} (still showing {})", open.name));
+                                    self.error = Some(self.still_showing(e));
                                     return true;
                                 }
                             }
@@ -1075,12 +1082,7 @@ impl Component for App {
                         self.sync_hash();
                     }
                     Err(e) if from_link => self.fall_back(ctx, e),
-                    Err(e) => {
-                        self.error = Some(match self.built.as_ref().and(self.source.as_ref()) {
-                            Some(open) => format!("{e} (still showing {})", open.name),
-                            None => e,
-                        })
-                    }
+                    Err(e) => self.error = Some(self.still_showing(e)),
                 }
             }
             Msg::AliasViews(on) => {

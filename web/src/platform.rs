@@ -242,12 +242,7 @@ pub fn post_height() {
     else {
         return;
     };
-    if let Ok(Some(parent)) = w.parent() {
-        let msg = js_sys::Object::new();
-        let _ = js_sys::Reflect::set(&msg, &"type".into(), &"memplan:height".into());
-        let _ = js_sys::Reflect::set(&msg, &"height".into(), &JsValue::from(h));
-        let _ = parent.post_message(&msg, "*");
-    }
+    post_to_host("memplan:height", &[("height", JsValue::from(h))]);
 }
 
 /// Posts `{type, ...fields}` to the embedding page, if there is one (an iframe's parent).

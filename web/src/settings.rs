@@ -37,7 +37,7 @@ pub struct PaneSettings {
     /// GE strategies with gears: cut the largest gear's region into virtual blocks of at
     /// most 400 MiB (expandable memory, GE `ge.exec.staticMemoryPolicy`,
     /// `kMaxSplitSizeForDynamicBatch`); left out of links when off.
-    #[serde(rename = "x", default, skip_serializing_if = "is_false")]
+    #[serde(rename = "x", default, skip_serializing_if = "std::ops::Not::not")]
     pub expandable_memory: bool,
     /// Runtime panes: the allocator's knobs (left out of links when all default).
     #[serde(
@@ -89,10 +89,6 @@ pub fn is_block(name: &str) -> bool {
     strategies()
         .iter()
         .any(|s| s.name == name && s.family == memplan_core::strategy::Family::Block)
-}
-
-fn is_false(b: &bool) -> bool {
-    !*b
 }
 
 /// Whether `name` is a runtime allocator rather than a static plan.

@@ -314,7 +314,8 @@ impl App {
         let gears = self
             .built
             .as_ref()
-            .is_some_and(|b| b.problem.gears().len() >= 2);
+            .and_then(|b| b.gears.as_ref())
+            .is_some_and(|(_, g)| g.len() >= 2);
         let planning_ms = |s: &crate::settings::PaneSettings| {
             self.running
                 .as_ref()

@@ -17,3 +17,15 @@ pub fn run_in(dir: &str, args: &[&str]) -> (i32, String, String) {
         String::from_utf8_lossy(&out.stderr).into_owned(),
     )
 }
+
+/// What is wrong with a run that should have refused `file` with exactly `want` (exit 1,
+/// nothing on stdout, one message, no panic); `None` when it did.
+#[allow(dead_code)] // not every test file checks refusals
+pub fn refusal_mismatch(file: &str, run: &(i32, String, String), want: &str) -> Option<String> {
+    let (code, stdout, stderr) = run;
+    let ok = *code == 1
+        && stderr.trim_end() == want
+        && stdout.is_empty()
+        && !stderr.contains("panicked");
+    (!ok).then(|| format!("{file}: exit {code}, stderr {stderr:?}\n   want {want:?}"))
+}
