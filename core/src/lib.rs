@@ -32,6 +32,7 @@ pub mod dtype;
 pub mod error;
 pub mod explain;
 pub mod graph;
+mod ids;
 pub mod import;
 pub mod plan;
 pub mod problem;

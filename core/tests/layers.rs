@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 /// Layer of each top-level module, lowest first. Same layer = may not name each other.
 const LAYERS: &[(&str, u32)] = &[
     ("error", 0),
+    ("ids", 0),
     ("units", 1),
     ("dtype", 1),
     ("problem", 2),

@@ -316,7 +316,7 @@ fn from_loaded(loaded: Loaded) -> Built {
                     shape_bindings.insert(dim.clone(), g);
                 }
             }
-            let (shape, dtype) = match t.and_then(|t| graph.tensors.get(t)) {
+            let (shape, dtype) = match t.and_then(|t| graph.tensors.get(t.index())) {
                 Some(tensor) => (
                     tensor
                         .bound_shape(&shape_bindings)

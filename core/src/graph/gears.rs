@@ -167,7 +167,7 @@ pub fn expand_with(
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::graph::{Op, Tensor};
+    use crate::graph::{Op, Tensor, TensorId};
     use crate::DType;
     use alloc::vec;
 
@@ -183,8 +183,8 @@ pub(crate) mod tests {
         let op = |n: &str, i: Vec<usize>, o: Vec<usize>| Op {
             name: n.into(),
             op_type: "Relu".into(),
-            inputs: i,
-            outputs: o,
+            inputs: TensorId::list(&i),
+            outputs: TensorId::list(&o),
             ..Op::default()
         };
         Graph {
@@ -196,8 +196,8 @@ pub(crate) mod tests {
                 t("z", vec![b(), Dim::Known(256)]),
             ],
             ops: vec![op("A", vec![0], vec![1, 2]), op("B", vec![1, 2], vec![3])],
-            inputs: vec![0],
-            outputs: vec![3],
+            inputs: TensorId::list(&vec![0]),
+            outputs: TensorId::list(&vec![3]),
             order: Default::default(),
         }
     }

@@ -18,10 +18,17 @@ use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::problem::{Buffer, BufferKind, Continuous, Flags, OpInfo, Problem};
 
-/// Index of a tensor in [`Graph::tensors`].
-pub type TensorId = usize;
-/// Index of an op in [`Graph::ops`] (file order, not necessarily the schedule).
-pub type OpId = usize;
+crate::ids::typed_id!(
+    /// Index of a tensor in [`Graph::tensors`].
+    TensorId,
+    "tensor #"
+);
+crate::ids::typed_id!(
+    /// Index of an op in [`Graph::ops`] (file order, not necessarily the schedule, which is a
+    /// `Vec<OpId>`).
+    OpId,
+    "op #"
+);
 
 /// One dimension of a shape: a number, or a name bound later (`batch`, `height`).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -466,7 +473,10 @@ impl UnknownTensor {
 impl Graph {
     /// Finds a tensor by name.
     pub fn tensor_id(&self, name: &str) -> Option<TensorId> {
-        self.tensors.iter().position(|t| t.name == name)
+        self.tensors
+            .iter()
+            .position(|t| t.name == name)
+            .map(TensorId::new)
     }
 
     /// The producing op of each tensor (`None` for graph inputs and constants).
@@ -477,7 +487,7 @@ impl Graph {
         let mut producer = alloc::vec![None; self.tensors.len()];
         for (k, op) in self.ops.iter().enumerate() {
             for &t in &op.outputs {
-                if let Some(prev) = producer[t].replace(k) {
+                if let Some(prev) = producer[t].replace(OpId::new(k)) {
                     return Err(Error::invalid(alloc::format!(
                         "tensor '{}' is written by op '{}' and by op '{}'",
                         self.tensors[t].name,
@@ -531,14 +541,14 @@ impl Graph {
         let mut ctrl: Vec<Vec<OpId>> = alloc::vec![Vec::new(); n];
         for (k, op) in self.ops.iter().enumerate() {
             for &t in &op.inputs {
-                if let Some(r) = readers.get_mut(t) {
-                    r.push(k);
+                if let Some(r) = readers.get_mut(t.index()) {
+                    r.push(OpId::new(k));
                     waits[k] += 1;
                 }
             }
             for &p in &op.after {
-                if let Some(c) = ctrl.get_mut(p) {
-                    c.push(k);
+                if let Some(c) = ctrl.get_mut(p.index()) {
+                    c.push(OpId::new(k));
                     waits[k] += 1;
                 }
             }
@@ -553,13 +563,13 @@ impl Graph {
         let is_input = |t: TensorId| self.inputs.contains(&t);
         // Pushed in reverse so that the first to come off is on top.
         let mut stack: Vec<Node> = Vec::new();
-        let no_edge: Vec<OpId> = (0..n).filter(|&k| waits[k] == 0).collect();
+        let no_edge: Vec<OpId> = OpId::all(n).filter(|&k| waits[k] == 0).collect();
         stack.extend(no_edge.iter().rev().map(|&k| Node::Op(k)));
-        let consts: Vec<TensorId> = (0..self.tensors.len())
+        let consts: Vec<TensorId> = TensorId::all(self.tensors.len())
             .filter(|&t| {
                 !is_input(t)
-                    && producer.get(t).is_some_and(Option::is_none)
-                    && readers.get(t).is_some_and(|r| !r.is_empty())
+                    && producer.get(t.index()).is_some_and(Option::is_none)
+                    && !readers[t].is_empty()
             })
             .collect();
         stack.extend(consts.iter().rev().map(|&t| Node::Source(t)));
@@ -568,8 +578,8 @@ impl Graph {
         let mut done = alloc::vec![false; n];
         let mut ready: Vec<OpId> = Vec::new();
         let release = |t: TensorId, waits: &mut Vec<usize>, ready: &mut Vec<OpId>| {
-            for &r in readers.get(t).map(Vec::as_slice).unwrap_or(&[]) {
-                if let Some(w) = waits.get_mut(r) {
+            for &r in readers.get(t.index()).map(Vec::as_slice).unwrap_or(&[]) {
+                if let Some(w) = waits.get_mut(r.index()) {
                     *w = w.saturating_sub(1);
                     if *w == 0 {
                         ready.push(r);
@@ -584,7 +594,7 @@ impl Graph {
                     stack.extend(ready.drain(..).map(Node::Op));
                 }
                 Node::Op(k) => {
-                    if done.get(k).copied().unwrap_or(true) {
+                    if done.get(k.index()).copied().unwrap_or(true) {
                         continue;
                     }
                     done[k] = true;
@@ -593,8 +603,8 @@ impl Graph {
                         release(t, &mut waits, &mut ready);
                         stack.extend(ready.drain(..).map(Node::Op));
                     }
-                    for &c in ctrl.get(k).map(Vec::as_slice).unwrap_or(&[]) {
-                        if let Some(w) = waits.get_mut(c) {
+                    for &c in ctrl.get(k.index()).map(Vec::as_slice).unwrap_or(&[]) {
+                        if let Some(w) = waits.get_mut(c.index()) {
                             *w = w.saturating_sub(1);
                             if *w == 0 {
                                 ready.push(c);
@@ -605,7 +615,7 @@ impl Graph {
                 }
             }
         }
-        order.extend((0..n).filter(|&k| !done[k]));
+        order.extend(OpId::all(n).filter(|&k| !done[k]));
         order
     }
 
@@ -620,6 +630,7 @@ impl Graph {
         let mut preds: Vec<Vec<OpId>> = alloc::vec![Vec::new(); self.ops.len()];
         let mut in_order = true;
         for (k, op) in self.ops.iter().enumerate() {
+            let k = OpId::new(k);
             for &p in &op.after {
                 in_order &= p < k;
                 preds[k].push(p);
@@ -642,12 +653,13 @@ impl Graph {
             }
         }
         if in_order {
-            return Ok((0..self.ops.len()).collect());
+            return Ok(OpId::all(self.ops.len()).collect());
         }
         // Kahn with a stable tie-break (lowest op index first) over deduplicated edges.
         let mut succs: Vec<Vec<OpId>> = alloc::vec![Vec::new(); self.ops.len()];
         let mut indegree = alloc::vec![0usize; self.ops.len()];
         for (k, ps) in preds.iter().enumerate() {
+            let k = OpId::new(k);
             let mut ps: Vec<OpId> = ps.clone();
             ps.sort_unstable();
             ps.dedup();
@@ -660,7 +672,7 @@ impl Graph {
                 indegree[k] += 1;
             }
         }
-        let mut ready: BinaryHeap<Reverse<OpId>> = (0..self.ops.len())
+        let mut ready: BinaryHeap<Reverse<OpId>> = OpId::all(self.ops.len())
             .filter(|&k| indegree[k] == 0)
             .map(Reverse)
             .collect();
@@ -809,7 +821,7 @@ impl Graph {
         for &k in &schedule {
             order.extend(self.ops[k].outputs.iter().copied());
         }
-        order.extend((0..self.tensors.len()).filter(|&t| self.tensors[t].constant));
+        order.extend(TensorId::all(self.tensors.len()).filter(|&t| self.tensors[t].constant));
         let mut seen = alloc::vec![false; self.tensors.len()];
         for t in order {
             if core::mem::replace(&mut seen[t], true) {
@@ -1005,8 +1017,8 @@ mod tests {
         let op = |n: &str, i: Vec<usize>, o: Vec<usize>| Op {
             name: n.into(),
             op_type: "Relu".into(),
-            inputs: i,
-            outputs: o,
+            inputs: TensorId::list(&i),
+            outputs: TensorId::list(&o),
             ..Op::default()
         };
         let mut a = op("A", vec![0], vec![1]);
@@ -1015,8 +1027,8 @@ mod tests {
             name: "chain".into(),
             tensors: vec![t("x", 10), t("a", 20), t("b", 30), t("c", 40)],
             ops: vec![a, op("B", vec![1], vec![2]), op("C", vec![2], vec![3])],
-            inputs: vec![0],
-            outputs: vec![3],
+            inputs: TensorId::list(&vec![0]),
+            outputs: TensorId::list(&vec![3]),
             order: Default::default(),
         }
     }
@@ -1048,13 +1060,13 @@ mod tests {
     fn out_of_order_file_is_scheduled_by_kahn() {
         let mut g = chain();
         g.ops.swap(0, 2); // C, B, A
-        assert_eq!(g.schedule().unwrap(), vec![2, 1, 0]);
+        assert_eq!(g.schedule().unwrap(), OpId::list(&[2, 1, 0]));
     }
 
     #[test]
     fn cycle_is_named() {
         let mut g = chain();
-        g.ops[0].inputs = vec![3]; // A reads c, written by C, which depends on A
+        g.ops[0].inputs = TensorId::list(&[3]); // A reads c, written by C, which depends on A
         let e = g.schedule().unwrap_err().to_string();
         assert!(e.contains("cycle"), "{e}");
     }

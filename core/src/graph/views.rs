@@ -113,8 +113,8 @@ mod tests {
         let op = |n: &str, ty: &str, i: Vec<usize>, o: Vec<usize>| Op {
             name: n.into(),
             op_type: ty.into(),
-            inputs: i,
-            outputs: o,
+            inputs: TensorId::list(&i),
+            outputs: TensorId::list(&o),
             ..Op::default()
         };
         let mut ops = alloc::vec![
@@ -129,11 +129,11 @@ mod tests {
             name: "chain".into(),
             tensors: ["x", "a", "b", "y", "z"].iter().map(|n| t(n)).collect(),
             ops,
-            inputs: alloc::vec![0],
+            inputs: TensorId::list(&alloc::vec![0]),
             outputs: if extra_reader {
-                alloc::vec![3, 4]
+                TensorId::list(&[3, 4])
             } else {
-                alloc::vec![3]
+                TensorId::list(&[3])
             },
             order: Default::default(),
         }

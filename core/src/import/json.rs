@@ -8,7 +8,7 @@ use serde::Deserialize;
 
 use crate::dtype::DType;
 use crate::error::{Error, Result};
-use crate::graph::{Dim, Graph, Op, Tensor, TensorId};
+use crate::graph::{Dim, Graph, Op, OpId, Tensor, TensorId};
 use crate::problem::Flags;
 
 /// The format tag this module reads.
@@ -170,7 +170,10 @@ pub fn parse(text: &str) -> Result<Graph> {
     let mut tensors = Vec::with_capacity(raw.tensors.len());
     for rt in raw.tensors {
         let at = alloc::format!("tensor '{}'", rt.name);
-        if index.insert(rt.name.clone(), tensors.len()).is_some() {
+        if index
+            .insert(rt.name.clone(), TensorId::new(tensors.len()))
+            .is_some()
+        {
             return Err(Error::invalid("duplicate tensor name").at(at));
         }
         let dtype = match &rt.dtype {
@@ -259,7 +262,7 @@ pub fn parse(text: &str) -> Result<Graph> {
             .after
             .iter()
             .map(|n| {
-                op_names.get(n).copied().ok_or_else(|| {
+                op_names.get(n).map(|&k| OpId::new(k)).ok_or_else(|| {
                     Error::invalid(alloc::format!("unknown op '{n}' in \"after\"")).at(at.clone())
                 })
             })
@@ -379,16 +382,16 @@ mod tests {
         // edge short; A; C; c readies D: B, A, C, D (file order: A, B, C, D).
         let g = parse(&diamond("ge-dfs", false)).unwrap();
         assert_eq!(g.order, crate::graph::ScheduleOrder::GeDfs);
-        assert_eq!(g.schedule().unwrap(), [1, 0, 2, 3]);
+        assert_eq!(g.schedule().unwrap(), OpId::list(&[1, 0, 2, 3]));
         // B also reads weight w, a Const node: SortNodes puts it below the Data nodes, so
         // x readies only A: A, C (D still waits for b); then w pops and readies B: B, D.
         let g = parse(&diamond("ge-dfs", true)).unwrap();
-        assert_eq!(g.schedule().unwrap(), [0, 2, 1, 3]);
+        assert_eq!(g.schedule().unwrap(), OpId::list(&[0, 2, 1, 3]));
         let l = g.lower(&Bindings::new()).unwrap();
         let b = l.problem.buffers.iter().find(|x| x.name == "b").unwrap();
         assert_eq!((b.start, b.end), (2, 3));
         let g = parse(&diamond("file", true)).unwrap();
-        assert_eq!(g.schedule().unwrap(), [0, 1, 2, 3]);
+        assert_eq!(g.schedule().unwrap(), OpId::list(&[0, 1, 2, 3]));
         let e = parse(&diamond("bfs", true)).unwrap_err().to_string();
         assert!(e.contains("unknown schedule 'bfs'"), "{e}");
     }

@@ -399,7 +399,7 @@ fn typos(graph: &Graph, symbols: &[String], opts: &LoadOptions) -> Vec<String> {
     let input_names: Vec<&str> = graph
         .inputs
         .iter()
-        .filter_map(|&t| graph.tensors.get(t).map(|x| x.name.as_str()))
+        .filter_map(|&t| graph.tensors.get(t.index()).map(|x| x.name.as_str()))
         .collect();
     for name in opts
         .inputs

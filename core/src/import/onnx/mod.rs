@@ -844,7 +844,7 @@ impl Importer<'_> {
             ..Graph::default()
         };
         for &id in &run.defined {
-            tid.insert(id, graph.tensors.len());
+            tid.insert(id, TensorId::new(graph.tensors.len()));
             graph.tensors.push(to_tensor(&self.infos[id]));
         }
         let map = |ids: &[usize]| -> Vec<TensorId> {
@@ -960,7 +960,7 @@ pub fn summary(model: &OnnxModel, bindings: &Bindings) -> String {
     let _ = writeln!(s, "ops: {}", c.join(", "));
     for (title, list) in [("input", &g.inputs), ("output", &g.outputs)] {
         for &t in list {
-            if let Some(t) = g.tensors.get(t) {
+            if let Some(t) = g.tensors.get(t.index()) {
                 let _ = writeln!(s, "{title} {}: {} {}", t.name, dt(t), shape(t));
             }
         }
