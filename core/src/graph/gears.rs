@@ -196,8 +196,8 @@ pub(crate) mod tests {
                 t("z", vec![b(), Dim::Known(256)]),
             ],
             ops: vec![op("A", vec![0], vec![1, 2]), op("B", vec![1, 2], vec![3])],
-            inputs: TensorId::list(&vec![0]),
-            outputs: TensorId::list(&vec![3]),
+            inputs: TensorId::list(&[0]),
+            outputs: TensorId::list(&[3]),
             order: Default::default(),
         }
     }

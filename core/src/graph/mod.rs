@@ -1027,8 +1027,8 @@ mod tests {
             name: "chain".into(),
             tensors: vec![t("x", 10), t("a", 20), t("b", 30), t("c", 40)],
             ops: vec![a, op("B", vec![1], vec![2]), op("C", vec![2], vec![3])],
-            inputs: TensorId::list(&vec![0]),
-            outputs: TensorId::list(&vec![3]),
+            inputs: TensorId::list(&[0]),
+            outputs: TensorId::list(&[3]),
             order: Default::default(),
         }
     }

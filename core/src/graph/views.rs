@@ -129,7 +129,7 @@ mod tests {
             name: "chain".into(),
             tensors: ["x", "a", "b", "y", "z"].iter().map(|n| t(n)).collect(),
             ops,
-            inputs: TensorId::list(&alloc::vec![0]),
+            inputs: TensorId::list(&[0]),
             outputs: if extra_reader {
                 TensorId::list(&[3, 4])
             } else {
