@@ -145,7 +145,7 @@ pub fn explain_gap(problem: &Problem, plan: &Plan, options: &PlanOptions) -> Res
         if blk
             .members
             .iter()
-            .any(|&m| m < problem.buffers.len() && live(m))
+            .any(|&m| m.index() < problem.buffers.len() && live(m.index()))
         {
             cover.push((
                 blk.offset,
@@ -200,7 +200,7 @@ pub fn explain_gap(problem: &Problem, plan: &Plan, options: &PlanOptions) -> Res
 mod tests {
     use super::*;
     use crate::plan::{Block, BlockLevel, Padding};
-    use crate::problem::Buffer;
+    use crate::problem::{Buffer, BufferId};
     use alloc::vec;
 
     fn opts(padding: Padding, alignment: u64) -> PlanOptions {
@@ -290,7 +290,7 @@ mod tests {
         let mut plan = Plan::new("ge", 512, vec![0, 1024, 0], vec![512, 512, 1024]).unwrap();
         plan.blocks = vec![
             Block {
-                members: vec![0, 2],
+                members: BufferId::list(&[0, 2]),
                 size: 1024,
                 offset: 0,
                 level: BlockLevel::Top,
@@ -298,7 +298,7 @@ mod tests {
                 tag: None,
             },
             Block {
-                members: vec![1],
+                members: BufferId::list(&[1]),
                 size: 512,
                 offset: 1024,
                 level: BlockLevel::Top,
@@ -334,7 +334,7 @@ mod tests {
         );
         let mut plan = Plan::new("ge", 1, vec![0, 0, 600], vec![400, 600, 50]).unwrap();
         plan.blocks = vec![Block {
-            members: vec![0, 1],
+            members: BufferId::list(&[0, 1]),
             size: 600,
             offset: 0,
             level: BlockLevel::Top,

@@ -17,6 +17,9 @@ macro_rules! typed_id {
         pub struct $name(usize);
 
         impl $name {
+            /// The largest id (a bound for range queries over ids).
+            pub const MAX: Self = Self(usize::MAX);
+
             /// The id of the item at `index`.
             pub const fn new(index: usize) -> Self {
                 Self(index)

@@ -16,8 +16,12 @@ use alloc::vec::Vec;
 
 use crate::error::{Error, Result};
 
-/// Index of a buffer in [`Problem::buffers`].
-pub type BufferId = usize;
+crate::ids::typed_id!(
+    /// Index of a buffer in [`Problem::buffers`]; a plan's per-buffer vectors
+    /// ([`crate::Plan::offsets`], [`crate::Plan::sizes`]) are indexed like it.
+    BufferId,
+    "buffer #"
+);
 
 /// What a buffer holds; GE treats each kind differently.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]

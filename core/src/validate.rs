@@ -183,7 +183,7 @@ impl Violation {
         let n = |i: &BufferId| {
             problem
                 .buffers
-                .get(*i)
+                .get(i.index())
                 .map_or_else(|| String::from("?"), |b| b.name.escape_debug().collect())
         };
         match self {
@@ -222,7 +222,7 @@ impl Violation {
                 n(buffer)
             ),
             Violation::LiveRangeOutside { buffer } => {
-                let b = problem.buffers.get(*buffer);
+                let b = problem.buffers.get(buffer.index());
                 alloc::format!(
                     "buffer '{}' lives over steps [{}, {}], outside the problem's {} steps",
                     n(buffer),
@@ -311,6 +311,7 @@ pub fn validate_with(problem: &Problem, plan: &Plan, rules: &Rules) -> Result<()
     }
     let align = plan.alignment.max(1);
     for (i, b) in problem.buffers.iter().enumerate() {
+        let i = BufferId::new(i);
         let (offset, planned) = (plan.offsets[i], plan.sizes[i]);
         // `steps == u64::MAX` counts step u64::MAX too (one past it does not fit in u64)
         if b.start > b.end || (b.end >= problem.steps && problem.steps != u64::MAX) {
@@ -427,7 +428,7 @@ fn space_of(problem: &Problem, plan: &Plan, i: BufferId) -> u32 {
 
 /// The offset spaces of the plan's buffers, ascending.
 fn spaces(problem: &Problem, plan: &Plan) -> Vec<u32> {
-    let mut v: Vec<u32> = (0..problem.buffers.len())
+    let mut v: Vec<u32> = BufferId::all(problem.buffers.len())
         .map(|i| space_of(problem, plan, i))
         .collect();
     v.push(0);
@@ -451,7 +452,7 @@ fn sweep(
     owned: &[((u64, u64), Option<&'static str>)],
     keep: impl Fn(BufferId) -> bool,
 ) -> Result<(), Violation> {
-    let mut order: Vec<BufferId> = (0..problem.buffers.len())
+    let mut order: Vec<BufferId> = BufferId::all(problem.buffers.len())
         .filter(|&i| plan.sizes[i] > 0 && keep(i))
         .collect();
     order.sort_unstable_by_key(|&i| owned[i].0 .0);
@@ -479,7 +480,7 @@ fn sweep(
                 });
             }
         }
-        if let Some((&(o, j), _)) = live.range((lo, 0)..).next() {
+        if let Some((&(o, j), _)) = live.range((lo, BufferId::new(0))..).next() {
             if o < hi {
                 return Err(Violation::Overlap {
                     a: j,
@@ -512,7 +513,10 @@ pub fn check_continuous(problem: &Problem, plan: &Plan) -> Result<(), Violation>
         .iter()
         .enumerate()
         .filter(|&(i, _)| plan.sizes[i] > 0)
-        .filter_map(|(i, b)| b.continuous.map(|c| (c.group, b.gear, c.index, i)))
+        .filter_map(|(i, b)| {
+            b.continuous
+                .map(|c| (c.group, b.gear, c.index, BufferId::new(i)))
+        })
         .collect();
     if members.is_empty() {
         return Ok(());
@@ -650,7 +654,7 @@ pub fn check_streams(problem: &Problem, plan: &Plan) -> Result<(), Violation> {
         .flat_map(|s| views.iter().map(move |&v| (s, v)))
         .collect();
     for (space, view) in views {
-        let mut order: Vec<BufferId> = (0..problem.buffers.len())
+        let mut order: Vec<BufferId> = BufferId::all(problem.buffers.len())
             .filter(|&i| {
                 let g = problem.buffers[i].gear;
                 plan.sizes[i] > 0
@@ -723,8 +727,8 @@ mod tests {
         assert_eq!(
             validate(&problem(), &plan),
             Err(Violation::Overlap {
-                a: 0,
-                b: 1,
+                a: BufferId::new(0),
+                b: BufferId::new(1),
                 step: 1
             })
         );
@@ -736,7 +740,7 @@ mod tests {
         assert_eq!(
             validate(&problem(), &plan),
             Err(Violation::Misaligned {
-                buffer: 1,
+                buffer: BufferId::new(1),
                 offset: 4,
                 alignment: 8
             })
@@ -746,17 +750,17 @@ mod tests {
         assert_eq!(
             validate(&problem(), &plan),
             Err(Violation::PeakTooLow {
-                buffer: 1,
+                buffer: BufferId::new(1),
                 end: 8,
                 peak: 7
             })
         );
         plan.peak = 8;
         plan.sizes[2] = 3;
-        assert!(matches!(
-            validate(&problem(), &plan),
-            Err(Violation::SizeTooSmall { buffer: 2, .. })
-        ));
+        match validate(&problem(), &plan) {
+            Err(Violation::SizeTooSmall { buffer, .. }) => assert_eq!(buffer, BufferId::new(2)),
+            other => panic!("{other:?}"),
+        }
     }
 
     #[test]
@@ -824,8 +828,8 @@ mod ge_invariant_tests {
         assert_eq!(
             validate(&race(false), &plan),
             Err(Violation::StreamRace {
-                a: 0,
-                b: 1,
+                a: BufferId::new(0),
+                b: BufferId::new(1),
                 access: 1
             })
         );
@@ -887,8 +891,8 @@ mod ge_invariant_tests {
         assert_eq!(
             validate(&p, &plan),
             Err(Violation::NotAdjacent {
-                a: 0,
-                b: 2,
+                a: BufferId::new(0),
+                b: BufferId::new(2),
                 gear: Some(2)
             })
         );

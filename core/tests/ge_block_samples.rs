@@ -65,7 +65,7 @@ fn diamond_matches_the_doc() {
 
     // Binary-block's tree: {a} nests in {d}, {e} in {b}; three top-level blocks.
     let bin = run(&p, "ge-binary-block", &options);
-    let name = |i: usize| p.buffers[i].name.as_str();
+    let name = |i: memplan_core::BufferId| p.buffers[i].name.as_str();
     let mut tops: Vec<String> = bin
         .blocks
         .iter()
@@ -114,7 +114,7 @@ fn chain_matches_the_doc() {
     let a = bin
         .blocks
         .iter()
-        .find(|b| b.members == [0])
+        .find(|b| b.members == [memplan_core::BufferId::new(0)])
         .expect("block of a");
     assert_eq!(a.size, 4 * MIB + 1024);
     let max = run(&p, "ge-max-block", &options);

@@ -29,7 +29,7 @@ fn sweep_peak(p: &Problem, cost: impl Fn(u64) -> u64) -> u64 {
             continue;
         }
         points.push((b.start, 0, cost(b.size)));
-        if !memplan_core::simulate::trace::never_freed(p, i) {
+        if !memplan_core::simulate::trace::never_freed(p, memplan_core::BufferId::new(i)) {
             points.push((b.end, 1, cost(b.size)));
         }
     }

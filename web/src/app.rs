@@ -354,7 +354,7 @@ impl App {
         v.plan.blocks.retain(|blk| {
             blk.members
                 .iter()
-                .any(|&m| sizes.get(m).copied().unwrap_or(0) > 0)
+                .any(|&m| sizes.get(m.index()).copied().unwrap_or(0) > 0)
         });
         v.curve = analysis::live_curve(&b.problem, &sizes);
         v.peak_step = analysis::peak_step(&v.curve);

@@ -518,7 +518,7 @@ pub fn timeline_scene(problem: &Problem, r: &PaneResult, vp: &Viewport, o: &SvgO
     for blk in &r.plan.blocks {
         let (mut s, mut e) = (u64::MAX, 0u64);
         for &m in &blk.members {
-            if let Some(b) = problem.buffers.get(m) {
+            if let Some(b) = problem.buffers.get(m.index()) {
                 s = s.min(b.start);
                 e = e.max(b.end);
             }

@@ -401,7 +401,7 @@ impl App {
                 .plan
                 .blocks
                 .iter()
-                .filter(|blk| blk.members.contains(&i))
+                .filter(|blk| blk.members.contains(&memplan_core::BufferId::new(i)))
                 .min_by_key(|blk| blk.size);
             let slack = block.map_or(0, |blk| {
                 let live: u64 = blk
@@ -410,10 +410,10 @@ impl App {
                     .filter(|&&m| {
                         b.problem
                             .buffers
-                            .get(m)
+                            .get(m.index())
                             .is_some_and(|x| x.start <= step && step <= x.end)
                     })
-                    .map(|&m| r.plan.sizes.get(m).copied().unwrap_or(0))
+                    .map(|&m| r.plan.sizes.get(m.index()).copied().unwrap_or(0))
                     .sum();
                 blk.size.saturating_sub(live)
             });

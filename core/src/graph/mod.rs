@@ -16,7 +16,7 @@ pub mod views;
 
 use crate::dtype::DType;
 use crate::error::{Error, Result};
-use crate::problem::{Buffer, BufferKind, Continuous, Flags, OpInfo, Problem};
+use crate::problem::{Buffer, BufferId, BufferKind, Continuous, Flags, OpInfo, Problem};
 
 crate::ids::typed_id!(
     /// Index of a tensor in [`Graph::tensors`].
@@ -932,8 +932,13 @@ impl Graph {
                     .collect();
                 preds.sort_unstable();
                 preds.dedup();
-                let mut inputs: Vec<usize> = Vec::new();
-                for b in op.inputs.iter().filter_map(|&t| buffer_of[t]) {
+                let mut inputs: Vec<BufferId> = Vec::new();
+                for b in op
+                    .inputs
+                    .iter()
+                    .filter_map(|&t| buffer_of[t])
+                    .map(BufferId::new)
+                {
                     if !inputs.contains(&b) {
                         inputs.push(b);
                     }

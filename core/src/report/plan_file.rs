@@ -371,7 +371,7 @@ fn entry(problem: &Problem, r: &Run<'_>, streams: bool) -> PlanEntry {
                 members: b
                     .members
                     .iter()
-                    .filter_map(|&m| problem.buffers.get(m).map(|x| x.name.clone()))
+                    .filter_map(|&m| problem.buffers.get(m.index()).map(|x| x.name.clone()))
                     .collect(),
             })
             .collect(),

@@ -198,7 +198,7 @@ impl Allocator for AclTiered {
         if size == 0 {
             return Ok(Some((0, 0)));
         }
-        let (first, pinned) = self.ask.get(id).copied().unwrap_or((0, false));
+        let (first, pinned) = self.ask.get(id.index()).copied().unwrap_or((0, false));
         let last = if pinned { first } else { self.tiers.len() - 1 };
         for k in first..=last {
             let t = &mut self.tiers[k];

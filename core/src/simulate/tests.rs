@@ -1,7 +1,7 @@
 //! Hand-computed traces for each allocator.
 
 use super::*;
-use crate::problem::{Buffer, BufferKind, OpInfo};
+use crate::problem::{Buffer, BufferId, BufferKind, OpInfo};
 use alloc::vec;
 
 /// Steps: 0: a(100) produced; 1: b(300) from a; 2: c(100) from b, d(50) unconsumed;
@@ -90,7 +90,7 @@ fn reuse_manager_table_full_fails() {
     .unwrap();
     // a, b created; c reuses a; d needs a third buffer: fails; e reuses b.
     assert_eq!(r.failures, 1);
-    assert_eq!(r.failed, vec![3]);
+    assert_eq!(r.failed, BufferId::list(&[3]));
     assert!(r.leaks.is_empty());
 }
 
@@ -125,7 +125,7 @@ fn pool_takes_consecutive_blocks() {
     .unwrap();
     assert_eq!(
         small.failed,
-        vec![1, 4],
+        BufferId::list(&[1, 4]),
         "b and e need 3 and 2 blocks next to a live block"
     );
 }
@@ -268,7 +268,7 @@ fn acl_pool_failures_are_counted_not_errors() {
         },
     )
     .unwrap();
-    assert_eq!(r.failed, vec![1, 4]);
+    assert_eq!(r.failed, BufferId::list(&[1, 4]));
     assert_eq!(r.failures, 2);
     // 2 blocks of 300: a, b take both; a freed; c gets a's; d finds the stack empty: NULL;
     // b freed at step 2; e gets b's block.
@@ -280,7 +280,7 @@ fn acl_pool_failures_are_counted_not_errors() {
         },
     )
     .unwrap();
-    assert_eq!(r.failed, vec![3]);
+    assert_eq!(r.failed, BufferId::list(&[3]));
     assert_eq!(r.offsets[4], Some(300));
     assert!(r.leaks.is_empty(), "d got nothing, so nothing leaks");
     assert!(AclPoolCheck::zero_block_is_an_error());
@@ -408,7 +408,7 @@ fn acl_tiered_mapping_pins_a_tensor_and_fails_when_its_level_is_full() {
     let r = simulate(&trace(), &kind).unwrap();
     // b pinned to DDR (base 128 + 512 = 640); e pinned to L1 while c holds it: NULL.
     assert_eq!(r.offsets[1], Some(640));
-    assert_eq!(r.failed, vec![4]);
+    assert_eq!(r.failed, BufferId::list(&[4]));
     assert_eq!(r.levels[0].level.failures, 1);
     let bad = AllocatorKind::AclTiered {
         levels: three_levels(),
@@ -537,7 +537,7 @@ fn ge_v2_recycles_idle_memory_over_the_threshold() {
     assert_eq!(r.reserved_bytes, 192);
     // A request above the threshold fails.
     let r = simulate(&p, &kind(150)).unwrap();
-    assert_eq!(r.failed, vec![1]);
+    assert_eq!(r.failed, BufferId::list(&[1]));
 }
 
 // ---- issue 18: lifetimes reaching u64::MAX, memory scales with buffers ----

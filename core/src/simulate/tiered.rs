@@ -73,7 +73,7 @@ pub fn place(problem: &Problem, levels: &[Level]) -> Result<TierReport> {
     let steps = points.len().max(1);
     let at = |x: u64| points.binary_search(&x).unwrap_or(0);
     let mut trees: Vec<MaxTree> = levels.iter().map(|_| MaxTree::new(steps)).collect();
-    let mut order: Vec<BufferId> = (0..problem.buffers.len()).collect();
+    let mut order: Vec<BufferId> = BufferId::all(problem.buffers.len()).collect();
     order.sort_by_key(|&i| {
         let b = &problem.buffers[i];
         (b.size, b.end - b.start, i)

@@ -41,6 +41,7 @@ pub fn events(problem: &Problem) -> Vec<StepEvents> {
     // (step, 0 = alloc / 1 = free, buffer)
     let mut all: Vec<(u64, u8, BufferId)> = Vec::with_capacity(2 * problem.buffers.len());
     for (i, b) in problem.buffers.iter().enumerate() {
+        let i = BufferId::new(i);
         all.push((b.start, 0, i));
         if !never_freed(problem, i) {
             all.push((b.end.max(b.start), 1, i));

@@ -7,7 +7,7 @@ use alloc::vec::Vec;
 
 use crate::error::{add, Result};
 use crate::plan::{Plan, PlanOptions};
-use crate::problem::{Buffer, BufferId, Problem};
+use crate::problem::{Buffer, Problem};
 
 /// Cells of the ops × streams reachability table [`stream_safe`] builds (16 Mi entries,
 /// 128 MiB); beyond it every buffer is kept to the end instead.
@@ -104,7 +104,7 @@ pub(crate) fn with_continuous_groups(
         return run(problem);
     }
     // (group, gear) -> members (index, buffer), and each buffer's place in the merged problem.
-    let mut groups: BTreeMap<GroupKey, Vec<(u32, BufferId)>> = BTreeMap::new();
+    let mut groups: BTreeMap<GroupKey, Vec<(u32, usize)>> = BTreeMap::new();
     for (i, b) in problem.buffers.iter().enumerate() {
         if let (Some(c), None) = (b.continuous, b.fixed_offset) {
             groups

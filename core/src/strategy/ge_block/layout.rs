@@ -25,7 +25,7 @@ use super::dynamic_batch;
 use super::units::{Role, UnitId, Units};
 use crate::error::{add, round_up, Result};
 use crate::plan::{Block, BlockLevel, Plan, PlanOptions};
-use crate::problem::Problem;
+use crate::problem::{BufferId, Problem};
 
 /// What the layout adds to the plan besides offsets.
 #[derive(Debug, Clone, Default)]
@@ -94,7 +94,7 @@ pub(crate) fn build(
                 .units
                 .iter()
                 .filter_map(|&u| units.list.get(u))
-                .flat_map(|u| u.buffers.iter().copied())
+                .flat_map(|u| u.buffers.iter().map(|&i| BufferId::new(i)))
                 .collect(),
             size: a.resized.get(b).copied().unwrap_or(0),
             offset: 0,
@@ -131,7 +131,7 @@ pub(crate) fn build(
             let base = base_of.entry(b.memory_type).or_insert(0);
             *base = (*base).max(add(off, s, "end of a fixed-offset buffer")?);
             a.out_blocks.push(Block {
-                members: alloc::vec![i],
+                members: alloc::vec![BufferId::new(i)],
                 size: s,
                 offset: off,
                 level: BlockLevel::Top,
@@ -555,7 +555,7 @@ impl Arena<'_> {
         self.set_unit(u, at)?;
         let size = round_up(unit.size, align, "size of a block")?;
         self.out_blocks.push(Block {
-            members: unit.buffers.clone(),
+            members: BufferId::list(&unit.buffers),
             size,
             offset: at,
             level: BlockLevel::Top,

@@ -8,7 +8,7 @@ use alloc::vec::Vec;
 
 use super::*;
 use crate::plan::BlockLevel;
-use crate::problem::{Buffer, BufferKind, Continuous, OpInfo};
+use crate::problem::{Buffer, BufferId, BufferKind, Continuous, OpInfo};
 use crate::validate::validate;
 
 const K: u64 = 1024;
@@ -96,7 +96,11 @@ fn no_reuse_flag_keeps_a_block_to_itself() {
     let plan = check(&p, "ge-block", &opts());
     assert_eq!(plan.peak, 3 * K);
     assert_eq!(groups(&p, &plan), ["a", "b", "c"]);
-    let a = plan.blocks.iter().find(|b| b.members == [0]).unwrap();
+    let a = plan
+        .blocks
+        .iter()
+        .find(|b| b.members == BufferId::list(&[0]))
+        .unwrap();
     assert_eq!(a.tag.as_deref(), Some("no-reuse"));
     assert_eq!(plan.stat("no_reuse"), Some(K));
 }
@@ -482,8 +486,8 @@ fn rule1_a_block_read_on_another_stream_waits_for_an_edge_back() {
     assert_eq!(
         validate(&p, &unsafe_plan),
         Err(crate::validate::Violation::StreamRace {
-            a: ia,
-            b: ib,
+            a: BufferId::new(ia),
+            b: BufferId::new(ib),
             access: 1
         })
     );

@@ -10,7 +10,7 @@ use alloc::vec::Vec;
 
 use crate::error::{add, Result};
 use crate::plan::PlanOptions;
-use crate::problem::{BufferId, BufferKind, Problem};
+use crate::problem::{BufferKind, Problem};
 
 /// Index of a unit in [`Units::list`].
 pub(crate) type UnitId = usize;
@@ -54,7 +54,7 @@ pub(crate) enum Role {
 #[derive(Debug, Clone)]
 pub(crate) struct Unit {
     /// The buffers, in continuous index order for a group; one otherwise.
-    pub buffers: Vec<BufferId>,
+    pub buffers: Vec<usize>,
     /// Size in bytes: the buffer's planned size, or the sum of the group's planned sizes.
     pub size: u64,
     /// GE's real size (`real_size_list_`): the padded size before rounding to the block
@@ -123,7 +123,7 @@ pub(crate) struct Units {
     /// Planned size of every buffer (padding, then alignment).
     pub sizes: Vec<u64>,
     /// Buffers with a fixed offset: placed there, below the arena GE lays out.
-    pub pinned: Vec<BufferId>,
+    pub pinned: Vec<usize>,
     /// Remarks for the plan's notes.
     pub notes: Vec<alloc::string::String>,
     /// Step of the last `AtomicAddrClean` or `MemSet` op (GE `atomic_addr_clean_id_`,
@@ -311,7 +311,7 @@ impl Units {
             u.release_rank = u
                 .buffers
                 .iter()
-                .filter_map(|b| inputs.iter().position(|x| x == b))
+                .filter_map(|&b| inputs.iter().position(|x| x.index() == b))
                 .min()
                 .unwrap_or(usize::MAX);
         }
