@@ -539,39 +539,11 @@ fn run_strategy(
     )
 }
 
-/// GE's build-log line per memory type for a GE plan (graph_mem_assigner.cc:
-/// `[IMAS]AfterAssignMemory : <graph> memoffset[..] theory_min[..] zero_copy[..]
-/// total_size[..] no_reuse[..] streams[..]`), from the plan's stats; none for other plans.
+/// GE's build-log lines for a GE plan ([`memplan_core::GeStats::imas_lines`]); none for
+/// other plans.
 fn imas_lines(graph: &str, e: &PlanEntry) -> Vec<String> {
-    let stat = |n: &str| e.stats.iter().find(|(k, _)| k == n).map(|(_, v)| *v);
-    let mut types: Vec<String> = vec![String::new()];
-    types.extend(
-        e.arenas
-            .iter()
-            .filter(|a| a.memory_type != 0)
-            .map(|a| format!("@{}", a.name)),
-    );
-    let mut out = Vec::new();
-    for t in types {
-        let Some(memoffset) = stat(&format!("memoffset{t}")) else {
-            continue;
-        };
-        let v = |n: &str| stat(&format!("{n}{t}")).unwrap_or(0);
-        out.push(format!(
-            "[IMAS]AfterAssignMemory : {graph} memoffset[{memoffset}] theory_min[{}] zero_copy[{}] total_size[{}] no_reuse[{}] streams[{}]{}",
-            v("theory_min"),
-            v("zero_copy"),
-            v("total_size"),
-            v("no_reuse"),
-            stat("streams").unwrap_or(1),
-            if t.is_empty() {
-                String::new()
-            } else {
-                format!(" memory_type[{}]", &t[1..])
-            }
-        ));
-    }
-    out
+    e.ge.as_ref()
+        .map_or_else(Vec::new, |ge| ge.imas_lines(graph))
 }
 
 fn table(f: &PlanFile, o: &PlanOptions) -> String {

@@ -46,7 +46,10 @@ pub use bound::{lower_bound, Bounds};
 pub use dtype::DType;
 pub use error::{Error, ErrorKind, Result};
 pub use graph::{Bindings, Dim, Graph, Lowered, Op, OpId, Tensor, TensorId, UnknownTensor};
-pub use plan::{memory_type_name, Arena, Block, BlockLevel, Padding, Plan, PlanOptions};
+pub use plan::{
+    memory_type_name, Arena, Block, BlockLevel, GeMemoryStats, GeStats, HybridTotals, Padding,
+    Plan, PlanOptions,
+};
 pub use problem::{Buffer, BufferId, BufferKind, Continuous, Flags, OpInfo, Problem};
 pub use strategy::{find as find_strategy, plan, strategies, StrategyInfo};
 pub use validate::{validate, validate_with, Rules, Violation};

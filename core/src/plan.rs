@@ -233,6 +233,120 @@ pub struct Plan {
     /// `notes` render them); `None` for other strategies.
     #[cfg_attr(feature = "serde", serde(default))]
     pub search: Option<Search>,
+    /// For GE's block-reuse strategies: GE's statistics as typed figures (its `stats`
+    /// render them); `None` for other strategies.
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub ge: Option<GeStats>,
+}
+
+/// GE's statistics of a block-reuse plan, as GE computes them (graph_mem_assigner.cc
+/// `MemoryStat` and its `[IMAS]AfterAssignMemory` build-log line), bytes unless named
+/// otherwise.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct GeStats {
+    /// One entry per memory type that holds anything, HBM (type 0) first, ascending.
+    pub memory_types: Vec<GeMemoryStats>,
+    /// Distinct streams of the problem's buffers (GE `streams[..]`).
+    pub streams: u64,
+    /// Top-level blocks of the plan.
+    pub blocks: u64,
+    /// With dynamic batch: `(gear, bytes)` of each gear's feature maps (GE
+    /// DynamicBatchMemAssigner), ascending by gear.
+    pub gear_totals: Vec<(u64, u64)>,
+    /// `ge-block` (GE HybridMemAssigner): both variants' arenas; `None` for one variant.
+    pub hybrid: Option<HybridTotals>,
+}
+
+/// GE's figures of one memory type's offset space.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct GeMemoryStats {
+    /// Memory type (0 = HBM; see [`memory_type_name`]).
+    pub memory_type: u32,
+    /// End of the space: GE `memoffset`, the arena size of this type.
+    pub memoffset: u64,
+    /// Feature-map region (ordinary and continuous-input blocks).
+    pub feature_map: u64,
+    /// Atomic-clean region.
+    pub atomic: u64,
+    /// Zero-copy region (graph inputs and outputs).
+    pub zero_copy: u64,
+    /// GE `total_size`: every tensor's planned size summed, as with no reuse.
+    pub total_size: u64,
+    /// GE `no_reuse`: the part that never takes part in reuse.
+    pub no_reuse: u64,
+    /// GE `theory_min`: live-set peak of the reusable part plus the no-reuse part.
+    pub theory_min: u64,
+}
+
+/// The two variants' arenas that GE's hybrid compares (hybrid_mem_assigner.cc).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct HybridTotals {
+    /// HBM arena of the binary-block variant.
+    pub binary_block: u64,
+    /// HBM arena of the max-block variant.
+    pub max_block: u64,
+}
+
+impl GeStats {
+    /// The figures as named statistics ([`Plan::stats`], the plan file's `stats`): per memory
+    /// type `memoffset`, `feature_map`, `atomic`, `zero_copy`, `total_size`, `no_reuse`,
+    /// `theory_min` (suffixed `@P2P_DDR` etc. for types other than HBM), then `streams`,
+    /// `blocks`, `gear_N` and, for the hybrid, `binary_block` and `max_block`.
+    pub fn stats(&self) -> Vec<(String, u64)> {
+        let mut v: Vec<(String, u64)> = Vec::new();
+        for m in &self.memory_types {
+            let suffix = if m.memory_type == 0 {
+                String::new()
+            } else {
+                alloc::format!("@{}", memory_type_name(m.memory_type))
+            };
+            for (k, x) in [
+                ("memoffset", m.memoffset),
+                ("feature_map", m.feature_map),
+                ("atomic", m.atomic),
+                ("zero_copy", m.zero_copy),
+                ("total_size", m.total_size),
+                ("no_reuse", m.no_reuse),
+                ("theory_min", m.theory_min),
+            ] {
+                v.push((alloc::format!("{k}{suffix}"), x));
+            }
+        }
+        v.push(("streams".into(), self.streams));
+        v.push(("blocks".into(), self.blocks));
+        for (g, t) in &self.gear_totals {
+            v.push((alloc::format!("gear_{g}"), *t));
+        }
+        if let Some(h) = self.hybrid {
+            v.push(("binary_block".into(), h.binary_block));
+            v.push(("max_block".into(), h.max_block));
+        }
+        v
+    }
+
+    /// GE's build-log line per memory type (graph_mem_assigner.cc:
+    /// `[IMAS]AfterAssignMemory : <graph> memoffset[..] theory_min[..] zero_copy[..]
+    /// total_size[..] no_reuse[..] streams[..]`, with ` memory_type[NAME]` for types other
+    /// than HBM), so memplan's figures can be held against a GE build log.
+    pub fn imas_lines(&self, graph: &str) -> Vec<String> {
+        self.memory_types
+            .iter()
+            .map(|m| {
+                let ty = if m.memory_type == 0 {
+                    String::new()
+                } else {
+                    alloc::format!(" memory_type[{}]", memory_type_name(m.memory_type))
+                };
+                alloc::format!(
+                    "[IMAS]AfterAssignMemory : {graph} memoffset[{}] theory_min[{}] zero_copy[{}] total_size[{}] no_reuse[{}] streams[{}]{ty}",
+                    m.memoffset, m.theory_min, m.zero_copy, m.total_size, m.no_reuse, self.streams
+                )
+            })
+            .collect()
+    }
 }
 
 /// Why an anytime search stopped.

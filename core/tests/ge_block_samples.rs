@@ -62,6 +62,32 @@ fn diamond_matches_the_doc() {
     assert_eq!(ge.peak, 9_438_720 + 1024);
     // The doc's theory_min: live peak a + b + c, plus the non-reused x and f.
     assert_eq!(ge.stat("theory_min"), Some(8 * MIB + 1536 + 1024));
+    // The same figures typed, and GE's build-log line from them.
+    let stats = ge.ge.as_ref().expect("a GE plan carries GE's statistics");
+    let hbm = stats.memory_types[0];
+    assert_eq!(stats.memory_types.len(), 1);
+    assert_eq!(
+        (hbm.memory_type, hbm.memoffset, hbm.feature_map, hbm.atomic),
+        (0, 9_438_720 + 1024, 9_438_720, 0)
+    );
+    assert_eq!((hbm.zero_copy, hbm.no_reuse), (1024, 1024)); // x and f
+    assert_eq!(hbm.theory_min, 8 * MIB + 1536 + 1024);
+    assert_eq!(stats.streams, 1);
+    assert_eq!(
+        stats.hybrid.map(|h| (h.binary_block, h.max_block)),
+        Some((9_438_720 + 1024, 9_438_720 + 1024))
+    );
+    assert_eq!(
+        stats.stats(),
+        ge.stats,
+        "stats are the typed figures by name"
+    );
+    // total_size: every tensor padded, no reuse: a..e (13 MiB) + 512 each, x and f 512 each.
+    assert_eq!(hbm.total_size, 13 * MIB + 5 * 512 + 1024);
+    assert_eq!(
+        stats.imas_lines("diamond"),
+        ["[IMAS]AfterAssignMemory : diamond memoffset[9439744] theory_min[8391168] zero_copy[1024] total_size[13635072] no_reuse[1024] streams[1]"]
+    );
 
     // Binary-block's tree: {a} nests in {d}, {e} in {b}; three top-level blocks.
     let bin = run(&p, "ge-binary-block", &options);

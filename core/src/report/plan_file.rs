@@ -11,7 +11,7 @@ use super::{GearReport, OverlayReport};
 use crate::error::{Error, Result};
 use crate::graph::views::AliasReport;
 use crate::graph::UnknownTensor;
-use crate::plan::{Arena, BlockLevel, Padding, Plan, PlanOptions, Search};
+use crate::plan::{Arena, BlockLevel, GeStats, Padding, Plan, PlanOptions, Search};
 use crate::problem::{Buffer, Problem};
 use crate::strategy::semantics;
 
@@ -154,6 +154,11 @@ pub struct PlanEntry {
     /// why it stopped, the large-input counts.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub search: Option<Search>,
+    /// GE's statistics as typed figures (GE strategies): per memory type memoffset,
+    /// feature map, atomic and zero-copy regions, total_size, no_reuse, theory_min; streams,
+    /// blocks, gear totals, the hybrid's two variants. `stats` carries the same by name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ge: Option<GeStats>,
     /// Blocks of a block-reuse plan (GE), in the plan's order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub blocks: Vec<BlockEntry>,
@@ -356,6 +361,7 @@ fn entry(problem: &Problem, r: &Run<'_>, streams: bool) -> PlanEntry {
         stats: plan.stats.clone(),
         notes: plan.notes.clone(),
         search: plan.search,
+        ge: plan.ge.clone(),
         blocks: plan
             .blocks
             .iter()

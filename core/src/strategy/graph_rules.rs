@@ -178,6 +178,7 @@ pub(crate) fn with_continuous_groups(
     plan.peak = plan.peak.max(inner.peak);
     plan.stats = inner.stats;
     plan.search = inner.search;
+    plan.ge = inner.ge;
     plan.notes = inner.notes;
     if !groups.is_empty() {
         plan.notes.push(alloc::format!(

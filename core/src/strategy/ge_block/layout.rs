@@ -116,7 +116,7 @@ pub(crate) fn build(
         }
     }
 
-    let mut stats: Vec<(String, u64)> = Vec::new();
+    let mut ge = crate::plan::GeStats::default();
     let mut notes: Vec<String> = Vec::new();
 
     // Fixed offsets first; the arena starts above them.
@@ -151,11 +151,6 @@ pub(crate) fn build(
     let mut arenas: Vec<crate::plan::Arena> = Vec::new();
     let mut hbm_end = base_of.get(&0).copied().unwrap_or(0);
     for mem in mems {
-        let suffix = if mem == 0 {
-            String::new()
-        } else {
-            alloc::format!("@{}", crate::plan::memory_type_name(mem))
-        };
         let base = base_of.get(&mem).copied().unwrap_or(0);
         let mut cursor = round_up(base, align, "arena base")?;
         let fm_start = cursor;
@@ -195,10 +190,6 @@ pub(crate) fn build(
         if mem != 0 && in_type.is_empty() && base == 0 {
             continue;
         }
-        stats.push((alloc::format!("memoffset{suffix}"), cursor));
-        stats.push((alloc::format!("feature_map{suffix}"), feature_map));
-        stats.push((alloc::format!("atomic{suffix}"), atomic));
-        stats.push((alloc::format!("zero_copy{suffix}"), cursor - zc_start));
         // GE MemoryStat: total_size = sum with no reuse, no_reuse = what never takes part,
         // theory_min = live peak of the reusable part plus the no-reuse part.
         let pinned_here = || {
@@ -213,14 +204,12 @@ pub(crate) fn build(
             .map(|u| u.size)
             .chain(pinned_here())
             .try_fold(0u64, |s, x| add(s, x, "total size"))?;
-        stats.push((alloc::format!("total_size{suffix}"), total));
         let no_reuse = in_type
             .iter()
             .filter(|u| u.role != Role::Reusable)
             .map(|u| u.size)
             .chain(pinned_here())
             .try_fold(0u64, |s, x| add(s, x, "no-reuse size"))?;
-        stats.push((alloc::format!("no_reuse{suffix}"), no_reuse));
         let mut reusable = alloc::vec![false; n];
         for u in in_type.iter().filter(|u| u.role == Role::Reusable) {
             for &i in &u.buffers {
@@ -236,10 +225,16 @@ pub(crate) fn build(
                 0
             })
         })?;
-        stats.push((
-            alloc::format!("theory_min{suffix}"),
-            add(live.lower_bound, no_reuse, "theory_min")?,
-        ));
+        ge.memory_types.push(crate::plan::GeMemoryStats {
+            memory_type: mem,
+            memoffset: cursor,
+            feature_map,
+            atomic,
+            zero_copy: cursor - zc_start,
+            total_size: total,
+            no_reuse,
+            theory_min: add(live.lower_bound, no_reuse, "theory_min")?,
+        });
         if mem == 0 {
             hbm_end = cursor;
         }
@@ -252,14 +247,9 @@ pub(crate) fn build(
     let mut streams: Vec<u32> = problem.buffers.iter().map(|b| b.stream).collect();
     streams.sort_unstable();
     streams.dedup();
-    stats.push(("streams".into(), streams.len() as u64));
-    stats.push((
-        "blocks".into(),
-        blocks.iter().filter(|b| b.parent.is_none()).count() as u64,
-    ));
-    for (g, t) in &gear_totals {
-        stats.push((alloc::format!("gear_{g}"), *t));
-    }
+    ge.streams = streams.len() as u64;
+    ge.blocks = blocks.iter().filter(|b| b.parent.is_none()).count() as u64;
+    ge.gear_totals = gear_totals.into_iter().collect();
     if extra.splits > 0 {
         notes.push(alloc::format!(
             "level 2 split {} block(s) whose members crossed a parent's",
@@ -284,7 +274,8 @@ pub(crate) fn build(
         plan.arenas = arenas;
     }
     plan.blocks = a.out_blocks;
-    plan.stats = stats;
+    plan.stats = ge.stats();
+    plan.ge = Some(ge);
     plan.notes = notes;
     Ok(plan)
 }

@@ -61,8 +61,6 @@
 //! - With reuse off, gear blocks are not overlaid: GE marks them not reusable and
 //!   `DynamicBatchMemAssigner` only selects reusable blocks, so the arena is the sum of blocks.
 
-use alloc::string::String;
-
 use crate::error::Result;
 use crate::plan::{Plan, PlanOptions};
 use crate::problem::Problem;
@@ -177,8 +175,13 @@ fn keep_smaller(binary: Plan, max: Plan) -> Plan {
         (binary, "binary-block")
     };
     plan.strategy = alloc::format!("ge-block:{winner}");
-    plan.stats.push((String::from("binary_block"), b));
-    plan.stats.push((String::from("max_block"), m));
+    if let Some(ge) = plan.ge.as_mut() {
+        ge.hybrid = Some(crate::plan::HybridTotals {
+            binary_block: b,
+            max_block: m,
+        });
+        plan.stats = ge.stats();
+    }
     plan.notes.insert(
         0,
         alloc::format!(
