@@ -43,6 +43,7 @@ enum Command {
     Strategies,
     /// Replay the tensor trace through a runtime allocator (allocate at the producer's step,
     /// free after the last use) and report peak, allocations, frees, fragmentation, leaks.
+    /// Exit status 3 when an allocation failed (the memory given did not suffice).
     Simulate(SimArgs),
     /// Show what the ONNX importer read: opset, ops, inputs and outputs with symbolic and bound
     /// shapes, weights, unbound dims, tensors whose shape could not be inferred, warnings.
@@ -274,7 +275,12 @@ fn main() -> ExitCode {
             inputs,
             tensors,
         } => run_inspect(&input, &dims, &inputs, tensors),
-        Command::Simulate(args) => simulate::run(&args),
+        Command::Simulate(args) => match simulate::run(&args) {
+            // Every allocation succeeded.
+            Ok(true) => Ok(()),
+            Ok(false) => return ExitCode::from(3),
+            Err(e) => Err(e),
+        },
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

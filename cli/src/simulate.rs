@@ -9,7 +9,10 @@ use memplan_core::{units, Error, Problem};
 use crate::load;
 use crate::{parse_kv, parse_shapes, SimArgs, SimFormat};
 
-pub fn run(args: &SimArgs) -> Result<(), Error> {
+/// Runs the allocators and prints their report. `Ok(false)` when an allocation failed (or
+/// the tiered placement left a tensor out): the caller exits with status 3, as `plan` does
+/// for a plan over `--capacity`, so a script sees that the memory did not suffice.
+pub fn run(args: &SimArgs) -> Result<bool, Error> {
     let mut shapes = parse_shapes(&args.shape.dims, &args.shape.inputs, &args.shape.sizes)?;
     shapes.alias_views = args.shape.alias_views;
     shapes.order = args.shape.order();
@@ -56,7 +59,24 @@ pub fn run(args: &SimArgs) -> Result<(), Error> {
         ),
     };
     print!("{text}");
-    Ok(())
+    let mut ok = true;
+    for r in reports.iter().filter(|r| r.failures > 0) {
+        eprintln!(
+            "{}: {} of {} allocation(s) failed (exit status 3)",
+            r.allocator,
+            r.failures,
+            r.failures + r.allocations
+        );
+        ok = false;
+    }
+    if let Some(t) = tiers.as_ref().filter(|t| !t.unplaced.is_empty()) {
+        eprintln!(
+            "tiered: {} tensor(s) fit no level (exit status 3)",
+            t.unplaced.len()
+        );
+        ok = false;
+    }
+    Ok(ok)
 }
 
 /// The registry's options from the flags.

@@ -196,3 +196,31 @@ fn a_zero_alignment_is_refused() {
         (2, "error: --align must be at least 1")
     );
 }
+
+#[test]
+fn failed_allocations_exit_with_status_3() {
+    // Two 300 B blocks for five.csv: a, b take both; c (step 2) finds a's block freed at
+    // step 1, but d (also step 2) finds none: one failure of five requests.
+    let (code, out, err) = run_in(
+        "tests",
+        &[
+            "simulate",
+            "sim/five.csv",
+            "-a",
+            "acl-pool",
+            "--block-size",
+            "300",
+            "--num-blocks",
+            "2",
+        ],
+    );
+    assert_eq!(code, 3, "{out}{err}");
+    assert!(
+        err.contains("acl-pool: 1 of 5 allocation(s) failed (exit status 3)"),
+        "{err}"
+    );
+    assert!(
+        out.contains("acl-pool"),
+        "the report is still printed: {out}"
+    );
+}
