@@ -188,7 +188,7 @@ impl Built {
 /// Parses a gear list such as `1,2,4,8` (empty: no gears).
 ///
 /// # Errors
-/// A message naming the bad entry or the limit.
+/// A message naming the bad entry, a gear listed twice, or the limit.
 pub fn parse_gears(text: &str) -> Result<Vec<u64>, String> {
     let mut v = Vec::new();
     for part in text.split([',', ' ']).filter(|p| !p.trim().is_empty()) {
@@ -203,7 +203,10 @@ pub fn parse_gears(text: &str) -> Result<Vec<u64>, String> {
         }
     }
     v.sort_unstable();
-    v.dedup();
+    // as the CLI's --batch: a gear typed twice is a slip, not a request
+    if let Some(w) = v.windows(2).find(|w| w[0] == w[1]) {
+        return Err(format!("gear {} is listed twice", w[0]));
+    }
     if v.len() > MAX_GEARS {
         return Err(format!("at most {MAX_GEARS} gears"));
     }
@@ -458,7 +461,8 @@ pub(crate) mod tests {
         assert!(per_gear(1) > 100);
         assert!([2, 4, 8].iter().all(|&g| per_gear(g) == per_gear(1)));
         assert_eq!(b.weight_bytes, 102_015_680);
-        assert_eq!(parse_gears(" 8, 1,2,2 ").unwrap(), vec![1, 2, 8]);
+        assert_eq!(parse_gears(" 8, 1,2 ").unwrap(), vec![1, 2, 8]);
+        assert_eq!(parse_gears("1,2,2").unwrap_err(), "gear 2 is listed twice");
         assert!(parse_gears("1,x").unwrap_err().contains("'x'"));
     }
 

@@ -165,6 +165,14 @@ pub fn load_as(format: Format, name: &str, bytes: &[u8], opts: &LoadOptions) -> 
         return Err(Error::parse(EMPTY));
     }
     let stem = stem(name);
+    let mut seen = opts.gears.clone();
+    seen.sort_unstable();
+    if let Some(w) = seen.windows(2).find(|w| w[0] == w[1]) {
+        return Err(Error::bad_option(alloc::format!(
+            "--batch lists gear {} twice",
+            w[0]
+        )));
+    }
     match format {
         Format::Csv => {
             if !opts.gears.is_empty() {
@@ -180,6 +188,7 @@ pub fn load_as(format: Format, name: &str, bytes: &[u8], opts: &LoadOptions) -> 
                 weight_bytes: problem.weight_bytes,
                 lowered: Lowered {
                     problem,
+                    warnings: unused_on_buffer_list(opts),
                     ..Lowered::default()
                 },
                 symbols: Vec::new(),
@@ -190,6 +199,25 @@ pub fn load_as(format: Format, name: &str, bytes: &[u8], opts: &LoadOptions) -> 
         Format::GraphJson => load_json(&stem, bytes, opts),
         Format::Onnx => load_onnx(&stem, bytes, opts),
     }
+}
+
+/// Warnings for graph settings given with a buffer list, where they change nothing: a CSV
+/// has sizes and live ranges, no dims, inputs, tensors to resize, views or op order.
+fn unused_on_buffer_list(opts: &LoadOptions) -> Vec<String> {
+    let mut w = Vec::new();
+    let mut unused = |what: &str, given: bool| {
+        if given {
+            w.push(alloc::format!(
+                "{what} has no effect on a buffer list (CSV): it has sizes and live ranges, no graph"
+            ));
+        }
+    };
+    unused("--dim", !opts.dims.is_empty());
+    unused("--input", !opts.inputs.is_empty());
+    unused("--size", !opts.sizes.is_empty());
+    unused("--batch-dim", opts.batch_dim.is_some());
+    unused("--schedule", opts.order.is_some());
+    w
 }
 
 fn stem(name: &str) -> String {
@@ -457,6 +485,17 @@ mod tests {
     }
 
     #[test]
+    fn a_gear_listed_twice_is_refused() {
+        let opts = LoadOptions {
+            gears: alloc::vec![1, 4, 1],
+            ..LoadOptions::default()
+        };
+        let e = load("g.json", b"{}", &opts).unwrap_err();
+        assert_eq!(e.kind(), crate::ErrorKind::BadOption);
+        assert!(e.to_string().contains("--batch lists gear 1 twice"), "{e}");
+    }
+
+    #[test]
     fn a_known_extension_decides_the_format() {
         assert_eq!(Format::detect("garbage.csv", b"garbage\n"), Format::Csv);
         assert_eq!(Format::detect("deep.json", b"[[[[]]]]"), Format::GraphJson);
@@ -483,6 +522,16 @@ mod tests {
             ..LoadOptions::default()
         };
         assert!(load("five.csv", csv, &opts).is_err());
+        // graph settings change nothing on a buffer list: said, not ignored
+        let opts = LoadOptions {
+            dims: Bindings::from([(String::from("batch"), 4)]),
+            ..LoadOptions::default()
+        };
+        let l = load("five.csv", csv, &opts).unwrap();
+        assert_eq!(
+            l.lowered.warnings,
+            ["--dim has no effect on a buffer list (CSV): it has sizes and live ranges, no graph"]
+        );
         assert!(load("e.csv", b" \n", &LoadOptions::default())
             .unwrap_err()
             .to_string()
