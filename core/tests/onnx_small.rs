@@ -646,3 +646,40 @@ fn a_sequence_is_not_an_unknown_tensor() {
     assert_eq!(m.non_tensors, vec!["s: sequence".to_string()]);
     assert!(m.unknown.is_empty(), "unknown: {:?}", m.unknown);
 }
+
+/// A constant Gather index outside the axis (x is 2x3; index 3 on axis 1, or -4) fails in
+/// onnxruntime ("indices element out of data bounds"): refused with the node named, as
+/// `-3` (the first column) is accepted.
+#[test]
+fn gather_index_out_of_range_is_refused() {
+    let with_index = |i: i64| {
+        model(
+            13,
+            graph(
+                vec![node(
+                    "Gather",
+                    "pick",
+                    &["x", "i"],
+                    &["y"],
+                    vec![int("axis", 1)],
+                )],
+                vec![vi("x", FLOAT, vec![dim_v(2), dim_v(3)])],
+                &["y"],
+                vec![i64_init("i", &[0, i])],
+            ),
+        )
+    };
+    for bad in [3, -4] {
+        let e = parse(&with_index(bad), &OnnxOptions::default())
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains(&format!(
+                "Gather index {bad} is out of range for axis 1 of extent 3"
+            )) && e.contains("pick"),
+            "{e}"
+        );
+    }
+    let m = parse(&with_index(-3), &OnnxOptions::default()).unwrap();
+    assert_eq!(shape_of(&m, "y"), k(&[2, 2]));
+}

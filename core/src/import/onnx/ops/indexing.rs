@@ -20,6 +20,15 @@ pub(super) fn gather(n: &NodeProto, _opset: i64, ins: &[Option<&Info>]) -> R<Vec
     let x = shape(ins, 0)?;
     let idx = shape(ins, 1)?;
     let ax = axis(attr_i(n, "axis").unwrap_or(0), x.len(), "axis")?;
+    // A constant index outside [-extent, extent-1] fails at run time (onnxruntime:
+    // "indices element out of data bounds"): the file is wrong, say so.
+    if let (Some(extent), Ok(ii)) = (x[ax].k(), known_ints(ins, 1)) {
+        if let Some(&bad) = ii.iter().find(|&&i| i < -extent || i >= extent) {
+            return hard(alloc::format!(
+                "Gather index {bad} is out of range for axis {ax} of extent {extent}"
+            ));
+        }
+    }
     let mut s: Vec<V> = x[..ax].to_vec();
     s.extend(idx.iter().cloned());
     s.extend(x[ax + 1..].iter().cloned());
