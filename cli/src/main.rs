@@ -64,6 +64,19 @@ enum Command {
     Validate {
         /// The plan file (`memplan plan ... --format json`).
         plan: PathBuf,
+        /// Also check each plan against this model, loaded again with the flags below (the
+        /// ones it was planned with): the same buffers, live ranges, gears and memory types,
+        /// and planned bytes at least each tensor's.
+        #[arg(long, value_name = "FILE")]
+        model: Option<PathBuf>,
+        #[command(flatten)]
+        shape: ShapeArgs,
+        /// With --model: the gears the plan was made with (`memplan plan --batch`).
+        #[arg(long, value_delimiter = ',', requires = "model")]
+        batch: Vec<u64>,
+        /// With --model: the batch dim the plan was made with (`memplan plan --batch-dim`).
+        #[arg(long, requires = "model")]
+        batch_dim: Option<String>,
     },
 }
 
@@ -268,7 +281,36 @@ fn main() -> ExitCode {
             }
             Ok(())
         }
-        Command::Validate { plan } => run_validate(&plan),
+        Command::Validate {
+            plan,
+            model,
+            shape,
+            batch,
+            batch_dim,
+        } => (|| {
+            let model = match model {
+                Some(path) => {
+                    let mut s = parse_shapes(&shape.dims, &shape.inputs, &shape.sizes)?;
+                    s.alias_views = shape.alias_views;
+                    s.order = shape.order();
+                    s.gears = batch;
+                    s.batch_dim = batch_dim;
+                    Some((path, s))
+                }
+                None if !shape.dims.is_empty()
+                    || !shape.inputs.is_empty()
+                    || !shape.sizes.is_empty()
+                    || shape.alias_views
+                    || shape.schedule.is_some() =>
+                {
+                    return Err(Error::bad_option(
+                        "--dim, --input, --size, --alias-views and --schedule say how to load --model: give the model too",
+                    ))
+                }
+                None => None,
+            };
+            run_validate(&plan, model.as_ref())
+        })(),
         Command::Inspect {
             input,
             dims,
@@ -652,7 +694,10 @@ fn table(f: &PlanFile, o: &PlanOptions) -> String {
     s
 }
 
-fn run_validate(path: &std::path::Path) -> Result<(), Error> {
+fn run_validate(
+    path: &std::path::Path,
+    model: Option<&(PathBuf, LoadOptions)>,
+) -> Result<(), Error> {
     let shown = path.display().to_string();
     let text = load::read_text(path)?;
     // a model given where a plan is expected: say so, not which plan field it lacks
@@ -675,10 +720,18 @@ fn run_validate(path: &std::path::Path) -> Result<(), Error> {
     if file.plans.is_empty() {
         return Err(Error::invalid("the file holds no plans: nothing to validate").at(&shown));
     }
+    let model = match model {
+        Some((m, opts)) => Some(load::read(m, opts)?.lowered.problem),
+        None => None,
+    };
     let mut bad = 0;
     for e in &file.plans {
         let name: String = e.strategy.escape_debug().collect();
-        match report::check_entry(&file, e) {
+        let checked = report::check_entry(&file, e).and_then(|()| match &model {
+            Some(m) => report::check_against_model(e, m),
+            None => Ok(()),
+        });
+        match checked {
             Ok(()) => println!(
                 "{name:<34} valid   peak {}",
                 units::with_exact(e.peak_bytes)

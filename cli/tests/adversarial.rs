@@ -334,3 +334,59 @@ fn a_plan_of_other_memory_types_only_validates() {
     assert!(out.contains("valid"), "{out}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A plan file edited consistently (buffer `b` renamed `q` in its only plan, or moved to
+/// steps [2, 3] with its live set still disjoint) passes `validate` alone: the file agrees
+/// with itself. `--model` loads the CSV again and names the difference.
+#[test]
+fn validate_with_the_model_catches_a_consistent_edit() {
+    let dir = std::env::temp_dir().join(format!("memplan-vmodel-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let model = "tests/adversarial/validate-base.csv";
+    let plan = dir.join("plan.json");
+    let p = plan.to_string_lossy().into_owned();
+    let (code, _, err) = common::run_in(
+        ".",
+        &[
+            "plan", model, "-s", "no-reuse", "--format", "json", "-o", &p,
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    let text = std::fs::read_to_string(&plan).expect("plan file");
+    let (code, out, err) = common::run_in(".", &["validate", &p, "--model", model]);
+    assert_eq!(code, 0, "its own model: {out}{err}");
+    let mut v: serde_json::Value = serde_json::from_str(&text).expect("JSON");
+    let b = v["plans"][0]["buffers"]
+        .as_array_mut()
+        .expect("buffers")
+        .iter_mut()
+        .find(|b| b["name"] == "b")
+        .expect("buffer b");
+    b["name"] = "q".into();
+    std::fs::write(&plan, v.to_string()).expect("write");
+    let (code, out, err) = common::run_in(".", &["validate", &p]);
+    assert_eq!(code, 0, "alone the edit is consistent: {out}{err}");
+    let (code, out, _) = common::run_in(".", &["validate", &p, "--model", model]);
+    assert_eq!(code, 1);
+    assert!(
+        out.contains("INVALID: buffer 'q' is not a tensor of the model"),
+        "{out}"
+    );
+    // b is [1,3] in the CSV (upper bound exclusive: 1..=2); no-reuse keeps it apart anyway
+    let mut v: serde_json::Value = serde_json::from_str(&text).expect("JSON");
+    let b = v["plans"][0]["buffers"]
+        .as_array_mut()
+        .expect("buffers")
+        .iter_mut()
+        .find(|b| b["name"] == "b")
+        .expect("buffer b");
+    b["start"] = 2.into();
+    std::fs::write(&plan, v.to_string()).expect("write");
+    let (code, out, _) = common::run_in(".", &["validate", &p, "--model", model]);
+    assert_eq!(code, 1);
+    assert!(
+        out.contains("INVALID: buffer 'b' lives in steps [2, 2] in the plan, [1, 2] in the model"),
+        "{out}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

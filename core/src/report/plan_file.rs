@@ -416,6 +416,73 @@ fn entry(problem: &Problem, r: &Run<'_>, streams: bool) -> PlanEntry {
     }
 }
 
+/// Checks one plan of a plan file against the model it claims to plan, loaded again with
+/// the same settings: the same buffers (by name, each once), each with the model's live
+/// range, gear and memory type, and planned bytes at least the tensor's. A plan file is
+/// self-consistent when [`check_entry`] passes; this catches one whose buffers were renamed,
+/// shrunk or moved in time together with its own figures, or that was made for other dims.
+///
+/// # Errors
+/// The first difference, in words, naming the buffer (escaped).
+pub fn check_against_model(e: &PlanEntry, model: &Problem) -> core::result::Result<(), String> {
+    let esc = |s: &str| -> String { s.escape_debug().collect() };
+    if e.buffers.len() != model.buffers.len() {
+        return Err(alloc::format!(
+            "lists {} buffers, the model has {} (planned with other --dim, --input, --size or --batch?)",
+            e.buffers.len(),
+            model.buffers.len()
+        ));
+    }
+    let index: alloc::collections::BTreeMap<&str, usize> = model
+        .buffers
+        .iter()
+        .enumerate()
+        .map(|(i, b)| (b.name.as_str(), i))
+        .collect();
+    let mut seen = alloc::vec![false; model.buffers.len()];
+    for b in &e.buffers {
+        let Some(&i) = index.get(b.name.as_str()) else {
+            return Err(alloc::format!(
+                "buffer '{}' is not a tensor of the model",
+                esc(&b.name)
+            ));
+        };
+        if core::mem::replace(&mut seen[i], true) {
+            return Err(alloc::format!("buffer '{}' is listed twice", esc(&b.name)));
+        }
+        let m = &model.buffers[i];
+        if (b.start, b.end) != (m.start, m.end) {
+            return Err(alloc::format!(
+                "buffer '{}' lives in steps [{}, {}] in the plan, [{}, {}] in the model",
+                esc(&b.name),
+                b.start,
+                b.end,
+                m.start,
+                m.end
+            ));
+        }
+        if b.bytes < m.size {
+            return Err(alloc::format!(
+                "buffer '{}' has {} bytes in the plan, the tensor needs {}",
+                esc(&b.name),
+                b.bytes,
+                m.size
+            ));
+        }
+        if b.gear != m.gear || b.memory_type != m.memory_type {
+            return Err(alloc::format!(
+                "buffer '{}' is of gear {:?}, memory type {} in the plan, gear {:?}, memory type {} in the model",
+                esc(&b.name),
+                b.gear,
+                b.memory_type,
+                m.gear,
+                m.memory_type
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// Checks one plan of a plan file against the file's problem figures and the independent
 /// validator; the reason names the buffer (escaped).
 ///
