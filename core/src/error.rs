@@ -1,6 +1,7 @@
 //! The one error type of the core: an opaque struct with a kind, a location and a message.
 
 use alloc::string::{String, ToString};
+use alloc::vec::Vec;
 use core::fmt;
 
 /// What went wrong, coarsely; the message says precisely what and where.
@@ -28,16 +29,21 @@ pub enum ErrorKind {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Error {
     kind: ErrorKind,
-    location: Option<String>,
+    /// Context path, outermost first (`file`, `op 'If_3'`, `branch then`, ...).
+    location: Vec<String>,
     message: String,
 }
+
+/// Context levels shown in full; deeper paths (an ONNX `If` nested 40 deep) show their first
+/// and last levels and count the rest, so a message stays readable.
+const SHOWN_LEVELS: usize = 8;
 
 impl Error {
     /// A new error of `kind` with `message` and no location.
     pub fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
         Error {
             kind,
-            location: None,
+            location: Vec::new(),
             message: message.into(),
         }
     }
@@ -65,11 +71,7 @@ impl Error {
     /// Sets the location, or prefixes it to an existing one (`file: op 'x'`).
     #[must_use]
     pub fn at(mut self, location: impl fmt::Display) -> Self {
-        let loc = location.to_string();
-        self.location = Some(match self.location.take() {
-            Some(inner) => alloc::format!("{loc}: {inner}"),
-            None => loc,
-        });
+        self.location.insert(0, location.to_string());
         self
     }
 
@@ -78,9 +80,10 @@ impl Error {
         self.kind
     }
 
-    /// The location, if any (`file.csv:3`, `op 'conv1'`).
-    pub fn location(&self) -> Option<&str> {
-        self.location.as_deref()
+    /// The location, if any (`file.csv:3`, `model.onnx: op 'conv1'`): every level, outermost
+    /// first, joined by `: `.
+    pub fn location(&self) -> Option<String> {
+        (!self.location.is_empty()).then(|| self.location.join(": "))
     }
 
     /// The message without the location.
@@ -91,10 +94,17 @@ impl Error {
 
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match &self.location {
-            Some(loc) => write!(f, "{loc}: {}", self.message),
-            None => f.write_str(&self.message),
+        let n = self.location.len();
+        for (k, level) in self.location.iter().enumerate() {
+            if n > SHOWN_LEVELS && k >= SHOWN_LEVELS / 2 && k < n - SHOWN_LEVELS / 2 {
+                if k == SHOWN_LEVELS / 2 {
+                    write!(f, "({} more levels): ", n - SHOWN_LEVELS)?;
+                }
+                continue;
+            }
+            write!(f, "{level}: ")?;
         }
+        f.write_str(&self.message)
     }
 }
 
@@ -135,6 +145,21 @@ mod tests {
             .at("m.json");
         assert_eq!(e.to_string(), "m.json: op 'conv1': unknown tensor 'x'");
         assert_eq!(e.kind(), ErrorKind::Invalid);
+    }
+
+    #[test]
+    fn a_deep_path_shows_its_ends_and_counts_the_middle() {
+        let mut e = Error::invalid("no such input");
+        for k in (0..40).rev() {
+            e = e.at(alloc::format!("If_{k}"));
+        }
+        let e = e.at("m.onnx");
+        // 41 levels: m.onnx, If_0..If_2 shown; 33 counted; If_36..If_39 shown
+        assert_eq!(
+            e.to_string(),
+            "m.onnx: If_0: If_1: If_2: (33 more levels): If_36: If_37: If_38: If_39: no such input"
+        );
+        assert_eq!(e.location().map(|l| l.matches(": ").count()), Some(40));
     }
 
     #[test]
