@@ -304,6 +304,7 @@ mod tests {
             zero_copy_io: false,
             atomic_centralised: true,
             expandable_memory: false,
+            zero_copy_reuse: false,
             knobs: Default::default(),
         };
         let r = run(&p, &s, &|| 0.0).unwrap();

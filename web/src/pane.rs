@@ -321,6 +321,9 @@ pub fn pane(p: &PaneProps) -> Html {
                     if p.gears && settings::is_block(&s.strategy) {
                         <label title="GE expandable memory (ge.exec.staticMemoryPolicy): the largest gear's region is cut into virtual blocks of at most 400 MiB, and a smaller gear's block may not straddle a cut"><input type="checkbox" data-testid={format!("pane{i}-expandable")} checked={s.expandable_memory} onchange={change(|n, e| n.expandable_memory = target_checked(e))} />{ " 400 MiB split (expandable memory)" }</label>
                     }
+                    if s.zero_copy_io && settings::is_block(&s.strategy) {
+                        <label title="GE's I/O reuse options (ge.exec.inputReuseMemIndexes / outputReuseMemIndexes for every index): graph inputs and outputs stay zero-copy user buffers after the feature maps, but ordinary blocks nest inside them over their live range"><input type="checkbox" data-testid={format!("pane{i}-zero-copy-reuse")} checked={s.zero_copy_reuse} onchange={change(|n, e| n.zero_copy_reuse = target_checked(e))} />{ " zero-copy reuse" }</label>
+                    }
                 </span>
             </div>
             { stats }

@@ -39,6 +39,11 @@ pub struct PaneSettings {
     /// `kMaxSplitSizeForDynamicBatch`); left out of links when off.
     #[serde(rename = "x", default, skip_serializing_if = "std::ops::Not::not")]
     pub expandable_memory: bool,
+    /// GE strategies with zero-copy graph I/O: zero-copy blocks host other tensors by their
+    /// real size and stay in the zero-copy region (GE `ge.exec.reuseZeroCopyMemory`,
+    /// [`PlanOptions::zero_copy_reuse`]); left out of links when off.
+    #[serde(rename = "zr", default, skip_serializing_if = "std::ops::Not::not")]
+    pub zero_copy_reuse: bool,
     /// Runtime panes: the allocator's knobs (left out of links when all default).
     #[serde(
         rename = "k",
@@ -330,6 +335,7 @@ impl PaneSettings {
             zero_copy_io: base.zero_copy_io,
             atomic_centralised: base.atomic_centralised,
             expandable_memory: base.expandable_memory,
+            zero_copy_reuse: base.zero_copy_reuse,
             knobs: RuntimeKnobs::default(),
         }
     }
@@ -354,6 +360,7 @@ impl PaneSettings {
             zero_copy_io: self.zero_copy_io,
             atomic_centralised: self.atomic_centralised,
             expandable_memory: self.expandable_memory,
+            zero_copy_reuse: self.zero_copy_reuse,
             ..PlanOptions::default()
         }
     }
@@ -395,6 +402,9 @@ impl PaneSettings {
         if self.expandable_memory {
             s.push_str(" · 400 MiB split");
         }
+        if self.zero_copy_reuse {
+            s.push_str(" · zero-copy reuse");
+        }
         s
     }
 }
@@ -402,6 +412,29 @@ impl PaneSettings {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn ge_switches_reach_the_options_and_stay_out_of_links_when_off() {
+        let mut s = PaneSettings::default_for(0, true, &[]);
+        let off = serde_json::to_string(&s).unwrap();
+        assert!(!off.contains("\"zr\"") && !off.contains("\"x\""), "{off}");
+        assert!(!s.options().zero_copy_reuse && !s.options().expandable_memory);
+        s.zero_copy_reuse = true;
+        s.expandable_memory = true;
+        let on = serde_json::to_string(&s).unwrap();
+        assert!(
+            on.contains("\"zr\":true") && on.contains("\"x\":true"),
+            "{on}"
+        );
+        let back: PaneSettings = serde_json::from_str(&on).unwrap();
+        assert_eq!(back, s);
+        assert!(back.options().zero_copy_reuse && back.options().expandable_memory);
+        assert!(
+            s.label().ends_with(" · 400 MiB split · zero-copy reuse"),
+            "{}",
+            s.label()
+        );
+    }
 
     #[test]
     fn defaults_come_from_the_registry() {

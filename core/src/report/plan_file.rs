@@ -82,6 +82,14 @@ pub struct Settings {
     pub zero_copy_io: bool,
     /// Atomic-clean outputs cleaned centrally (GE policy 0).
     pub atomic_centralised: bool,
+    /// Zero-copy graph I/O takes part in reuse (GE's I/O reuse options; `--zero-copy-reuse`);
+    /// left out when off.
+    #[serde(default, skip_serializing_if = "core::ops::Not::not")]
+    pub zero_copy_reuse: bool,
+    /// Gears' region cut into virtual blocks of at most 400 MiB (`--expandable-memory`); left
+    /// out when off.
+    #[serde(default, skip_serializing_if = "core::ops::Not::not")]
+    pub expandable_memory: bool,
 }
 
 /// One op of the schedule, at step = its index.
@@ -353,6 +361,8 @@ fn entry(problem: &Problem, r: &Run<'_>, streams: bool) -> PlanEntry {
             reuse: opts.reuse,
             zero_copy_io: opts.zero_copy_io,
             atomic_centralised: opts.atomic_centralised,
+            zero_copy_reuse: opts.zero_copy_reuse,
+            expandable_memory: opts.expandable_memory,
         }),
         overlay_bytes: r.overlay.map(|o| o.overlay_bytes),
         side_by_side_bytes: r.overlay.map(|o| o.side_by_side_bytes),
