@@ -11,7 +11,7 @@ use crate::analysis::{self, PaneResult};
 use crate::model::{self, Built, Format, Origin, Source};
 use crate::platform;
 use crate::samples;
-use crate::settings::{PaneSettings, MAX_PANES};
+use crate::settings::{Compare, CompareMode, PaneSettings, MAX_PANES};
 use crate::share::{self, ModelRef, Shared};
 use crate::timeline::Viewport;
 
@@ -151,6 +151,8 @@ pub enum Msg {
     Select(Option<usize>),
     /// Write the link now (after [`App::sync_hash_soon`]).
     SyncHash,
+    /// Show the compare view (side by side, diff) or one timeline.
+    SetCompare(Compare),
 }
 
 /// How a cancelled pane's message starts (the pane offers "Plan again").
@@ -208,8 +210,11 @@ fn col_from_name(name: &str) -> Option<Col> {
 /// What the timeline canvas was painted from: a new key means a new picture.
 #[derive(Debug, Clone, PartialEq)]
 struct PaintKey {
-    /// Address of the result drawn (results are shared, never changed in place).
-    result: usize,
+    /// Addresses of the results drawn, the focused pane's first (results are shared, never
+    /// changed in place).
+    results: Vec<usize>,
+    /// The compare view drawn.
+    compare: Compare,
     /// The viewport, bit for bit.
     view: [u64; 4],
     dark: bool,
@@ -282,6 +287,8 @@ pub struct App {
     /// What the timeline canvas shows now.
     painted: Option<PaintKey>,
     pub(crate) focus: usize,
+    /// The compare view: other panes' timelines on shared axes, or a diff against one.
+    pub(crate) compare: Compare,
     pub(crate) step: Option<u64>,
     pub(crate) vp: Option<Viewport>,
     pub(crate) hover: Option<(usize, f64, f64)>,
@@ -361,11 +368,41 @@ impl App {
         self.focus_view = Some(Rc::new(v));
     }
 
-    /// The full-plan viewport of the focused pane.
+    /// The panes drawn with the focused one in the compare view, by index, with their plans:
+    /// side by side, every other pane that planned; in a diff, the pane compared against.
+    pub(crate) fn compared(&self) -> Vec<(usize, &PaneResult)> {
+        let ok = |j: usize| {
+            self.results
+                .get(j)
+                .and_then(|r| r.as_ref().as_ref().ok())
+                .map(|r| (j, r))
+        };
+        match self.compare.mode {
+            CompareMode::Off => Vec::new(),
+            CompareMode::Side => (0..self.panes.len())
+                .filter(|&j| j != self.focus)
+                .filter_map(ok)
+                .collect(),
+            CompareMode::Diff => self
+                .compare
+                .other(self.focus, self.panes.len())
+                .and_then(ok)
+                .into_iter()
+                .collect(),
+        }
+    }
+
+    /// The full-plan viewport of the focused pane; in the compare view, of every pane drawn
+    /// (one byte axis up to the largest peak, so that the pictures compare).
     pub(crate) fn full_view(&self) -> Option<Viewport> {
         let b = self.built.as_ref()?;
         let r = self.focused()?;
-        Some(Viewport::full(&b.problem, r.plan.peak))
+        let peak = self
+            .compared()
+            .iter()
+            .map(|(_, o)| o.plan.peak)
+            .fold(r.plan.peak, u64::max);
+        Some(Viewport::full(&b.problem, peak))
     }
 
     /// The current viewport.
@@ -420,6 +457,15 @@ impl App {
                 .selected
                 .and_then(|i| self.built.as_ref()?.problem.buffers.get(i))
                 .map(|b| b.name.clone()),
+            // a diff against a pane since removed names the one it now shows
+            compare: (self.compare.mode != CompareMode::Off).then(|| Compare {
+                mode: self.compare.mode,
+                with: match self.compare.mode {
+                    CompareMode::Diff => self.compare.other(self.focus, self.panes.len()),
+                    _ => None,
+                }
+                .unwrap_or(0),
+            }),
         }
     }
 
@@ -552,6 +598,7 @@ impl App {
                         .and_then(|(c, d)| col_from_name(&c).map(|c| (c, d)))
                         .unwrap_or(DEFAULT_SORT);
                     self.selected_name = s.selected;
+                    self.compare = s.compare.unwrap_or_default();
                     self.link_error = None;
                     self.missing_model = None;
                     match s.model {
@@ -697,8 +744,13 @@ impl App {
             self.painted = None;
             return;
         };
+        let others = self.compared();
         let key = PaintKey {
-            result: r as *const PaneResult as usize,
+            results: std::iter::once(r)
+                .chain(others.iter().map(|(_, o)| *o))
+                .map(|x| x as *const PaneResult as usize)
+                .collect(),
+            compare: self.compare,
             view: [vp.x0, vp.x1, vp.y0, vp.y1].map(f64::to_bits),
             dark: self.dark(),
             budget: self.budget,
@@ -712,7 +764,22 @@ impl App {
             budget: self.budget,
             ..Default::default()
         };
-        let scene = crate::timeline::timeline_scene(&b.problem, r, &vp, &o);
+        let mut scene = crate::timeline::timeline_scene(&b.problem, r, &vp, &o);
+        match (self.compare.mode, others.first()) {
+            (CompareMode::Diff, Some((_, other))) => {
+                let moved = analysis::moved(&r.plan, &other.plan);
+                scene.plot.extend(crate::timeline::diff_shapes(
+                    &b.problem, r, other, &moved, &vp, key.dark,
+                ));
+            }
+            (CompareMode::Side, _) => {
+                for (j, other) in &others {
+                    let s = crate::timeline::timeline_scene(&b.problem, other, &vp, &o);
+                    platform::paint_scene(&format!("compare-canvas-{j}"), &s);
+                }
+            }
+            _ => {}
+        }
         platform::paint_scene("timeline-canvas", &scene);
         self.painted = Some(key);
     }
@@ -969,6 +1036,7 @@ impl Component for App {
             selected_name: None,
             link_view: None,
             focus: 0,
+            compare: Compare::default(),
             step: None,
             vp: None,
             hover: None,
@@ -1307,6 +1375,14 @@ impl Component for App {
             Msg::SyncHash => {
                 self.sync_hash();
                 return false;
+            }
+            Msg::SetCompare(c) => {
+                if c != self.compare {
+                    // the shared axes change with the panes drawn
+                    self.vp = None;
+                    self.compare = c;
+                    self.sync_hash();
+                }
             }
             Msg::CopyLink => {
                 let (url, _) = self.link(false);

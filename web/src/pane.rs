@@ -49,7 +49,7 @@ pub struct PaneProps {
     pub on_retry: Callback<usize>,
 }
 
-fn target_value(e: &Event) -> String {
+pub(crate) fn target_value(e: &Event) -> String {
     e.target()
         .and_then(|t| {
             t.clone()

@@ -235,7 +235,7 @@ impl App {
             return html! {};
         };
         let p = &b.problem;
-        let lb = memplan_core::lower_bound(p).unwrap_or_default();
+        let lb = b.raw_bounds;
         let fmt = if src.format == Format::ProblemJson {
             "inline problem from the link"
         } else {
@@ -445,10 +445,12 @@ impl App {
         let zoomed = self.vp.is_some();
         let step = self.table_step();
         let live = crate::analysis::live_at_step(&r.curve, step);
+        let compare = self.view_compare(ctx, b, r, &vp);
         html! {
             <section class="plots card" aria-label="memory timeline">
                 <div class="toolbar">
                     <h2>{ format!("Timeline — pane {}: {}", self.focus + 1, self.panes[self.focus].label()) }</h2>
+                    { self.view_compare_pick(ctx) }
                     if let (Some((_, gears)), Some(shown)) = (b.gears.as_ref(), self.gear_shown()) {
                         <label class="gear-pick">{ "gear " }
                             <select data-testid="gear" onchange={link.batch_callback(|e: Event| {
@@ -490,10 +492,140 @@ impl App {
                     { Html::from_html_unchecked(AttrValue::from(overlay)) }
                     { tooltip.unwrap_or_default() }
                 </div>
+                { compare }
                 <div class="svgbox curve" data-testid="curve">
                     { Html::from_html_unchecked(AttrValue::from(curve)) }
                 </div>
             </section>
+        }
+    }
+
+    /// The compare view's menus: what is drawn, and in a diff, against which pane (none in
+    /// an embed, which shows what its link says).
+    fn view_compare_pick(&self, ctx: &Context<Self>) -> Html {
+        use crate::settings::{Compare, CompareMode};
+        if self.embed || self.panes.len() < 2 {
+            return html! {};
+        }
+        let link = ctx.link();
+        let c = self.compare;
+        let with = c.other(self.focus, self.panes.len()).unwrap_or(0);
+        let on_mode = link.batch_callback(move |e: Event| {
+            let mode = match crate::pane::target_value(&e).as_str() {
+                "side" => CompareMode::Side,
+                "diff" => CompareMode::Diff,
+                _ => CompareMode::Off,
+            };
+            Some(Msg::SetCompare(Compare { mode, with }))
+        });
+        let on_with = link.batch_callback(move |e: Event| {
+            crate::pane::target_value(&e)
+                .parse::<usize>()
+                .ok()
+                .map(|w| {
+                    Msg::SetCompare(Compare {
+                        mode: CompareMode::Diff,
+                        with: w,
+                    })
+                })
+        });
+        html! {
+            <span class="compare-pick">
+                <label>{ "compare " }
+                    <select data-testid="compare-mode" onchange={on_mode} title="other panes' timelines on the same step and byte axes, or the tensors this pane places elsewhere than another">
+                        <option value="off" selected={c.mode == CompareMode::Off}>{ "this pane only" }</option>
+                        <option value="side" selected={c.mode == CompareMode::Side}>{ "all panes, shared axes" }</option>
+                        <option value="diff" selected={c.mode == CompareMode::Diff}>{ "diff: what moved" }</option>
+                    </select>
+                </label>
+                if c.mode == CompareMode::Diff {
+                    <label>{ " against " }
+                        <select data-testid="compare-with" onchange={on_with}>
+                            { for (0..self.panes.len()).filter(|&j| j != self.focus).map(|j| html! {
+                                <option value={j.to_string()} selected={j == with}>{ format!("pane {}: {}", j + 1, self.panes[j].label()) }</option>
+                            }) }
+                        </select>
+                    </label>
+                }
+            </span>
+        }
+    }
+
+    /// Under the focused pane's timeline: side by side, the other panes' timelines on the same
+    /// axes (painted in `App::paint`); in a diff, how many tensors moved.
+    fn view_compare(
+        &self,
+        ctx: &Context<Self>,
+        b: &crate::model::Built,
+        r: &crate::analysis::PaneResult,
+        vp: &timeline::Viewport,
+    ) -> Html {
+        use crate::settings::CompareMode;
+        let others = self.compared();
+        let axes = format!(
+            "Shared axes: steps {:.0}–{:.0}, bytes {}–{}.",
+            vp.x0,
+            vp.x1,
+            format::binary(vp.y0 as u64),
+            format::binary(vp.y1 as u64)
+        );
+        match self.compare.mode {
+            CompareMode::Off => html! {},
+            CompareMode::Side => html! {
+                <div class="compare" data-testid="compare-side" data-y-max={format!("{:.0}", vp.y1)}>
+                    <p class="muted small" data-testid="compare-note">
+                        { format!("{axes} Pane {} (above): peak {}. ", self.focus + 1, format::binary(r.plan.peak)) }
+                        { for others.iter().map(|(j, o)| format!("Pane {}: peak {}. ", j + 1, format::binary(o.plan.peak))) }
+                        if others.is_empty() { { "No other pane has a plan yet." } }
+                    </p>
+                    { for others.iter().map(|(j, o)| {
+                        let j = *j;
+                        let onclick = ctx.link().callback(move |_| Msg::Focus(j));
+                        html! {
+                            <figure class="compare-item" data-testid={format!("compare-pane{j}")} data-peak={o.plan.peak.to_string()}>
+                                <figcaption>
+                                    <button type="button" class="linkish" title="show this pane's timeline above" {onclick}>
+                                        { format!("Pane {}: {}", j + 1, self.panes[j].label()) }
+                                    </button>
+                                    { format!(" · peak {}", format::bytes(o.plan.peak)) }
+                                </figcaption>
+                                <div class="svgbox">
+                                    <canvas id={format!("compare-canvas-{j}")} class="timeline-canvas" role="img"
+                                        aria-label={format!("memory timeline of pane {} on the same axes as the one above", j + 1)} />
+                                </div>
+                            </figure>
+                        }
+                    }) }
+                </div>
+            },
+            CompareMode::Diff => {
+                let Some((j, o)) = others.first() else {
+                    return html! { <p class="muted small" data-testid="diff-moved">{ "Nothing to compare against: the other pane has no plan yet." }</p> };
+                };
+                let moved = crate::analysis::moved(&r.plan, &o.plan);
+                let placed = r.plan.sizes.iter().filter(|&&s| s > 0).count();
+                let names: Vec<&str> = moved
+                    .iter()
+                    .take(5)
+                    .filter_map(|&i| b.problem.buffers.get(i).map(|x| x.name.as_str()))
+                    .collect();
+                let more = match moved.len() - names.len() {
+                    0 => String::new(),
+                    n => format!(" and {n} more"),
+                };
+                html! {
+                    <p class="small diff-note" data-testid="diff-moved" data-moved={moved.len().to_string()}>
+                        <span class="swatch-moved" aria-hidden="true" />
+                        { format!(
+                            "{} of {} tensors are at another offset than in pane {} ({}){}. Outlined: where pane {} puts them; dashed: where pane {} does. Peaks {} vs {}. {axes}",
+                            moved.len(), placed, j + 1, self.panes[*j].label(),
+                            if names.is_empty() { String::new() } else { format!(": {}{more}", names.join(", ")) },
+                            self.focus + 1, j + 1,
+                            format::binary(r.plan.peak), format::binary(o.plan.peak),
+                        ) }
+                    </p>
+                }
+            }
         }
     }
 
