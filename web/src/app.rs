@@ -153,6 +153,8 @@ pub enum Msg {
     SyncHash,
     /// Show the compare view (side by side, diff) or one timeline.
     SetCompare(Compare),
+    /// The tensor table scrolled to this many CSS pixels from its top.
+    TableScroll(f64),
 }
 
 /// How a cancelled pane's message starts (the pane offers "Plan again").
@@ -289,6 +291,8 @@ pub struct App {
     pub(crate) focus: usize,
     /// The compare view: other panes' timelines on shared axes, or a diff against one.
     pub(crate) compare: Compare,
+    /// The tensor table's scroll position, CSS pixels: only the rows near it are rendered.
+    pub(crate) table_top: f64,
     pub(crate) step: Option<u64>,
     pub(crate) vp: Option<Viewport>,
     pub(crate) hover: Option<(usize, f64, f64)>,
@@ -1037,6 +1041,7 @@ impl Component for App {
             link_view: None,
             focus: 0,
             compare: Compare::default(),
+            table_top: 0.0,
             step: None,
             vp: None,
             hover: None,
@@ -1375,6 +1380,14 @@ impl Component for App {
             Msg::SyncHash => {
                 self.sync_hash();
                 return false;
+            }
+            Msg::TableScroll(top) => {
+                let (was, now) = (
+                    crate::views::table_window(self.table_top),
+                    crate::views::table_window(top),
+                );
+                self.table_top = top;
+                return was != now;
             }
             Msg::SetCompare(c) => {
                 if c != self.compare {

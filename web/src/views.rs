@@ -325,7 +325,7 @@ impl App {
         html! {
             <section class="panes" aria-label="compare strategies">
                 { for self.panes.iter().enumerate().map(|(i, s)| html! {
-                    <Pane index={i} settings={s.clone()} result={self.results.get(i).cloned()} {baseline} budget={self.budget}
+                    <Pane index={i} settings={s.clone()} result={self.results.get(i).cloned().map(crate::pane::ResultRef)} {baseline} budget={self.budget}
                         focused={i == self.focus} removable={self.panes.len() > 1} readonly={self.embed} {gears}
                         on_change={on_change.clone()} on_remove={on_remove.clone()} on_focus={on_focus.clone()}
                         planning_ms={planning_ms(s)} on_cancel={on_cancel.clone()} on_retry={on_retry.clone()} />
@@ -671,7 +671,9 @@ impl App {
             rows.reverse();
         }
         let total: u64 = rows.iter().map(|&i| r.plan.sizes[i]).sum();
-        let shown = rows.len().min(500);
+        // only the rows near the scroll position are in the page, spacers stand for the rest
+        let start = table_window(self.table_top).min(rows.len().saturating_sub(TABLE_WINDOW));
+        let end = (start + TABLE_WINDOW).min(rows.len());
         // GE's stream and memory-type columns, when the model uses more than the defaults
         let streams = b.problem.buffers.iter().any(|x| x.stream != 0);
         let types = b.problem.buffers.iter().any(|x| x.memory_type != 0);
@@ -705,6 +707,17 @@ impl App {
             )
         });
         let hover = self.hover.map(|h| h.0);
+        let cols = 9 + usize::from(streams) + usize::from(types);
+        let spacer = |n: usize| {
+            (n > 0).then(|| html! {
+                <tr class="spacer" aria-hidden="true" style={format!("height:{}px", n as f64 * TABLE_ROW_PX)}><td colspan={cols.to_string()} /></tr>
+            })
+        };
+        let onscroll = link.batch_callback(|e: Event| {
+            e.target()
+                .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+                .map(|el| Msg::TableScroll(f64::from(el.scroll_top())))
+        });
         html! {
             <section class="table card" aria-label="tensors live at the step">
                 <div class="toolbar">
@@ -712,7 +725,7 @@ impl App {
                     <input id="tensor-search" type="search" placeholder="search tensors (/)" aria-label="search tensors" value={self.search.clone()} {oninput} />
                 </div>
                 <p class="muted small">{ format!("{} tensors, {} planned", rows.len(), format::bytes(total)) }</p>
-                <div class="scroll">
+                <div class="scroll" {onscroll}>
                     <table class="tensors" data-testid="tensor-table">
                         <thead><tr>
                             { head(Col::Name, "name") }{ head(Col::Op, "op") }<th>{ "shape" }</th><th>{ "dtype" }</th>
@@ -721,7 +734,8 @@ impl App {
                             if types { <th title="memory type: each has its own arena from offset 0">{ "memory" }</th> }
                         </tr></thead>
                         <tbody>
-                            { for rows.iter().take(shown).map(|&i| {
+                            { for spacer(start) }
+                            { for rows[start..end].iter().map(|&i| {
                                 let bf = &b.problem.buffers[i];
                                 let inf = b.info.get(i).cloned().unwrap_or_default();
                                 let selected = self.selected == Some(i);
@@ -739,9 +753,9 @@ impl App {
                                     </tr>
                                 }
                             }) }
+                            { for spacer(rows.len() - end) }
                         </tbody>
                     </table>
-                    if rows.len() > shown { <p class="muted small">{ format!("… {} more (search to narrow)", rows.len() - shown) }</p> }
                 </div>
             </section>
         }
@@ -773,6 +787,23 @@ impl App {
     }
 }
 
+/// Height of a tensor-table row, CSS pixels (`style.css` fixes it: the spacers that stand for
+/// the rows not rendered are this tall per row).
+pub(crate) const TABLE_ROW_PX: f64 = 22.0;
+/// Rows rendered at a time: the scroll box shows about 18.
+pub(crate) const TABLE_WINDOW: usize = 60;
+/// The window moves in steps of this many rows, so most scroll events change nothing.
+const TABLE_STRIDE: usize = 20;
+
+/// The first table row rendered when the table is scrolled `top` CSS pixels: a multiple of
+/// [`TABLE_STRIDE`] at least one stride above the first row in view.
+pub(crate) fn table_window(top: f64) -> usize {
+    // scroll offsets are small non-negative pixel counts
+    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+    let first = (top.max(0.0) / TABLE_ROW_PX) as usize;
+    first.saturating_sub(TABLE_STRIDE) / TABLE_STRIDE * TABLE_STRIDE
+}
+
 /// A model's title: its file name without the extension (graph names are often generic, such
 /// as ONNX exporters' `main_graph`); the graph's name when there is no file name.
 pub(crate) fn model_title(file: &str, graph: &str) -> String {
@@ -786,6 +817,23 @@ pub(crate) fn model_title(file: &str, graph: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn the_table_window_covers_the_rows_in_view() {
+        use super::{table_window, TABLE_ROW_PX, TABLE_STRIDE, TABLE_WINDOW};
+        assert_eq!(table_window(0.0), 0);
+        assert_eq!(table_window(-5.0), 0);
+        // row 45 at the top: the window starts at row 20 and ends at 80, past the ~18 in view
+        let w = table_window(45.0 * TABLE_ROW_PX);
+        assert_eq!(w, 20);
+        assert!(w + TABLE_WINDOW >= 45 + 20);
+        // every position: the rows in view (18 of them) are inside the window
+        for first in 0..1000usize {
+            let w = table_window(first as f64 * TABLE_ROW_PX);
+            assert!(w <= first && first + 18 <= w + TABLE_WINDOW, "{first}: {w}");
+            assert_eq!(w % TABLE_STRIDE, 0);
+        }
+    }
+
     #[test]
     fn a_model_is_titled_by_its_file_name() {
         assert_eq!(
