@@ -724,7 +724,7 @@ impl App {
                     <h2 data-testid="table-title">{ format!("Tensors live at step {step}{}", if Some(step) == self.focused().map(|r| r.peak_step) { " (peak)" } else { "" }) }</h2>
                     <input id="tensor-search" type="search" placeholder="search tensors (/)" aria-label="search tensors" value={self.search.clone()} {oninput} />
                 </div>
-                <p class="muted small">{ format!("{} tensors, {} planned", rows.len(), format::bytes(total)) }</p>
+                <p class="muted small">{ format!("{} tensors, {} planned", rows.len(), format::bytes(total)) }<span class="swipe-hint">{ " · swipe the table sideways for sizes, steps and offsets →" }</span></p>
                 <div class="scroll" {onscroll}>
                     <table class="tensors" data-testid="tensor-table">
                         <thead><tr>
