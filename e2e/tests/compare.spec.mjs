@@ -60,3 +60,15 @@ test('diff: the tensors placed elsewhere are counted and named, and the link kee
   await expect(other.getByTestId('compare-mode')).toHaveValue('diff');
   await expect(other.getByTestId('diff-moved')).toHaveAttribute('data-moved', '6');
 });
+
+test('the summary gives the planned no-reuse total and padding waste once when every pane agrees', async ({ page }) => {
+  await tetris(page);
+  // exact sizes (a CSV: alignment 1, no padding) in both panes: raw sum 32+16+16+32+16+48+16+32
+  const line = page.getByTestId('planned-sizes');
+  await expect(line).toHaveAttribute('data-no-reuse', '208');
+  await expect(line).toHaveAttribute('data-padding', '0');
+  await expect(line).toContainText('the same in every pane');
+  // pane 2 at 64 B alignment: every tensor (16, 32 or 48 B) becomes 64 B: 8 × 64 = 512, 304 over
+  await page.getByTestId('pane1-align').selectOption('64');
+  await expect(line).toContainText('pane 1: no-reuse 208 B, padding waste 0 B · pane 2: no-reuse 512 B, padding waste 304 B');
+});

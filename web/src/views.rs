@@ -252,6 +252,7 @@ impl App {
                         <span data-testid="views-aliased" data-bytes={v.bytes.to_string()}>{ format!(" · views aliased: {} tensors share their input's buffer ({} not allocated)", v.tensors, format::binary(v.bytes)) }</span>
                     }
                 </p>
+                { self.view_planned_sizes() }
                 { self.view_budget(ctx, lb.lower_bound) }
                 if !b.warnings.is_empty() {
                     <details class="warnings">
@@ -260,6 +261,49 @@ impl App {
                     </details>
                 }
             </section>
+        }
+    }
+
+    /// The figures that follow from the panes' size rules (padding, alignment) and not from
+    /// their strategies: the no-reuse total of the planned sizes and the padding waste. One
+    /// line when every planned pane agrees, else one figure per pane.
+    fn view_planned_sizes(&self) -> Html {
+        let planned: Vec<(usize, u64, u64)> = self
+            .results
+            .iter()
+            .enumerate()
+            .filter_map(|(i, r)| {
+                r.as_ref()
+                    .as_ref()
+                    .ok()
+                    .map(|r| (i, r.no_reuse, r.padding_waste))
+            })
+            .collect();
+        let Some(&(_, no_reuse, waste)) = planned.first() else {
+            return html! {};
+        };
+        if planned.iter().all(|&(_, n, w)| (n, w) == (no_reuse, waste)) {
+            return html! {
+                <p class="muted small planned-sizes" data-testid="planned-sizes" data-no-reuse={no_reuse.to_string()} data-padding={waste.to_string()}>
+                    { format!("Planned sizes (the same in every pane: they follow its padding and alignment, not its strategy): no-reuse {} · padding waste {}", format::bytes(no_reuse), format::bytes(waste)) }
+                </p>
+            };
+        }
+        let each: Vec<String> = planned
+            .iter()
+            .map(|&(i, n, w)| {
+                format!(
+                    "pane {}: no-reuse {}, padding waste {}",
+                    i + 1,
+                    format::binary(n),
+                    format::binary(w)
+                )
+            })
+            .collect();
+        html! {
+            <p class="muted small planned-sizes" data-testid="planned-sizes">
+                { format!("Planned sizes differ with the panes' padding and alignment: {}", each.join(" · ")) }
+            </p>
         }
     }
 
