@@ -293,6 +293,9 @@ pub struct App {
     pub(crate) compare: Compare,
     /// The tensor table's scroll position, CSS pixels: only the rows near it are rendered.
     pub(crate) table_top: f64,
+    /// After the next render, scroll the table to the selected row if it is out of view (a
+    /// tensor picked on the timeline or named by a link).
+    reveal_row: bool,
     pub(crate) step: Option<u64>,
     pub(crate) vp: Option<Viewport>,
     pub(crate) hover: Option<(usize, f64, f64)>,
@@ -788,6 +791,25 @@ impl App {
         self.painted = Some(key);
     }
 
+    /// Scrolls the tensor table so that the selected row is in view, if it is out of it (only
+    /// the rows near the scroll position are rendered); the scroll event renders them.
+    fn reveal_selected_row(&mut self) {
+        use crate::views::TABLE_ROW_PX;
+        let (Some(b), Some(r), Some(sel)) = (self.built.as_ref(), self.focused(), self.selected)
+        else {
+            return;
+        };
+        let Some(pos) = self.table_rows(b, r).iter().position(|&i| i == sel) else {
+            return;
+        };
+        // the scroll box shows about 18 rows
+        let first = (self.table_top / TABLE_ROW_PX).floor();
+        let pos = pos as f64;
+        if pos < first || pos >= first + 16.0 {
+            platform::set_scroll_top("tensor-scroll", ((pos - 3.0).max(0.0)) * TABLE_ROW_PX);
+        }
+    }
+
     /// Settings some pane shows that wait for the worker, in pane order.
     fn waiting(&self) -> Vec<PaneSettings> {
         let Some(b) = &self.built else {
@@ -1042,6 +1064,7 @@ impl Component for App {
             focus: 0,
             compare: Compare::default(),
             table_top: 0.0,
+            reveal_row: false,
             step: None,
             vp: None,
             hover: None,
@@ -1144,6 +1167,7 @@ impl Component for App {
                         }
                         if let (Some(name), Some(b)) = (self.selected_name.take(), &self.built) {
                             self.selected = b.problem.buffers.iter().position(|x| x.name == name);
+                            self.reveal_row = self.selected.is_some();
                         }
                         if let Some(b) = &self.built {
                             if after == After::Fresh && kind_changed(was_graph, b.is_graph) {
@@ -1347,6 +1371,7 @@ impl Component for App {
                         self.step = Some(s);
                         // the tensor under the pointer, if any, becomes the selection
                         self.selected = self.hover.map(|h| h.0);
+                        self.reveal_row = self.selected.is_some();
                         self.sync_hash();
                     }
                 }
@@ -1565,6 +1590,9 @@ impl Component for App {
 
     fn rendered(&mut self, _ctx: &Context<Self>, _first: bool) {
         self.paint();
+        if std::mem::take(&mut self.reveal_row) {
+            self.reveal_selected_row();
+        }
         // an <option selected> attribute does not move a select the user has changed: a link
         // or Back that changes the sample must set the value itself
         if let Some(crate::model::Origin::Sample(id)) = self.source.as_ref().map(|s| &s.origin) {

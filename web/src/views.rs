@@ -673,11 +673,13 @@ impl App {
         }
     }
 
-    fn view_table(&self, ctx: &Context<Self>) -> Html {
-        let link = ctx.link();
-        let (Some(b), Some(r)) = (&self.built, self.focused()) else {
-            return html! {};
-        };
+    /// The tensor table's rows in order: the buffers live at the shown step (of the shown
+    /// gear) that match the search, sorted as the user asked.
+    pub(crate) fn table_rows(
+        &self,
+        b: &crate::model::Built,
+        r: &crate::analysis::PaneResult,
+    ) -> Vec<usize> {
         let step = self.table_step();
         let q = self.search.to_lowercase();
         let gear = self.gear_shown();
@@ -714,6 +716,17 @@ impl App {
         if desc {
             rows.reverse();
         }
+        rows
+    }
+
+    fn view_table(&self, ctx: &Context<Self>) -> Html {
+        let link = ctx.link();
+        let (Some(b), Some(r)) = (&self.built, self.focused()) else {
+            return html! {};
+        };
+        let step = self.table_step();
+        let rows = self.table_rows(b, r);
+        let (col, desc) = self.sort;
         let total: u64 = rows.iter().map(|&i| r.plan.sizes[i]).sum();
         // only the rows near the scroll position are in the page, spacers stand for the rest
         let start = table_window(self.table_top).min(rows.len().saturating_sub(TABLE_WINDOW));
@@ -769,7 +782,7 @@ impl App {
                     <input id="tensor-search" type="search" placeholder="search tensors (/)" aria-label="search tensors" value={self.search.clone()} {oninput} />
                 </div>
                 <p class="muted small">{ format!("{} tensors, {} planned", rows.len(), format::bytes(total)) }<span class="swipe-hint">{ " · swipe the table sideways for sizes, steps and offsets →" }</span></p>
-                <div class="scroll" {onscroll}>
+                <div class="scroll" id="tensor-scroll" {onscroll}>
                     <table class="tensors" data-testid="tensor-table">
                         <thead><tr>
                             { head(Col::Name, "name") }{ head(Col::Op, "op") }<th>{ "shape" }</th><th>{ "dtype" }</th>
