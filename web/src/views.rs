@@ -606,6 +606,8 @@ impl App {
     ) -> Html {
         use crate::settings::CompareMode;
         let others = self.compared();
+        // byte offsets of a view: non-negative and far below 2^53; `as` saturates anyway
+        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
         let axes = format!(
             "Shared axes: steps {:.0}–{:.0}, bytes {}–{}.",
             vp.x0,
