@@ -5,7 +5,8 @@
 // on the same MiniMalloc files, median of 3 each (the search is deterministic: equal node
 // counts mean equal work). Needs a built dist/ (scripts/serve or trunk build --release) and
 // ../shared/benchmarks (MEMPLAN_BENCHMARKS to change). Usage: npm run bench
-// (`node bench.mjs scale`: only the large traces: first plan, long tasks, interaction latency).
+// (`node bench.mjs scale`: only the large traces: first plan, long tasks, interaction latency;
+// `node bench.mjs scale 62185`: only that one).
 import { chromium } from '@playwright/test';
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
@@ -83,7 +84,9 @@ async function scale(n) {
   };
 }
 const scaleRows = [];
-for (const n of LARGE) {
+// `node bench.mjs scale 62185`: only that trace
+const only = process.argv[2] === 'scale' && process.argv[3] ? [Number(process.argv[3])] : LARGE;
+for (const n of only) {
   const r = await scale(n);
   scaleRows.push(`| ${n} buffers | ${r.first.toFixed(0)} ms | ${median(r.move).toFixed(0)} / ${pct(r.move, 0.95).toFixed(0)} ms | ${median(r.click).toFixed(0)} / ${Math.max(...r.click).toFixed(0)} ms | ${r.long} (longest ${r.longMax.toFixed(0)} ms) |`);
 }

@@ -34,3 +34,27 @@ test('the embed view', async ({ page }) => {
   await expect(page.locator('#timeline-canvas[data-paints]')).toHaveCount(1);
   await expect(page).toHaveScreenshot('embed.png', opts(page));
 });
+
+test('on a phone the tensor table scrolls sideways and keeps the names in view', async ({ page }) => {
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.goto('/?theme=light');
+  await expect(page.locator('html[data-ready]')).toHaveCount(1);
+  const box = page.locator('section.table .scroll');
+  // wider than the screen, inside its own box: the page itself does not scroll sideways
+  const w = await box.evaluate((e) => ({ client: e.clientWidth, scroll: e.scrollWidth, page: document.documentElement.scrollWidth }));
+  expect(w.scroll).toBeGreaterThan(w.client);
+  expect(w.page).toBe(390);
+  await expect(page.locator('.swipe-hint')).toBeVisible();
+  await expect(page.locator('section.table')).toHaveScreenshot('phone-table.png', { maxDiffPixels: 200, animations: 'disabled' });
+  // scrolled to the right end: the offset column is in the box, the first name stays at its left
+  await box.evaluate((e) => { e.scrollLeft = e.scrollWidth; });
+  const pos = await box.evaluate((e) => {
+    const b = e.getBoundingClientRect();
+    const name = e.querySelector('tbody td.name').getBoundingClientRect();
+    const offset = [...e.querySelectorAll('thead th')].find((t) => t.textContent.startsWith('offset')).getBoundingClientRect();
+    return { nameLeft: name.left - b.left, offsetRight: offset.right - b.right };
+  });
+  expect(Math.abs(pos.nameLeft)).toBeLessThan(1);
+  expect(pos.offsetRight).toBeLessThanOrEqual(1);
+  await expect(page.locator('section.table')).toHaveScreenshot('phone-table-scrolled.png', { maxDiffPixels: 200, animations: 'disabled' });
+});

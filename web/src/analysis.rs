@@ -262,6 +262,19 @@ pub fn live_at_step(curve: &[(u64, u64)], step: u64) -> u64 {
     }
 }
 
+/// The buffers (by index) placed at another offset in plan `b` than in plan `a`, among those
+/// both plans give bytes (a buffer of planned size 0 is not placed, so it cannot move). Plans
+/// of one problem: indices beyond the shorter plan are ignored.
+pub fn moved(a: &Plan, b: &Plan) -> Vec<usize> {
+    (0..a.offsets.len().min(b.offsets.len()))
+        .filter(|&i| {
+            a.sizes.get(i).is_some_and(|&s| s > 0)
+                && b.sizes.get(i).is_some_and(|&s| s > 0)
+                && a.offsets[i] != b.offsets[i]
+        })
+        .collect()
+}
+
 /// Buffers live at `step` (with non-zero planned size), by index.
 pub fn live_buffers(problem: &Problem, step: u64) -> Vec<usize> {
     problem
@@ -288,6 +301,47 @@ mod tests {
                 Buffer::new("c", 1000, 2, 3),
             ],
         )
+    }
+
+    #[test]
+    fn moved_lists_the_tensors_two_plans_place_apart() {
+        // static/samples/tetris.csv (MiniMalloc rows id,lower,upper,size; upper exclusive).
+        let rows = [
+            ("a", 0, 4, 32),
+            ("b", 0, 2, 16),
+            ("c", 2, 6, 16),
+            ("d", 4, 8, 32),
+            ("e", 6, 10, 16),
+            ("f", 8, 12, 48),
+            ("g", 10, 14, 16),
+            ("h", 12, 16, 32),
+        ];
+        let p = Problem::from_buffers(
+            "tetris",
+            rows.iter()
+                .map(|&(n, lo, up, sz)| Buffer::new(n, sz, lo, up - 1))
+                .collect(),
+        );
+        let plan = |strategy: &str| {
+            let mut s = PaneSettings::default_for(0, false, &[]);
+            s.strategy = strategy.into();
+            run(&p, &s, &|| 0.0).unwrap().plan
+        };
+        // By hand. No reuse: running sums in row order: 0 32 48 64 96 112 160 176.
+        // Best fit, largest first (ties by first use): f 48 B at 0; a, d, h (32 B) at 0, none
+        // overlapping f [8,12) or each other; b [0,2) over a: 32; c [2,6) over a, d: 32;
+        // e [6,10) over d (to 32) and f (to 48): 48; g [10,14) over f and h: 48.
+        let (none, best) = (plan("no-reuse"), plan("greedy-size-best-fit"));
+        assert_eq!(none.offsets, vec![0, 32, 48, 64, 96, 112, 160, 176]);
+        assert_eq!(best.offsets, vec![0, 32, 32, 0, 48, 0, 48, 0]);
+        // a and b stay; c..h move
+        assert_eq!(moved(&none, &best), vec![2, 3, 4, 5, 6, 7]);
+        assert_eq!(moved(&best, &none), vec![2, 3, 4, 5, 6, 7]);
+        assert!(moved(&best, &best).is_empty());
+        // a buffer one plan does not place (size 0) is not counted
+        let mut dropped = best.clone();
+        dropped.sizes[2] = 0;
+        assert_eq!(moved(&none, &dropped), vec![3, 4, 5, 6, 7]);
     }
 
     #[test]

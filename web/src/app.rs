@@ -11,7 +11,7 @@ use crate::analysis::{self, PaneResult};
 use crate::model::{self, Built, Format, Origin, Source};
 use crate::platform;
 use crate::samples;
-use crate::settings::{PaneSettings, MAX_PANES};
+use crate::settings::{Compare, CompareMode, PaneSettings, MAX_PANES};
 use crate::share::{self, ModelRef, Shared};
 use crate::timeline::Viewport;
 
@@ -151,6 +151,10 @@ pub enum Msg {
     Select(Option<usize>),
     /// Write the link now (after [`App::sync_hash_soon`]).
     SyncHash,
+    /// Show the compare view (side by side, diff) or one timeline.
+    SetCompare(Compare),
+    /// The tensor table scrolled to this many CSS pixels from its top.
+    TableScroll(f64),
 }
 
 /// How a cancelled pane's message starts (the pane offers "Plan again").
@@ -208,8 +212,11 @@ fn col_from_name(name: &str) -> Option<Col> {
 /// What the timeline canvas was painted from: a new key means a new picture.
 #[derive(Debug, Clone, PartialEq)]
 struct PaintKey {
-    /// Address of the result drawn (results are shared, never changed in place).
-    result: usize,
+    /// Addresses of the results drawn, the focused pane's first (results are shared, never
+    /// changed in place).
+    results: Vec<usize>,
+    /// The compare view drawn.
+    compare: Compare,
     /// The viewport, bit for bit.
     view: [u64; 4],
     dark: bool,
@@ -282,6 +289,13 @@ pub struct App {
     /// What the timeline canvas shows now.
     painted: Option<PaintKey>,
     pub(crate) focus: usize,
+    /// The compare view: other panes' timelines on shared axes, or a diff against one.
+    pub(crate) compare: Compare,
+    /// The tensor table's scroll position, CSS pixels: only the rows near it are rendered.
+    pub(crate) table_top: f64,
+    /// After the next render, scroll the table to the selected row if it is out of view (a
+    /// tensor picked on the timeline or named by a link).
+    reveal_row: bool,
     pub(crate) step: Option<u64>,
     pub(crate) vp: Option<Viewport>,
     pub(crate) hover: Option<(usize, f64, f64)>,
@@ -361,11 +375,41 @@ impl App {
         self.focus_view = Some(Rc::new(v));
     }
 
-    /// The full-plan viewport of the focused pane.
+    /// The panes drawn with the focused one in the compare view, by index, with their plans:
+    /// side by side, every other pane that planned; in a diff, the pane compared against.
+    pub(crate) fn compared(&self) -> Vec<(usize, &PaneResult)> {
+        let ok = |j: usize| {
+            self.results
+                .get(j)
+                .and_then(|r| r.as_ref().as_ref().ok())
+                .map(|r| (j, r))
+        };
+        match self.compare.mode {
+            CompareMode::Off => Vec::new(),
+            CompareMode::Side => (0..self.panes.len())
+                .filter(|&j| j != self.focus)
+                .filter_map(ok)
+                .collect(),
+            CompareMode::Diff => self
+                .compare
+                .other(self.focus, self.panes.len())
+                .and_then(ok)
+                .into_iter()
+                .collect(),
+        }
+    }
+
+    /// The full-plan viewport of the focused pane; in the compare view, of every pane drawn
+    /// (one byte axis up to the largest peak, so that the pictures compare).
     pub(crate) fn full_view(&self) -> Option<Viewport> {
         let b = self.built.as_ref()?;
         let r = self.focused()?;
-        Some(Viewport::full(&b.problem, r.plan.peak))
+        let peak = self
+            .compared()
+            .iter()
+            .map(|(_, o)| o.plan.peak)
+            .fold(r.plan.peak, u64::max);
+        Some(Viewport::full(&b.problem, peak))
     }
 
     /// The current viewport.
@@ -420,6 +464,15 @@ impl App {
                 .selected
                 .and_then(|i| self.built.as_ref()?.problem.buffers.get(i))
                 .map(|b| b.name.clone()),
+            // a diff against a pane since removed names the one it now shows
+            compare: (self.compare.mode != CompareMode::Off).then(|| Compare {
+                mode: self.compare.mode,
+                with: match self.compare.mode {
+                    CompareMode::Diff => self.compare.other(self.focus, self.panes.len()),
+                    _ => None,
+                }
+                .unwrap_or(0),
+            }),
         }
     }
 
@@ -552,6 +605,7 @@ impl App {
                         .and_then(|(c, d)| col_from_name(&c).map(|c| (c, d)))
                         .unwrap_or(DEFAULT_SORT);
                     self.selected_name = s.selected;
+                    self.compare = s.compare.unwrap_or_default();
                     self.link_error = None;
                     self.missing_model = None;
                     match s.model {
@@ -697,8 +751,13 @@ impl App {
             self.painted = None;
             return;
         };
+        let others = self.compared();
         let key = PaintKey {
-            result: r as *const PaneResult as usize,
+            results: std::iter::once(r)
+                .chain(others.iter().map(|(_, o)| *o))
+                .map(|x| x as *const PaneResult as usize)
+                .collect(),
+            compare: self.compare,
             view: [vp.x0, vp.x1, vp.y0, vp.y1].map(f64::to_bits),
             dark: self.dark(),
             budget: self.budget,
@@ -712,9 +771,43 @@ impl App {
             budget: self.budget,
             ..Default::default()
         };
-        let scene = crate::timeline::timeline_scene(&b.problem, r, &vp, &o);
+        let mut scene = crate::timeline::timeline_scene(&b.problem, r, &vp, &o);
+        match (self.compare.mode, others.first()) {
+            (CompareMode::Diff, Some((_, other))) => {
+                let moved = analysis::moved(&r.plan, &other.plan);
+                scene.plot.extend(crate::timeline::diff_shapes(
+                    &b.problem, r, other, &moved, &vp, key.dark,
+                ));
+            }
+            (CompareMode::Side, _) => {
+                for (j, other) in &others {
+                    let s = crate::timeline::timeline_scene(&b.problem, other, &vp, &o);
+                    platform::paint_scene(&format!("compare-canvas-{j}"), &s);
+                }
+            }
+            _ => {}
+        }
         platform::paint_scene("timeline-canvas", &scene);
         self.painted = Some(key);
+    }
+
+    /// Scrolls the tensor table so that the selected row is in view, if it is out of it (only
+    /// the rows near the scroll position are rendered); the scroll event renders them.
+    fn reveal_selected_row(&mut self) {
+        use crate::views::TABLE_ROW_PX;
+        let (Some(b), Some(r), Some(sel)) = (self.built.as_ref(), self.focused(), self.selected)
+        else {
+            return;
+        };
+        let Some(pos) = self.table_rows(b, r).iter().position(|&i| i == sel) else {
+            return;
+        };
+        // the scroll box shows about 18 rows
+        let first = (self.table_top / TABLE_ROW_PX).floor();
+        let pos = pos as f64;
+        if pos < first || pos >= first + 16.0 {
+            platform::set_scroll_top("tensor-scroll", ((pos - 3.0).max(0.0)) * TABLE_ROW_PX);
+        }
     }
 
     /// Settings some pane shows that wait for the worker, in pane order.
@@ -969,6 +1062,9 @@ impl Component for App {
             selected_name: None,
             link_view: None,
             focus: 0,
+            compare: Compare::default(),
+            table_top: 0.0,
+            reveal_row: false,
             step: None,
             vp: None,
             hover: None,
@@ -1071,6 +1167,7 @@ impl Component for App {
                         }
                         if let (Some(name), Some(b)) = (self.selected_name.take(), &self.built) {
                             self.selected = b.problem.buffers.iter().position(|x| x.name == name);
+                            self.reveal_row = self.selected.is_some();
                         }
                         if let Some(b) = &self.built {
                             if after == After::Fresh && kind_changed(was_graph, b.is_graph) {
@@ -1274,6 +1371,7 @@ impl Component for App {
                         self.step = Some(s);
                         // the tensor under the pointer, if any, becomes the selection
                         self.selected = self.hover.map(|h| h.0);
+                        self.reveal_row = self.selected.is_some();
                         self.sync_hash();
                     }
                 }
@@ -1307,6 +1405,22 @@ impl Component for App {
             Msg::SyncHash => {
                 self.sync_hash();
                 return false;
+            }
+            Msg::TableScroll(top) => {
+                let (was, now) = (
+                    crate::views::table_window(self.table_top),
+                    crate::views::table_window(top),
+                );
+                self.table_top = top;
+                return was != now;
+            }
+            Msg::SetCompare(c) => {
+                if c != self.compare {
+                    // the shared axes change with the panes drawn
+                    self.vp = None;
+                    self.compare = c;
+                    self.sync_hash();
+                }
             }
             Msg::CopyLink => {
                 let (url, _) = self.link(false);
@@ -1476,6 +1590,9 @@ impl Component for App {
 
     fn rendered(&mut self, _ctx: &Context<Self>, _first: bool) {
         self.paint();
+        if std::mem::take(&mut self.reveal_row) {
+            self.reveal_selected_row();
+        }
         // an <option selected> attribute does not move a select the user has changed: a link
         // or Back that changes the sample must set the value itself
         if let Some(crate::model::Origin::Sample(id)) = self.source.as_ref().map(|s| &s.origin) {

@@ -151,6 +151,9 @@ pub struct Built {
     pub unknown: Vec<memplan_core::UnknownTensor>,
     /// With views aliased: how many view outputs share their input's buffer, and their bytes.
     pub views: Option<memplan_core::graph::views::AliasReport>,
+    /// Lower bound and no-reuse total of the raw sizes (bytes), computed once at build: the
+    /// summary shows them on every render, and on 60k buffers they cost milliseconds.
+    pub raw_bounds: memplan_core::Bounds,
 }
 
 impl Built {
@@ -181,6 +184,8 @@ impl Built {
             gears: None,
             unknown: Vec::new(),
             views: None,
+            // filled in by `checked`
+            raw_bounds: memplan_core::Bounds::default(),
         }
     }
 }
@@ -264,7 +269,7 @@ pub fn build_with(
 
 /// Refuses problems over the playground's limits, and sizes whose sums overflow `u64` (named,
 /// rather than shown as 0 B).
-fn checked(source: &Source, built: Built) -> Result<Built, String> {
+fn checked(source: &Source, mut built: Built) -> Result<Built, String> {
     if built.problem.buffers.len() > MAX_BUFFERS {
         return Err(format!(
             "{}: {} buffers; the playground plans up to {MAX_BUFFERS}",
@@ -272,7 +277,8 @@ fn checked(source: &Source, built: Built) -> Result<Built, String> {
             built.problem.buffers.len()
         ));
     }
-    memplan_core::lower_bound(&built.problem).map_err(|e| format!("{}: {e}", source.name))?;
+    built.raw_bounds =
+        memplan_core::lower_bound(&built.problem).map_err(|e| format!("{}: {e}", source.name))?;
     Ok(built)
 }
 
@@ -359,6 +365,8 @@ fn from_loaded(loaded: Loaded) -> Built {
         gears: gear_info,
         unknown: lowered.unknown,
         views: lowered.views,
+        // filled in by `checked`
+        raw_bounds: memplan_core::Bounds::default(),
     }
 }
 

@@ -9,6 +9,17 @@ use crate::analysis::PaneResult;
 use crate::format;
 use crate::settings::{self, PaneSettings, ALIGNMENTS, MAX_ALIGNMENT};
 
+/// A pane's result, compared by address: results are shared and never changed in place, and
+/// comparing two plans of 60k buffers field by field on every render cost milliseconds.
+#[derive(Clone)]
+pub struct ResultRef(pub Rc<Result<PaneResult, String>>);
+
+impl PartialEq for ResultRef {
+    fn eq(&self, other: &Self) -> bool {
+        Rc::ptr_eq(&self.0, &other.0)
+    }
+}
+
 /// Properties of a pane.
 #[derive(Properties, PartialEq)]
 pub struct PaneProps {
@@ -17,7 +28,7 @@ pub struct PaneProps {
     /// Settings.
     pub settings: PaneSettings,
     /// Result (or the planner's error).
-    pub result: Option<Rc<Result<PaneResult, String>>>,
+    pub result: Option<ResultRef>,
     /// Pane 1's peak, to show differences against.
     pub baseline: Option<u64>,
     /// Memory budget in bytes, if the user set one.
@@ -49,7 +60,7 @@ pub struct PaneProps {
     pub on_retry: Callback<usize>,
 }
 
-fn target_value(e: &Event) -> String {
+pub(crate) fn target_value(e: &Event) -> String {
     e.target()
         .and_then(|t| {
             t.clone()
@@ -134,7 +145,7 @@ pub fn pane(p: &PaneProps) -> Html {
     };
     let id = |what: &str| format!("pane{i}-{what}");
     let custom = !ALIGNMENTS.contains(&s.alignment);
-    let stats = match p.result.as_deref() {
+    let stats = match p.result.as_ref().map(|r| &*r.0) {
         None => html! { <p class="muted">{ "No model loaded." }</p> },
         Some(Err(e)) if e == crate::app::PLANNING => {
             let cancel = {

@@ -571,6 +571,18 @@ pub fn set_select_value(id: &str, value: &str) {
     }
 }
 
+/// Scrolls the element with this id to `top` CSS pixels from its top.
+pub fn set_scroll_top(id: &str, top: f64) {
+    if let Some(e) = window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.get_element_by_id(id))
+    {
+        // pixel offsets of a table: far from the limits of i32
+        #[allow(clippy::cast_possible_truncation)]
+        e.set_scroll_top(top.round() as i32);
+    }
+}
+
 /// The width in CSS pixels of the element with this id (0 if absent).
 pub fn client_width(id: &str) -> i32 {
     window()

@@ -13,6 +13,44 @@ pub const MAX_ALIGNMENT: u64 = 1 << 30;
 /// Alignments offered in the menu, bytes.
 pub const ALIGNMENTS: [u64; 5] = [32, 64, 128, 256, 512];
 
+/// How the timeline compares the panes' plans.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CompareMode {
+    /// One timeline: the focused pane's, on its own axes.
+    #[default]
+    Off,
+    /// Every pane's timeline, one under another, on one shared step axis and one shared byte
+    /// axis (up to the largest peak), so that heights compare by eye.
+    Side,
+    /// The focused pane's timeline with the tensors outlined whose offset differs in pane
+    /// [`Compare::with`] (dashed: where that pane puts them), on the two panes' shared axes.
+    Diff,
+}
+
+/// The compare view's state (in links as `cmp`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+pub struct Compare {
+    /// What is drawn.
+    #[serde(rename = "m")]
+    pub mode: CompareMode,
+    /// In [`CompareMode::Diff`]: the 0-based index of the pane the focused one is compared
+    /// against.
+    #[serde(rename = "w", default)]
+    pub with: usize,
+}
+
+impl Compare {
+    /// The pane a diff of pane `focus` is taken against among `panes` panes: [`Compare::with`]
+    /// if it is another pane that exists, else the first other pane; `None` with one pane.
+    pub fn other(&self, focus: usize, panes: usize) -> Option<usize> {
+        if self.with < panes && self.with != focus {
+            return Some(self.with);
+        }
+        (0..panes).find(|&j| j != focus)
+    }
+}
+
 /// Settings of one comparison pane.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct PaneSettings {

@@ -9,7 +9,7 @@ use memplan_core::{Bindings, Problem};
 use serde::{Deserialize, Serialize};
 
 use crate::model::{MAX_BUFFERS, MAX_DIM, MAX_SYMBOLS};
-use crate::settings::{PaneSettings, MAX_PANES};
+use crate::settings::{Compare, PaneSettings, MAX_PANES};
 
 /// The link format version this build writes.
 pub const VERSION: u32 = 1;
@@ -90,6 +90,10 @@ pub struct Shared {
     /// The selected tensor, by name.
     #[serde(rename = "sel", default, skip_serializing_if = "Option::is_none")]
     pub selected: Option<String>,
+    /// The compare view (side by side on shared axes, or a diff against another pane);
+    /// absent: one timeline.
+    #[serde(rename = "cmp", default, skip_serializing_if = "Option::is_none")]
+    pub compare: Option<Compare>,
 }
 
 /// The table columns a link may sort by.
@@ -266,6 +270,15 @@ fn check(s: &Shared) -> Result<(), String> {
             ));
         }
     }
+    if let Some(c) = s.compare {
+        if c.with >= s.panes.len() {
+            return Err(format!(
+                "the link compares with pane {} of {}",
+                c.with + 1,
+                s.panes.len()
+            ));
+        }
+    }
     if s.missing.as_ref().is_some_and(|n| n.len() > MAX_NAME) {
         return Err(format!(
             "the link's model name is longer than {MAX_NAME} bytes"
@@ -319,7 +332,61 @@ mod tests {
             search: "conv".into(),
             sort: Some(("offset".into(), true)),
             selected: Some("conv1_out".into()),
+            compare: None,
         }
+    }
+
+    #[test]
+    fn the_compare_view_travels_in_links_and_a_missing_pane_is_refused() {
+        use crate::settings::CompareMode;
+        for mode in [CompareMode::Side, CompareMode::Diff] {
+            let s = Shared {
+                compare: Some(Compare { mode, with: 0 }),
+                ..state()
+            };
+            let back = decode(&encode(&s).0).unwrap();
+            assert_eq!(back.compare, Some(Compare { mode, with: 0 }));
+            assert_eq!(back, s);
+        }
+        // the JSON a link carries: short keys, the mode by name
+        let json = serde_json::to_string(&Compare {
+            mode: CompareMode::Diff,
+            with: 1,
+        })
+        .unwrap();
+        assert_eq!(json, r#"{"m":"diff","w":1}"#);
+        // links from before the compare view open with one timeline
+        assert_eq!(decode(&encode(&state()).0).unwrap().compare, None);
+        // state() has two panes: pane 3 does not exist
+        let bad = Shared {
+            compare: Some(Compare {
+                mode: CompareMode::Diff,
+                with: 2,
+            }),
+            ..state()
+        };
+        assert!(decode(&encode(&bad).0)
+            .unwrap_err()
+            .contains("compares with pane 3"));
+        let e = decode(&pack_json(
+            br#"{"cmp":{"m":"sideways"},"p":[{"s":"no-reuse","a":1,"g":false,"r":true,"z":true,"c":true}]}"#,
+        ))
+        .unwrap_err();
+        assert!(e.contains("not valid"), "{e}");
+    }
+
+    #[test]
+    fn a_diff_falls_back_to_another_pane() {
+        use crate::settings::CompareMode;
+        let c = Compare {
+            mode: CompareMode::Diff,
+            with: 1,
+        };
+        assert_eq!(c.other(0, 3), Some(1));
+        // compared with itself, or with a pane since removed: the first other pane
+        assert_eq!(c.other(1, 3), Some(0));
+        assert_eq!(Compare { with: 5, ..c }.other(2, 3), Some(0));
+        assert_eq!(c.other(0, 1), None);
     }
 
     #[test]

@@ -925,6 +925,65 @@ pub fn overlay_svg(problem: &Problem, r: &PaneResult, vp: &Viewport, m: &Marks) 
     out
 }
 
+/// Outline colour of a moved tensor (light, dark).
+pub const MOVED: (&str, &str) = ("#c2185b", "#ff79c6");
+
+/// The diff view's marks over pane `r`'s timeline: each tensor of `moved` (at most
+/// [`MAX_RECTS`]) outlined where `r` puts it, and dashed where `other` (a plan of the same
+/// problem) puts it; tensors out of the view are left out.
+pub fn diff_shapes(
+    problem: &Problem,
+    r: &PaneResult,
+    other: &PaneResult,
+    moved: &[usize],
+    vp: &Viewport,
+    dark: bool,
+) -> Vec<Shape> {
+    let color = if dark { MOVED.1 } else { MOVED.0 };
+    let (px, py, pw, ph) = plot();
+    let sx = pw / (vp.x1 - vp.x0).max(1e-9);
+    let sy = ph / (vp.y1 - vp.y0).max(1e-9);
+    let mut out = Vec::new();
+    for &i in moved.iter().take(MAX_RECTS) {
+        let Some(b) = problem.buffers.get(i) else {
+            continue;
+        };
+        let (x0, x1) = (b.start as f64, b.end as f64 + 1.0);
+        if x1 <= vp.x0 || x0 >= vp.x1 {
+            continue;
+        }
+        for (plan, dash, width) in [(&other.plan, Some("4 3"), 1.5), (&r.plan, None, 2.0)] {
+            let (Some(&off), Some(&size)) = (plan.offsets.get(i), plan.sizes.get(i)) else {
+                continue;
+            };
+            let (lo, hi) = (off as f64, off as f64 + size as f64);
+            if hi <= vp.y0 || lo >= vp.y1 {
+                continue;
+            }
+            let (l, rt) = (px + (x0 - vp.x0) * sx, px + (x1 - vp.x0) * sx);
+            let (top, bottom) = (py + ph - (hi - vp.y0) * sy, py + ph - (lo - vp.y0) * sy);
+            // at least 3 units, so that a thin tensor still shows where it went
+            let (w, h) = ((rt - l).max(3.0), (bottom - top).max(3.0));
+            out.push(Shape::Rect {
+                x: l,
+                y: top.min(bottom - h),
+                w,
+                h,
+                fill: None,
+                opacity: 1.0,
+                stroke: Some(Stroke {
+                    color,
+                    width,
+                    opacity: 1.0,
+                    dash,
+                }),
+                buffer: Some(i),
+            });
+        }
+    }
+    out
+}
+
 /// The buffer under plot-area point `(ux, uy)` in SVG user units, the smallest if several.
 pub fn hit(problem: &Problem, r: &PaneResult, vp: &Viewport, ux: f64, uy: f64) -> Option<usize> {
     let (px, py, pw, ph) = plot();

@@ -235,7 +235,7 @@ impl App {
             return html! {};
         };
         let p = &b.problem;
-        let lb = memplan_core::lower_bound(p).unwrap_or_default();
+        let lb = b.raw_bounds;
         let fmt = if src.format == Format::ProblemJson {
             "inline problem from the link"
         } else {
@@ -252,6 +252,7 @@ impl App {
                         <span data-testid="views-aliased" data-bytes={v.bytes.to_string()}>{ format!(" · views aliased: {} tensors share their input's buffer ({} not allocated)", v.tensors, format::binary(v.bytes)) }</span>
                     }
                 </p>
+                { self.view_planned_sizes() }
                 { self.view_budget(ctx, lb.lower_bound) }
                 if !b.warnings.is_empty() {
                     <details class="warnings">
@@ -260,6 +261,49 @@ impl App {
                     </details>
                 }
             </section>
+        }
+    }
+
+    /// The figures that follow from the panes' size rules (padding, alignment) and not from
+    /// their strategies: the no-reuse total of the planned sizes and the padding waste. One
+    /// line when every planned pane agrees, else one figure per pane.
+    fn view_planned_sizes(&self) -> Html {
+        let planned: Vec<(usize, u64, u64)> = self
+            .results
+            .iter()
+            .enumerate()
+            .filter_map(|(i, r)| {
+                r.as_ref()
+                    .as_ref()
+                    .ok()
+                    .map(|r| (i, r.no_reuse, r.padding_waste))
+            })
+            .collect();
+        let Some(&(_, no_reuse, waste)) = planned.first() else {
+            return html! {};
+        };
+        if planned.iter().all(|&(_, n, w)| (n, w) == (no_reuse, waste)) {
+            return html! {
+                <p class="muted small planned-sizes" data-testid="planned-sizes" data-no-reuse={no_reuse.to_string()} data-padding={waste.to_string()}>
+                    { format!("Planned sizes (the same in every pane: they follow its padding and alignment, not its strategy): no-reuse {} · padding waste {}", format::bytes(no_reuse), format::bytes(waste)) }
+                </p>
+            };
+        }
+        let each: Vec<String> = planned
+            .iter()
+            .map(|&(i, n, w)| {
+                format!(
+                    "pane {}: no-reuse {}, padding waste {}",
+                    i + 1,
+                    format::binary(n),
+                    format::binary(w)
+                )
+            })
+            .collect();
+        html! {
+            <p class="muted small planned-sizes" data-testid="planned-sizes">
+                { format!("Planned sizes differ with the panes' padding and alignment: {}", each.join(" · ")) }
+            </p>
         }
     }
 
@@ -325,7 +369,7 @@ impl App {
         html! {
             <section class="panes" aria-label="compare strategies">
                 { for self.panes.iter().enumerate().map(|(i, s)| html! {
-                    <Pane index={i} settings={s.clone()} result={self.results.get(i).cloned()} {baseline} budget={self.budget}
+                    <Pane index={i} settings={s.clone()} result={self.results.get(i).cloned().map(crate::pane::ResultRef)} {baseline} budget={self.budget}
                         focused={i == self.focus} removable={self.panes.len() > 1} readonly={self.embed} {gears}
                         on_change={on_change.clone()} on_remove={on_remove.clone()} on_focus={on_focus.clone()}
                         planning_ms={planning_ms(s)} on_cancel={on_cancel.clone()} on_retry={on_retry.clone()} />
@@ -445,10 +489,12 @@ impl App {
         let zoomed = self.vp.is_some();
         let step = self.table_step();
         let live = crate::analysis::live_at_step(&r.curve, step);
+        let compare = self.view_compare(ctx, b, r, &vp);
         html! {
             <section class="plots card" aria-label="memory timeline">
                 <div class="toolbar">
                     <h2>{ format!("Timeline — pane {}: {}", self.focus + 1, self.panes[self.focus].label()) }</h2>
+                    { self.view_compare_pick(ctx) }
                     if let (Some((_, gears)), Some(shown)) = (b.gears.as_ref(), self.gear_shown()) {
                         <label class="gear-pick">{ "gear " }
                             <select data-testid="gear" onchange={link.batch_callback(|e: Event| {
@@ -490,6 +536,7 @@ impl App {
                     { Html::from_html_unchecked(AttrValue::from(overlay)) }
                     { tooltip.unwrap_or_default() }
                 </div>
+                { compare }
                 <div class="svgbox curve" data-testid="curve">
                     { Html::from_html_unchecked(AttrValue::from(curve)) }
                 </div>
@@ -497,11 +544,144 @@ impl App {
         }
     }
 
-    fn view_table(&self, ctx: &Context<Self>) -> Html {
-        let link = ctx.link();
-        let (Some(b), Some(r)) = (&self.built, self.focused()) else {
+    /// The compare view's menus: what is drawn, and in a diff, against which pane (none in
+    /// an embed, which shows what its link says).
+    fn view_compare_pick(&self, ctx: &Context<Self>) -> Html {
+        use crate::settings::{Compare, CompareMode};
+        if self.embed || self.panes.len() < 2 {
             return html! {};
-        };
+        }
+        let link = ctx.link();
+        let c = self.compare;
+        let with = c.other(self.focus, self.panes.len()).unwrap_or(0);
+        let on_mode = link.batch_callback(move |e: Event| {
+            let mode = match crate::pane::target_value(&e).as_str() {
+                "side" => CompareMode::Side,
+                "diff" => CompareMode::Diff,
+                _ => CompareMode::Off,
+            };
+            Some(Msg::SetCompare(Compare { mode, with }))
+        });
+        let on_with = link.batch_callback(move |e: Event| {
+            crate::pane::target_value(&e)
+                .parse::<usize>()
+                .ok()
+                .map(|w| {
+                    Msg::SetCompare(Compare {
+                        mode: CompareMode::Diff,
+                        with: w,
+                    })
+                })
+        });
+        html! {
+            <span class="compare-pick">
+                <label>{ "compare " }
+                    <select data-testid="compare-mode" onchange={on_mode} title="other panes' timelines on the same step and byte axes, or the tensors this pane places elsewhere than another">
+                        <option value="off" selected={c.mode == CompareMode::Off}>{ "this pane only" }</option>
+                        <option value="side" selected={c.mode == CompareMode::Side}>{ "all panes, shared axes" }</option>
+                        <option value="diff" selected={c.mode == CompareMode::Diff}>{ "diff: what moved" }</option>
+                    </select>
+                </label>
+                if c.mode == CompareMode::Diff {
+                    <label>{ " against " }
+                        <select data-testid="compare-with" onchange={on_with}>
+                            { for (0..self.panes.len()).filter(|&j| j != self.focus).map(|j| html! {
+                                <option value={j.to_string()} selected={j == with}>{ format!("pane {}: {}", j + 1, self.panes[j].label()) }</option>
+                            }) }
+                        </select>
+                    </label>
+                }
+            </span>
+        }
+    }
+
+    /// Under the focused pane's timeline: side by side, the other panes' timelines on the same
+    /// axes (painted in `App::paint`); in a diff, how many tensors moved.
+    fn view_compare(
+        &self,
+        ctx: &Context<Self>,
+        b: &crate::model::Built,
+        r: &crate::analysis::PaneResult,
+        vp: &timeline::Viewport,
+    ) -> Html {
+        use crate::settings::CompareMode;
+        let others = self.compared();
+        // byte offsets of a view: non-negative and far below 2^53; `as` saturates anyway
+        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+        let axes = format!(
+            "Shared axes: steps {:.0}–{:.0}, bytes {}–{}.",
+            vp.x0,
+            vp.x1,
+            format::binary(vp.y0 as u64),
+            format::binary(vp.y1 as u64)
+        );
+        match self.compare.mode {
+            CompareMode::Off => html! {},
+            CompareMode::Side => html! {
+                <div class="compare" data-testid="compare-side" data-y-max={format!("{:.0}", vp.y1)}>
+                    <p class="muted small" data-testid="compare-note">
+                        { format!("{axes} Pane {} (above): peak {}. ", self.focus + 1, format::binary(r.plan.peak)) }
+                        { for others.iter().map(|(j, o)| format!("Pane {}: peak {}. ", j + 1, format::binary(o.plan.peak))) }
+                        if others.is_empty() { { "No other pane has a plan yet." } }
+                    </p>
+                    { for others.iter().map(|(j, o)| {
+                        let j = *j;
+                        let onclick = ctx.link().callback(move |_| Msg::Focus(j));
+                        html! {
+                            <figure class="compare-item" data-testid={format!("compare-pane{j}")} data-peak={o.plan.peak.to_string()}>
+                                <figcaption>
+                                    <button type="button" class="linkish" title="show this pane's timeline above" {onclick}>
+                                        { format!("Pane {}: {}", j + 1, self.panes[j].label()) }
+                                    </button>
+                                    { format!(" · peak {}", format::bytes(o.plan.peak)) }
+                                </figcaption>
+                                <div class="svgbox">
+                                    <canvas id={format!("compare-canvas-{j}")} class="timeline-canvas" role="img"
+                                        aria-label={format!("memory timeline of pane {} on the same axes as the one above", j + 1)} />
+                                </div>
+                            </figure>
+                        }
+                    }) }
+                </div>
+            },
+            CompareMode::Diff => {
+                let Some((j, o)) = others.first() else {
+                    return html! { <p class="muted small" data-testid="diff-moved">{ "Nothing to compare against: the other pane has no plan yet." }</p> };
+                };
+                let moved = crate::analysis::moved(&r.plan, &o.plan);
+                let placed = r.plan.sizes.iter().filter(|&&s| s > 0).count();
+                let names: Vec<&str> = moved
+                    .iter()
+                    .take(5)
+                    .filter_map(|&i| b.problem.buffers.get(i).map(|x| x.name.as_str()))
+                    .collect();
+                let more = match moved.len() - names.len() {
+                    0 => String::new(),
+                    n => format!(" and {n} more"),
+                };
+                html! {
+                    <p class="small diff-note" data-testid="diff-moved" data-moved={moved.len().to_string()}>
+                        <span class="swatch-moved" aria-hidden="true" />
+                        { format!(
+                            "{} of {} tensors are at another offset than in pane {} ({}){}. Outlined: where pane {} puts them; dashed: where pane {} does. Peaks {} vs {}. {axes}",
+                            moved.len(), placed, j + 1, self.panes[*j].label(),
+                            if names.is_empty() { String::new() } else { format!(": {}{more}", names.join(", ")) },
+                            self.focus + 1, j + 1,
+                            format::binary(r.plan.peak), format::binary(o.plan.peak),
+                        ) }
+                    </p>
+                }
+            }
+        }
+    }
+
+    /// The tensor table's rows in order: the buffers live at the shown step (of the shown
+    /// gear) that match the search, sorted as the user asked.
+    pub(crate) fn table_rows(
+        &self,
+        b: &crate::model::Built,
+        r: &crate::analysis::PaneResult,
+    ) -> Vec<usize> {
         let step = self.table_step();
         let q = self.search.to_lowercase();
         let gear = self.gear_shown();
@@ -538,8 +718,21 @@ impl App {
         if desc {
             rows.reverse();
         }
+        rows
+    }
+
+    fn view_table(&self, ctx: &Context<Self>) -> Html {
+        let link = ctx.link();
+        let (Some(b), Some(r)) = (&self.built, self.focused()) else {
+            return html! {};
+        };
+        let step = self.table_step();
+        let rows = self.table_rows(b, r);
+        let (col, desc) = self.sort;
         let total: u64 = rows.iter().map(|&i| r.plan.sizes[i]).sum();
-        let shown = rows.len().min(500);
+        // only the rows near the scroll position are in the page, spacers stand for the rest
+        let start = table_window(self.table_top).min(rows.len().saturating_sub(TABLE_WINDOW));
+        let end = (start + TABLE_WINDOW).min(rows.len());
         // GE's stream and memory-type columns, when the model uses more than the defaults
         let streams = b.problem.buffers.iter().any(|x| x.stream != 0);
         let types = b.problem.buffers.iter().any(|x| x.memory_type != 0);
@@ -573,14 +766,25 @@ impl App {
             )
         });
         let hover = self.hover.map(|h| h.0);
+        let cols = 9 + usize::from(streams) + usize::from(types);
+        let spacer = |n: usize| {
+            (n > 0).then(|| html! {
+                <tr class="spacer" aria-hidden="true" style={format!("height:{}px", n as f64 * TABLE_ROW_PX)}><td colspan={cols.to_string()} /></tr>
+            })
+        };
+        let onscroll = link.batch_callback(|e: Event| {
+            e.target()
+                .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+                .map(|el| Msg::TableScroll(f64::from(el.scroll_top())))
+        });
         html! {
             <section class="table card" aria-label="tensors live at the step">
                 <div class="toolbar">
                     <h2 data-testid="table-title">{ format!("Tensors live at step {step}{}", if Some(step) == self.focused().map(|r| r.peak_step) { " (peak)" } else { "" }) }</h2>
                     <input id="tensor-search" type="search" placeholder="search tensors (/)" aria-label="search tensors" value={self.search.clone()} {oninput} />
                 </div>
-                <p class="muted small">{ format!("{} tensors, {} planned", rows.len(), format::bytes(total)) }</p>
-                <div class="scroll">
+                <p class="muted small">{ format!("{} tensors, {} planned", rows.len(), format::bytes(total)) }<span class="swipe-hint">{ " · swipe the table sideways for sizes, steps and offsets →" }</span></p>
+                <div class="scroll" id="tensor-scroll" {onscroll}>
                     <table class="tensors" data-testid="tensor-table">
                         <thead><tr>
                             { head(Col::Name, "name") }{ head(Col::Op, "op") }<th>{ "shape" }</th><th>{ "dtype" }</th>
@@ -589,7 +793,8 @@ impl App {
                             if types { <th title="memory type: each has its own arena from offset 0">{ "memory" }</th> }
                         </tr></thead>
                         <tbody>
-                            { for rows.iter().take(shown).map(|&i| {
+                            { for spacer(start) }
+                            { for rows[start..end].iter().map(|&i| {
                                 let bf = &b.problem.buffers[i];
                                 let inf = b.info.get(i).cloned().unwrap_or_default();
                                 let selected = self.selected == Some(i);
@@ -607,9 +812,9 @@ impl App {
                                     </tr>
                                 }
                             }) }
+                            { for spacer(rows.len() - end) }
                         </tbody>
                     </table>
-                    if rows.len() > shown { <p class="muted small">{ format!("… {} more (search to narrow)", rows.len() - shown) }</p> }
                 </div>
             </section>
         }
@@ -641,6 +846,23 @@ impl App {
     }
 }
 
+/// Height of a tensor-table row, CSS pixels (`style.css` fixes it: the spacers that stand for
+/// the rows not rendered are this tall per row).
+pub(crate) const TABLE_ROW_PX: f64 = 22.0;
+/// Rows rendered at a time: the scroll box shows about 18.
+pub(crate) const TABLE_WINDOW: usize = 60;
+/// The window moves in steps of this many rows, so most scroll events change nothing.
+const TABLE_STRIDE: usize = 20;
+
+/// The first table row rendered when the table is scrolled `top` CSS pixels: a multiple of
+/// [`TABLE_STRIDE`] at least one stride above the first row in view.
+pub(crate) fn table_window(top: f64) -> usize {
+    // scroll offsets are small non-negative pixel counts
+    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+    let first = (top.max(0.0) / TABLE_ROW_PX) as usize;
+    first.saturating_sub(TABLE_STRIDE) / TABLE_STRIDE * TABLE_STRIDE
+}
+
 /// A model's title: its file name without the extension (graph names are often generic, such
 /// as ONNX exporters' `main_graph`); the graph's name when there is no file name.
 pub(crate) fn model_title(file: &str, graph: &str) -> String {
@@ -654,6 +876,23 @@ pub(crate) fn model_title(file: &str, graph: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn the_table_window_covers_the_rows_in_view() {
+        use super::{table_window, TABLE_ROW_PX, TABLE_STRIDE, TABLE_WINDOW};
+        assert_eq!(table_window(0.0), 0);
+        assert_eq!(table_window(-5.0), 0);
+        // row 45 at the top: the window starts at row 20 and ends at 80, past the ~18 in view
+        let w = table_window(45.0 * TABLE_ROW_PX);
+        assert_eq!(w, 20);
+        assert!(w + TABLE_WINDOW >= 45 + 20);
+        // every position: the rows in view (18 of them) are inside the window
+        for first in 0..1000usize {
+            let w = table_window(first as f64 * TABLE_ROW_PX);
+            assert!(w <= first && first + 18 <= w + TABLE_WINDOW, "{first}: {w}");
+            assert_eq!(w % TABLE_STRIDE, 0);
+        }
+    }
+
     #[test]
     fn a_model_is_titled_by_its_file_name() {
         assert_eq!(
