@@ -72,7 +72,7 @@ pub enum Msg {
     /// Load a built-in sample.
     Sample(String),
     /// A file from the picker or a drop.
-    File(web_sys::File),
+    File(crate::platform::File),
     /// Bytes arrived (or failed).
     Loaded(Result<Source, String>, After),
     /// A dim binding edited.

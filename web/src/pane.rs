@@ -2,7 +2,6 @@
 
 use std::rc::Rc;
 
-use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
 use crate::analysis::PaneResult;
@@ -60,27 +59,7 @@ pub struct PaneProps {
     pub on_retry: Callback<usize>,
 }
 
-pub(crate) fn target_value(e: &Event) -> String {
-    e.target()
-        .and_then(|t| {
-            t.clone()
-                .dyn_into::<web_sys::HtmlSelectElement>()
-                .map(|s| s.value())
-                .ok()
-                .or_else(|| {
-                    t.dyn_into::<web_sys::HtmlInputElement>()
-                        .ok()
-                        .map(|i| i.value())
-                })
-        })
-        .unwrap_or_default()
-}
-
-fn target_checked(e: &Event) -> bool {
-    e.target()
-        .and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok())
-        .is_some_and(|i| i.checked())
-}
+use crate::platform::{event_checked as target_checked, event_value as target_value};
 
 /// One runtime-allocator knob as a form field (text, policy menu or switch).
 fn knob_field(

@@ -128,6 +128,9 @@ pub async fn read_file(file: web_sys::File) -> Result<(String, Vec<u8>), String>
     Ok((name, js_sys::Uint8Array::new(&buf).to_vec()))
 }
 
+/// A file the user picked or dropped (read with [`read_file`]).
+pub type File = web_sys::File;
+
 /// The first file of a file input's change event.
 pub fn input_file(e: &web_sys::Event) -> Option<web_sys::File> {
     let input: web_sys::HtmlInputElement = e.target()?.dyn_into().ok()?;
@@ -761,4 +764,35 @@ pub fn paint_scene(id: &str, scene: &crate::timeline::Scene) -> f64 {
         .unwrap_or(0);
     let _ = canvas.set_attribute("data-paints", &(paints + 1).to_string());
     ms
+}
+
+/// The value of the `<input>` or `<select>` an event came from (`""` for other targets).
+pub fn event_value(e: &web_sys::Event) -> String {
+    e.target()
+        .and_then(|t| {
+            t.clone()
+                .dyn_into::<web_sys::HtmlSelectElement>()
+                .map(|s| s.value())
+                .ok()
+                .or_else(|| {
+                    t.dyn_into::<web_sys::HtmlInputElement>()
+                        .ok()
+                        .map(|i| i.value())
+                })
+        })
+        .unwrap_or_default()
+}
+
+/// Whether the checkbox an event came from is checked (`false` for other targets).
+pub fn event_checked(e: &web_sys::Event) -> bool {
+    e.target()
+        .and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok())
+        .is_some_and(|i| i.checked())
+}
+
+/// The vertical scroll position of the element an event came from, CSS pixels.
+pub fn event_scroll_top(e: &web_sys::Event) -> Option<f64> {
+    e.target()
+        .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+        .map(|el| f64::from(el.scroll_top()))
 }

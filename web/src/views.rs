@@ -1,12 +1,12 @@
 //! The page's sections: load panel, model summary, panes, timeline, live curve, table, embed.
 
-use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
 use crate::app::{App, Col, Export, Msg};
 use crate::format;
 use crate::model::{Format, Origin, MAX_FILE_BYTES};
 use crate::pane::Pane;
+use crate::platform;
 use crate::samples::SAMPLES;
 use crate::timeline::{self, H, MARGIN, W};
 
@@ -138,11 +138,7 @@ impl App {
             _ => String::new(),
         };
         let on_sample = link.batch_callback(|e: Event| {
-            let v = e
-                .target()
-                .and_then(|t| t.dyn_into::<web_sys::HtmlSelectElement>().ok())
-                .map(|s| s.value())
-                .unwrap_or_default();
+            let v = platform::event_value(&e);
             (!v.is_empty()).then_some(Msg::Sample(v))
         });
         let on_file =
@@ -162,14 +158,7 @@ impl App {
             .filter(|d| Some(d) != gear_dim.as_ref())
             .collect();
         let is_graph = self.built.as_ref().is_some_and(|b| b.is_graph);
-        let on_gears = link.callback(|e: Event| {
-            Msg::Gears(
-                e.target()
-                    .and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok())
-                    .map(|i| i.value())
-                    .unwrap_or_default(),
-            )
-        });
+        let on_gears = link.callback(|e: Event| Msg::Gears(platform::event_value(&e)));
         let gears_text = self
             .gears
             .iter()
@@ -204,7 +193,7 @@ impl App {
                         { for dims.iter().map(|d| {
                             let name = d.clone();
                             let onchange = link.callback(move |e: Event| {
-                                let v = e.target().and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok()).map(|i| i.value()).unwrap_or_default();
+                                let v = platform::event_value(&e);
                                 Msg::Bind(name.clone(), v)
                             });
                             html! {
@@ -220,7 +209,7 @@ impl App {
                             </label>
                             if let Some(d) = &gear_dim { <span class="muted small">{ format!("batch dim: {d}") }</span> }
                             <label title="Reshape, Flatten, Squeeze, Unsqueeze and Identity outputs share their input's buffer when the input dies there, as onnxruntime, TFLite and GE do (the CLI's --alias-views; off: every tensor its own buffer, comparable with per-tensor references)">
-                                <input type="checkbox" data-testid="alias-views" checked={self.alias_views} onchange={link.callback(|e: Event| Msg::AliasViews(e.target().and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok()).is_some_and(|i| i.checked())))} />
+                                <input type="checkbox" data-testid="alias-views" checked={self.alias_views} onchange={link.callback(|e: Event| Msg::AliasViews(platform::event_checked(&e)))} />
                                 { " views share their input" }
                             </label>
                         }
@@ -321,14 +310,9 @@ impl App {
                 None => html! {},
             };
         }
-        let on_budget = ctx.link().callback(|e: Event| {
-            Msg::Budget(
-                e.target()
-                    .and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok())
-                    .map(|i| i.value())
-                    .unwrap_or_default(),
-            )
-        });
+        let on_budget = ctx
+            .link()
+            .callback(|e: Event| Msg::Budget(platform::event_value(&e)));
         let value = self.budget.map(|b| b.to_string()).unwrap_or_default();
         html! {
             <p class="budget">
@@ -498,10 +482,7 @@ impl App {
                     if let (Some((_, gears)), Some(shown)) = (b.gears.as_ref(), self.gear_shown()) {
                         <label class="gear-pick">{ "gear " }
                             <select data-testid="gear" onchange={link.batch_callback(|e: Event| {
-                                e.target()
-                                    .and_then(|t| t.dyn_into::<web_sys::HtmlSelectElement>().ok())
-                                    .and_then(|s| s.value().parse::<u64>().ok())
-                                    .map(Msg::ShowGear)
+                                platform::event_value(&e).parse::<u64>().ok().map(Msg::ShowGear)
                             })}>
                                 { for gears.iter().map(|g| html! { <option value={g.to_string()} selected={*g == shown}>{ format!("batch {g}") }</option> }) }
                             </select>
@@ -555,7 +536,7 @@ impl App {
         let c = self.compare;
         let with = c.other(self.focus, self.panes.len()).unwrap_or(0);
         let on_mode = link.batch_callback(move |e: Event| {
-            let mode = match crate::pane::target_value(&e).as_str() {
+            let mode = match platform::event_value(&e).as_str() {
                 "side" => CompareMode::Side,
                 "diff" => CompareMode::Diff,
                 _ => CompareMode::Off,
@@ -563,15 +544,12 @@ impl App {
             Some(Msg::SetCompare(Compare { mode, with }))
         });
         let on_with = link.batch_callback(move |e: Event| {
-            crate::pane::target_value(&e)
-                .parse::<usize>()
-                .ok()
-                .map(|w| {
-                    Msg::SetCompare(Compare {
-                        mode: CompareMode::Diff,
-                        with: w,
-                    })
+            platform::event_value(&e).parse::<usize>().ok().map(|w| {
+                Msg::SetCompare(Compare {
+                    mode: CompareMode::Diff,
+                    with: w,
                 })
+            })
         });
         html! {
             <span class="compare-pick">
@@ -757,14 +735,7 @@ impl App {
             };
             html! { <th aria-sort={aria}><button type="button" class="th" onclick={link.callback(move |_| Msg::Sort(c))}>{ label }{ arrow }</button></th> }
         };
-        let oninput = link.callback(|e: InputEvent| {
-            Msg::Search(
-                e.target()
-                    .and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok())
-                    .map(|i| i.value())
-                    .unwrap_or_default(),
-            )
-        });
+        let oninput = link.callback(|e: InputEvent| Msg::Search(platform::event_value(&e)));
         let hover = self.hover.map(|h| h.0);
         let cols = 9 + usize::from(streams) + usize::from(types);
         let spacer = |n: usize| {
@@ -772,11 +743,8 @@ impl App {
                 <tr class="spacer" aria-hidden="true" style={format!("height:{}px", n as f64 * TABLE_ROW_PX)}><td colspan={cols.to_string()} /></tr>
             })
         };
-        let onscroll = link.batch_callback(|e: Event| {
-            e.target()
-                .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
-                .map(|el| Msg::TableScroll(f64::from(el.scroll_top())))
-        });
+        let onscroll =
+            link.batch_callback(|e: Event| platform::event_scroll_top(&e).map(Msg::TableScroll));
         html! {
             <section class="table card" aria-label="tensors live at the step">
                 <div class="toolbar">
