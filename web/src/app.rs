@@ -273,7 +273,7 @@ pub struct App {
     /// Jobs the worker answered.
     jobs_done: u64,
     /// Pending link update ([`App::sync_hash_soon`]).
-    sync_timer: Option<gloo_timers::callback::Timeout>,
+    sync_timer: Option<crate::platform::Timeout>,
     /// The next link update adds a history entry (a new model was loaded).
     push_next: bool,
     /// The selected tensor (outlined; the link keeps it by name).
@@ -283,7 +283,7 @@ pub struct App {
     /// A zoom window from a link, kept over the load that follows it.
     link_view: Option<Viewport>,
     /// Redraws the elapsed time while a job is in flight.
-    ticker: Option<gloo_timers::callback::Interval>,
+    ticker: Option<crate::platform::Interval>,
     /// In an embed: the timeline was clicked, so the wheel zooms it (before, the page scrolls).
     pub(crate) embed_active: bool,
     /// What the timeline canvas shows now.

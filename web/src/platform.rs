@@ -131,6 +131,12 @@ pub async fn read_file(file: web_sys::File) -> Result<(String, Vec<u8>), String>
 /// A file the user picked or dropped (read with [`read_file`]).
 pub type File = web_sys::File;
 
+/// A pending one-shot timer ([`after`]); dropping it cancels it.
+pub type Timeout = gloo_timers::callback::Timeout;
+
+/// A repeating timer ([`every`]); dropping it stops it.
+pub type Interval = gloo_timers::callback::Interval;
+
 /// The first file of a file input's change event.
 pub fn input_file(e: &web_sys::Event) -> Option<web_sys::File> {
     let input: web_sys::HtmlInputElement = e.target()?.dyn_into().ok()?;
