@@ -67,7 +67,7 @@ struct Nester<'a> {
     lite: Vec<Lite>,
     /// The chains ([`Link`]) of more than one block; a block without children ends its
     /// chain.
-    chains: Vec<Vec<Link>>,
+    chains: Vec<Chain>,
     /// Each block's chain and position in it; `(usize::MAX, 0)` for a block alone in its
     /// chain (no parent whose first child it is, no children).
     at: Vec<(usize, usize)>,
@@ -80,6 +80,16 @@ struct Nester<'a> {
     covered: BTreeMap<(u32, u64), u64>,
     /// Each block's place in the list ([`order`]).
     keys: Vec<Key>,
+    /// Each unit's lifetime, by [`UnitId`]: the member tests read only these, and a compact
+    /// copy keeps their binary searches in cache.
+    span: Vec<Span>,
+}
+
+/// A unit's first and last step live.
+#[derive(Debug, Clone, Copy)]
+struct Span {
+    start: u64,
+    end: u64,
 }
 
 /// The candidate during one `AddLifeReuseBlock` walk: GE's member test moves the members
@@ -115,6 +125,7 @@ impl Walk {
     }
 
     /// Keeps only `kept` (a subsequence of the members now); the rest go to a clone.
+    #[inline(never)]
     fn narrow(&mut self, kept: Vec<UnitId>, k0: &Cand<'_>, units: &Units) -> Option<()> {
         let k = Cand::new(&kept, k0.stream, units)?;
         let stat = Cand { units: &[], ..k };
@@ -162,6 +173,81 @@ impl Link {
             stream: n.stream,
             many: n.many,
             id,
+        }
+    }
+}
+
+/// Links per [`Group`].
+const GROUP: usize = 8;
+
+/// What [`Nester::find`] needs to know of [`GROUP`] consecutive links of a chain to pass them
+/// all at once: on the way down, links on the candidate's stream whose spans miss its span
+/// need no test; on the way up, links without other children whose room is below the
+/// candidate need no look.
+#[derive(Debug, Clone, Copy)]
+struct Group {
+    /// First start and last end of the links.
+    start: u64,
+    end: u64,
+    /// The links' stream, `None` if they are on more than one.
+    stream: Option<u32>,
+    /// The largest [`Link::cap`].
+    cap: u64,
+    /// A link with more than one child.
+    many: bool,
+}
+
+/// A chain's links, and a [`Group`] for each run of [`GROUP`] of them (the last maybe
+/// shorter).
+#[derive(Debug, Clone, Default)]
+struct Chain {
+    links: Vec<Link>,
+    groups: Vec<Group>,
+}
+
+impl Chain {
+    fn push(&mut self, l: Link) {
+        self.links.push(l);
+        self.regroup(self.links.len() - 1);
+    }
+
+    /// Replaces the link at `pos` (same block: new cap, maybe a second child).
+    fn set(&mut self, pos: usize, l: Link) {
+        if let Some(x) = self.links.get_mut(pos) {
+            *x = l;
+            self.regroup(pos);
+        }
+    }
+
+    /// Recomputes the group of the link at `pos`.
+    fn regroup(&mut self, pos: usize) {
+        let g = pos / GROUP;
+        let from = g * GROUP;
+        let links = self
+            .links
+            .get(from..(from + GROUP).min(self.links.len()))
+            .unwrap_or(&[]);
+        let Some(first) = links.first() else { return };
+        let mut grp = Group {
+            start: first.start,
+            end: first.end,
+            stream: Some(first.stream),
+            cap: 0,
+            many: false,
+        };
+        for l in links {
+            grp.start = grp.start.min(l.start);
+            grp.end = grp.end.max(l.end);
+            if grp.stream != Some(l.stream) {
+                grp.stream = None;
+            }
+            grp.cap = grp.cap.max(l.cap);
+            grp.many |= l.many;
+        }
+        if let Some(x) = self.groups.get_mut(g) {
+            *x = grp;
+        } else {
+            self.groups.push(grp);
         }
     }
 }
@@ -324,7 +410,7 @@ pub(crate) fn reuse_by_lifetime(
         .collect();
     let lite = blocks.iter().map(|b| Lite::of(b, units)).collect();
     // Level 1 nests nothing, so each block is a chain; built in general anyway.
-    let mut chains: Vec<Vec<Link>> = Vec::new();
+    let mut chains: Vec<Chain> = Vec::new();
     let mut at = alloc::vec![(usize::MAX, 0); blocks.len()];
     for (b, blk) in blocks.iter().enumerate() {
         let first_child = blk
@@ -335,11 +421,11 @@ pub(crate) fn reuse_by_lifetime(
         if first_child || blk.children.is_empty() {
             continue;
         }
-        let mut chain = Vec::new();
+        let mut chain = Chain::default();
         let mut x = Some(b);
         while let (Some(y), Some(nd)) = (x, x.and_then(|y| node.get(y))) {
             if let Some(a) = at.get_mut(y) {
-                *a = (chains.len(), chain.len());
+                *a = (chains.len(), chain.links.len());
             }
             chain.push(Link::of(nd, y, slack));
             x = blocks.get(y).and_then(|yb| yb.children.first().copied());
@@ -362,6 +448,14 @@ pub(crate) fn reuse_by_lifetime(
         hull,
         keys,
         covered: BTreeMap::new(),
+        span: units
+            .list
+            .iter()
+            .map(|u| Span {
+                start: u.start,
+                end: u.end,
+            })
+            .collect(),
     };
     let mut splits = 0;
     for set in groups.values_mut() {
@@ -438,18 +532,21 @@ impl Nester<'_> {
                 // still split.
                 if jump {
                     let mut from = ck;
-                    while let Some(k) = multi
-                        .range((Excluded(from), Excluded(floor)))
-                        .next()
-                        .copied()
-                    {
-                        from = k;
-                        if let Some((t, walk)) = self.offer(p, k.2, fits) {
-                            splits += self.apply(set, &mut multi, p, k, walk);
-                            if let Some(t) = t {
-                                taken = Some((k, t));
+                    // One pass over the range until a walk changes something.
+                    loop {
+                        let mut event = None;
+                        for &k in multi.range((Excluded(from), Excluded(floor))) {
+                            if let Some(e) = self.offer(p, k.2, fits) {
+                                event = Some((k, e));
                                 break;
                             }
+                        }
+                        let Some((k, (t, walk))) = event else { break };
+                        from = k;
+                        splits += self.apply(set, &mut multi, p, k, walk);
+                        if let Some(t) = t {
+                            taken = Some((k, t));
+                            break;
                         }
                     }
                 }
@@ -596,22 +693,46 @@ impl Nester<'_> {
         let Some(&(hs, he)) = self.hull.get(p) else {
             return true;
         };
-        let list = &self.units.list;
+        let list = &self.span;
         let i = c
             .units
             .partition_point(|&u| list.get(u).is_some_and(|m| m.end < hs));
-        c.units
-            .get(i..)
-            .unwrap_or(&[])
-            .iter()
-            .filter_map(|&u| list.get(u))
-            .take_while(|m| m.start <= he)
-            .any(|m| {
-                self.covered
-                    .range((c.stream, 0)..=(c.stream, m.end))
-                    .next_back()
-                    .is_some_and(|(&(st, _), &z)| st == c.stream && z >= m.start)
-            })
+        let rest = c.units.get(i..).unwrap_or(&[]);
+        let near = rest
+            .get(..rest.partition_point(|&u| list.get(u).is_some_and(|m| m.start <= he)))
+            .unwrap_or(&[]);
+        // A member crosses the covered interval that starts last at or before its end, if
+        // any. From the last member back, those intervals come in the map's order: one
+        // range, walked backwards (searched again after a long run of intervals between
+        // two members).
+        let st = c.stream;
+        let Some(last) = near.last().and_then(|&u| list.get(u)) else {
+            return false;
+        };
+        let mut it = self.covered.range((st, 0)..=(st, last.end));
+        let mut cur = it.next_back();
+        for m in near.iter().rev().filter_map(|&u| list.get(u)) {
+            let mut steps = 0;
+            while let Some((&(_, a), _)) = cur {
+                if a <= m.end {
+                    break;
+                }
+                steps += 1;
+                if steps > 8 {
+                    it = self.covered.range((st, 0)..=(st, m.end));
+                    cur = it.next_back();
+                    break;
+                }
+                cur = it.next_back();
+            }
+            match cur {
+                // No interval starts at or before this member's end, nor an earlier one's.
+                None => return false,
+                Some((_, &z)) if z >= m.start => return true,
+                Some(_) => {}
+            }
+        }
+        false
     }
 
     /// Whether a member of `members` (sorted, disjoint) meets the span of `b`'s subtree
@@ -620,7 +741,7 @@ impl Nester<'_> {
         let Some(&(s, e)) = self.hull.get(b) else {
             return true;
         };
-        let list = &self.units.list;
+        let list = &self.span;
         let i = members.partition_point(|&u| list.get(u).is_some_and(|m| m.end < s));
         members
             .get(i)
@@ -646,7 +767,7 @@ impl Nester<'_> {
                         && self
                             .blocks
                             .get(t)
-                            .is_some_and(|tb| crosses(tb, l.start, l.end, self.units))
+                            .is_some_and(|tb| crosses(tb, l.start, l.end, &self.span))
                 })
         })
     }
@@ -683,18 +804,29 @@ impl Nester<'_> {
     fn find(&self, q: usize, k0: &Cand<'_>, depth0: usize, walk: &mut Walk) -> Option<usize> {
         let &(ci, pos) = self.at.get(q)?;
         let alone;
-        let chain = if ci == usize::MAX {
+        let (links, groups, pos): (&[Link], &[Group], usize) = if ci == usize::MAX {
             alone = [Link::of(self.node.get(q)?, q, self.slack)];
-            &alone[..]
+            (&alone[..], &[], 0)
         } else {
-            self.chains.get(ci)?.get(pos..)?
+            let ch = self.chains.get(ci)?;
+            (&ch.links, &ch.groups, pos)
         };
-        // Blocks of the chain within the depth limit.
-        let reach = (MAX_DEPTH + 1).checked_sub(depth0)?.min(chain.len());
-        let mut m = 0;
-        while let Some(l) = chain.get(m).filter(|_| m < reach) {
-            let (start, end) = (walk.stat.start, walk.stat.end);
-            if l.stream != k0.stream || (start <= l.end && l.start <= end) {
+        // Links `pos..end` of the chain, those within the depth limit.
+        let len = links.len().checked_sub(pos)?;
+        let end = pos + (MAX_DEPTH + 1).checked_sub(depth0)?.min(len);
+        let mut i = pos;
+        while let Some(l) = links.get(i).filter(|_| i < end) {
+            let (start, stop) = (walk.stat.start, walk.stat.end);
+            // A whole group on the candidate's stream whose spans miss its span.
+            if i % GROUP == 0 && i + GROUP <= end {
+                if let Some(g) = groups.get(i / GROUP) {
+                    if g.stream == Some(k0.stream) && (start > g.end || g.start > stop) {
+                        i += GROUP;
+                        continue;
+                    }
+                }
+            }
+            if l.stream != k0.stream || (start <= l.end && l.start <= stop) {
                 let n = self.node.get(l.id)?;
                 let fit = self.fit(l.id, n, &walk.current(k0));
                 match fit {
@@ -703,16 +835,36 @@ impl Nester<'_> {
                     Some(Fit::Part(v)) => walk.narrow(v, k0, self.units)?,
                 }
             }
-            m += 1;
+            i += 1;
         }
-        // Blocks `..m` of the chain take the candidate's lifetime; back up from the deepest.
+        // Links `pos..i` take the candidate's lifetime; back up from the deepest.
         // If the walk reached the end of the chain and `q` starts it, the search covers
         // `q`'s whole subtree, so its summary is rebuilt.
-        let whole = pos == 0 && m == chain.len();
+        let whole = pos == 0 && i == links.len();
         let mut bound = Summary::EMPTY;
-        while m > 0 {
-            m -= 1;
-            let l = chain.get(m)?;
+        while i > pos {
+            // `cursor + max <= size + slack`, and no slack for a child of one alignment unit
+            // (GE: "no slack for a 512 B child").
+            let need = {
+                let k = walk.current(k0);
+                if k.max > self.align {
+                    Some(k.max)
+                } else {
+                    k.max.checked_add(self.slack)
+                }
+            };
+            // A whole group without other children and without room (the summary, when
+            // rebuilt, needs every link).
+            if !whole && i % GROUP == 0 && i - GROUP >= pos {
+                if let Some(g) = groups.get(i / GROUP - 1) {
+                    if !g.many && !need.is_some_and(|v| v <= g.cap) {
+                        i -= GROUP;
+                        continue;
+                    }
+                }
+            }
+            i -= 1;
+            let l = links.get(i)?;
             let x = l.id;
             let others: &[usize] = if l.many {
                 self.blocks
@@ -730,7 +882,7 @@ impl Nester<'_> {
                     nests_nowhere && (k.units.len() < 2 || !self.hull_meets(r, k.units))
                 };
                 if !skip {
-                    if let Some(t) = self.find(r, k0, depth0 + m + 1, walk) {
+                    if let Some(t) = self.find(r, k0, depth0 + (i - pos) + 1, walk) {
                         return Some(t);
                     }
                 }
@@ -742,8 +894,6 @@ impl Nester<'_> {
                 bound.insert(l.cap, x);
             }
             let k = walk.current(k0);
-            // `cursor + max <= size + slack`, and no slack for a child of one alignment unit
-            // (GE: "no slack for a 512 B child").
             let need = if k.max > self.align {
                 Some(k.max)
             } else {
@@ -766,6 +916,7 @@ impl Nester<'_> {
     /// whole. Crossing is checked on the same stream only, where a block every member of `k`
     /// crosses is crossed by every subset of `k` too, so [`Self::fit`] refuses it however
     /// deep the search would narrow `k`.
+    #[inline(never)]
     fn refused_by(&self, sum: &Summary, k: &Cand<'_>) -> bool {
         if sum.rest >= k.min {
             return false;
@@ -788,15 +939,16 @@ impl Nester<'_> {
         let Some(qb) = self.blocks.get(q) else {
             return true;
         };
-        let list = &self.units.list;
+        let list = &self.span;
         k.units.iter().all(|&u| {
             list.get(u)
-                .is_none_or(|m| crosses(qb, m.start, m.end, self.units))
+                .is_none_or(|m| crosses(qb, m.start, m.end, list))
         })
     }
 
     /// Block test, then member test (same stream only), for candidate `k` and block `q`
     /// (its compact copy `n`).
+    #[inline(never)]
     fn fit(&self, q: usize, n: &Node, k: &Cand<'_>) -> Option<Fit> {
         if n.stream == k.stream {
             if k.start > n.end || n.start > k.end {
@@ -804,7 +956,7 @@ impl Nester<'_> {
             }
             let qb = self.blocks.get(q)?;
             // Member test: keep the candidate's members that cross none of q's members.
-            let Some(kept) = uncrossed(qb, k, self.units) else {
+            let Some(kept) = uncrossed(qb, k, &self.span) else {
                 // All kept: the same as `Whole` to `find` and `split` (nothing to split off),
                 // without building the list.
                 return Some(Fit::Whole);
@@ -936,7 +1088,7 @@ impl Nester<'_> {
             let (ci, pos) = match self.at.get(target) {
                 Some(&(ci, _)) if ci != usize::MAX => {
                     let ch = self.chains.get_mut(ci);
-                    let pos = ch.as_ref().map_or(0, |ch| ch.len());
+                    let pos = ch.as_ref().map_or(0, |ch| ch.links.len());
                     if let (Some(ch), Some(l)) = (ch, link) {
                         ch.push(l);
                     }
@@ -948,7 +1100,11 @@ impl Nester<'_> {
                         .node
                         .get(target)
                         .map(|n| Link::of(n, target, self.slack));
-                    self.chains.push(head.into_iter().chain(link).collect());
+                    let mut ch = Chain::default();
+                    for l in head.into_iter().chain(link) {
+                        ch.push(l);
+                    }
+                    self.chains.push(ch);
                     if let Some(a) = self.at.get_mut(target) {
                         *a = (ci, 0);
                     }
@@ -965,8 +1121,8 @@ impl Nester<'_> {
             .get(target)
             .map(|n| Link::of(n, target, self.slack));
         if let (Some(&(ci, pos)), Some(f)) = (self.at.get(target), fresh) {
-            if let Some(l) = self.chains.get_mut(ci).and_then(|ch| ch.get_mut(pos)) {
-                *l = f;
+            if let Some(ch) = self.chains.get_mut(ci) {
+                ch.set(pos, f);
             }
         }
         let reachable = usize::from(depth) <= MAX_DEPTH;
@@ -985,7 +1141,7 @@ impl Nester<'_> {
         while let Some(h) = self.at.get(x).map(|&(ci, _)| {
             self.chains
                 .get(ci)
-                .and_then(|ch| ch.first())
+                .and_then(|ch| ch.links.first())
                 .map_or(x, |l| l.id)
         }) {
             let (Some(n), Some(s)) = (self.node.get_mut(h), self.sub_cap.get(h)) else {
@@ -1163,8 +1319,8 @@ fn block_size_room(b: Option<&BlockData>, slack: u64) -> u64 {
 /// `None` if none crosses. Both member lists are sorted and disjoint, so the members of `k`
 /// crossing one member of `b` are a run, found by binary search; only `b`'s members within
 /// `k`'s span are visited.
-fn uncrossed(b: &BlockData, k: &Cand<'_>, units: &Units) -> Option<Vec<UnitId>> {
-    let list = &units.list;
+#[inline(never)]
+fn uncrossed(b: &BlockData, k: &Cand<'_>, list: &[Span]) -> Option<Vec<UnitId>> {
     let first = b
         .units
         .partition_point(|&u| list.get(u).is_some_and(|m| m.end < k.start));
@@ -1253,8 +1409,8 @@ fn uncrossed(b: &BlockData, k: &Cand<'_>, units: &Units) -> Option<Vec<UnitId>> 
 
 /// Whether `[start, end]` crosses a member of `b` (touching counts, GE `CrossLifeTime`).
 /// `b`'s members are sorted and disjoint, so a binary search finds the only candidate.
-fn crosses(b: &BlockData, start: u64, end: u64, units: &Units) -> bool {
-    let list = &units.list;
+#[inline(never)]
+fn crosses(b: &BlockData, start: u64, end: u64, list: &[Span]) -> bool {
     let i = b
         .units
         .partition_point(|&u| list.get(u).is_some_and(|m| m.end < start));
