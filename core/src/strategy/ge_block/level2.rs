@@ -125,7 +125,6 @@ impl Walk {
     }
 
     /// Keeps only `kept` (a subsequence of the members now); the rest go to a clone.
-    #[inline(never)]
     fn narrow(&mut self, kept: Vec<UnitId>, k0: &Cand<'_>, units: &Units) -> Option<()> {
         let k = Cand::new(&kept, k0.stream, units)?;
         let stat = Cand { units: &[], ..k };
@@ -181,33 +180,36 @@ impl Link {
 const GROUP: usize = 8;
 
 /// What [`Nester::find`] needs to know of [`GROUP`] consecutive links of a chain to pass them
-/// all at once: on the way down, links on the candidate's stream whose spans miss its span
-/// need no test; on the way up, links without other children whose room is below the
+/// all at once on the way up: links without other children whose room is below the
 /// candidate need no look.
 #[derive(Debug, Clone, Copy)]
 struct Group {
-    /// First start and last end of the links.
-    start: u64,
-    end: u64,
-    /// The links' stream, `None` if they are on more than one.
-    stream: Option<u32>,
     /// The largest [`Link::cap`].
     cap: u64,
     /// A link with more than one child.
     many: bool,
 }
 
-/// A chain's links, and a [`Group`] for each run of [`GROUP`] of them (the last maybe
-/// shorter).
+/// A chain's links, a [`Group`] for each run of [`GROUP`] of them (the last maybe
+/// shorter), and for the way down the links' spans apart (a scan for the next one the
+/// candidate's span meets reads only these) with their stream if they have one.
 #[derive(Debug, Clone, Default)]
 struct Chain {
     links: Vec<Link>,
     groups: Vec<Group>,
+    spans: Vec<(u64, u64)>,
+    stream: Option<u32>,
 }
 
 impl Chain {
     fn push(&mut self, l: Link) {
+        self.stream = if self.links.is_empty() || self.stream == Some(l.stream) {
+            Some(l.stream)
+        } else {
+            None
+        };
         self.links.push(l);
+        self.spans.push((l.start, l.end));
         self.regroup(self.links.len() - 1);
     }
 
@@ -227,20 +229,14 @@ impl Chain {
             .links
             .get(from..(from + GROUP).min(self.links.len()))
             .unwrap_or(&[]);
-        let Some(first) = links.first() else { return };
+        if links.is_empty() {
+            return;
+        }
         let mut grp = Group {
-            start: first.start,
-            end: first.end,
-            stream: Some(first.stream),
             cap: 0,
             many: false,
         };
         for l in links {
-            grp.start = grp.start.min(l.start);
-            grp.end = grp.end.max(l.end);
-            if grp.stream != Some(l.stream) {
-                grp.stream = None;
-            }
             grp.cap = grp.cap.max(l.cap);
             grp.many |= l.many;
         }
@@ -803,25 +799,39 @@ impl Nester<'_> {
     /// that start a chain are read and kept up to date.
     fn find(&self, q: usize, k0: &Cand<'_>, depth0: usize, walk: &mut Walk) -> Option<usize> {
         let &(ci, pos) = self.at.get(q)?;
-        let alone;
-        let (links, groups, pos): (&[Link], &[Group], usize) = if ci == usize::MAX {
-            alone = [Link::of(self.node.get(q)?, q, self.slack)];
-            (&alone[..], &[], 0)
-        } else {
-            let ch = self.chains.get(ci)?;
-            (&ch.links, &ch.groups, pos)
-        };
+        let (alone, alone_span);
+        let (links, groups, spans, one_stream, pos): (&[Link], &[Group], &[(u64, u64)], _, _) =
+            if ci == usize::MAX {
+                let l = Link::of(self.node.get(q)?, q, self.slack);
+                alone = [l];
+                alone_span = [(l.start, l.end)];
+                (&alone[..], &[], &alone_span[..], Some(l.stream), 0)
+            } else {
+                let ch = self.chains.get(ci)?;
+                (&ch.links, &ch.groups, &ch.spans, ch.stream, pos)
+            };
         // Links `pos..end` of the chain, those within the depth limit.
         let len = links.len().checked_sub(pos)?;
         let end = pos + (MAX_DEPTH + 1).checked_sub(depth0)?.min(len);
         let mut i = pos;
+        let same_stream = one_stream == Some(k0.stream);
         while let Some(l) = links.get(i).filter(|_| i < end) {
             let (start, stop) = (walk.stat.start, walk.stat.end);
-            // A whole group on the candidate's stream whose spans miss its span.
-            if i % GROUP == 0 && i + GROUP <= end {
-                if let Some(g) = groups.get(i / GROUP) {
-                    if g.stream == Some(k0.stream) && (start > g.end || g.start > stop) {
-                        i += GROUP;
+            if same_stream {
+                // All on the candidate's stream: on to the next link whose span meets its.
+                let next = spans
+                    .get(i..end)
+                    .unwrap_or(&[])
+                    .iter()
+                    .position(|&(a, b)| a <= stop && start <= b);
+                match next {
+                    None => {
+                        i = end;
+                        break;
+                    }
+                    Some(0) => {}
+                    Some(r) => {
+                        i += r;
                         continue;
                     }
                 }
@@ -842,23 +852,32 @@ impl Nester<'_> {
         // `q`'s whole subtree, so its summary is rebuilt.
         let whole = pos == 0 && i == links.len();
         let mut bound = Summary::EMPTY;
+        // `cursor + max <= size + slack`, and no slack for a child of one alignment unit
+        // (GE: "no slack for a 512 B child"); `max` changes only where other children are
+        // searched.
+        let need_of = |max: u64| {
+            if max > self.align {
+                Some(max)
+            } else {
+                max.checked_add(self.slack)
+            }
+        };
+        let mut need = need_of(walk.stat.max);
         while i > pos {
-            // `cursor + max <= size + slack`, and no slack for a child of one alignment unit
-            // (GE: "no slack for a 512 B child").
-            let need = {
-                let k = walk.current(k0);
-                if k.max > self.align {
-                    Some(k.max)
-                } else {
-                    k.max.checked_add(self.slack)
+            // Links without other children and without room need no look (the summary,
+            // when rebuilt, needs every link): a whole group, or one link.
+            if !whole {
+                if i % GROUP == 0 && i - GROUP >= pos {
+                    if let Some(g) = groups.get(i / GROUP - 1) {
+                        if !g.many && !need.is_some_and(|v| v <= g.cap) {
+                            i -= GROUP;
+                            continue;
+                        }
+                    }
                 }
-            };
-            // A whole group without other children and without room (the summary, when
-            // rebuilt, needs every link).
-            if !whole && i % GROUP == 0 && i - GROUP >= pos {
-                if let Some(g) = groups.get(i / GROUP - 1) {
-                    if !g.many && !need.is_some_and(|v| v <= g.cap) {
-                        i -= GROUP;
+                if let Some(l) = links.get(i - 1) {
+                    if !l.many && !need.is_some_and(|v| v <= l.cap) {
+                        i -= 1;
                         continue;
                     }
                 }
@@ -893,12 +912,9 @@ impl Nester<'_> {
             if whole {
                 bound.insert(l.cap, x);
             }
-            let k = walk.current(k0);
-            let need = if k.max > self.align {
-                Some(k.max)
-            } else {
-                k.max.checked_add(self.slack)
-            };
+            if !others.is_empty() {
+                need = need_of(walk.stat.max);
+            }
             if need.is_some_and(|v| v <= l.cap) {
                 return Some(x);
             }
@@ -916,7 +932,6 @@ impl Nester<'_> {
     /// whole. Crossing is checked on the same stream only, where a block every member of `k`
     /// crosses is crossed by every subset of `k` too, so [`Self::fit`] refuses it however
     /// deep the search would narrow `k`.
-    #[inline(never)]
     fn refused_by(&self, sum: &Summary, k: &Cand<'_>) -> bool {
         if sum.rest >= k.min {
             return false;
@@ -948,7 +963,6 @@ impl Nester<'_> {
 
     /// Block test, then member test (same stream only), for candidate `k` and block `q`
     /// (its compact copy `n`).
-    #[inline(never)]
     fn fit(&self, q: usize, n: &Node, k: &Cand<'_>) -> Option<Fit> {
         if n.stream == k.stream {
             if k.start > n.end || n.start > k.end {
@@ -1319,7 +1333,6 @@ fn block_size_room(b: Option<&BlockData>, slack: u64) -> u64 {
 /// `None` if none crosses. Both member lists are sorted and disjoint, so the members of `k`
 /// crossing one member of `b` are a run, found by binary search; only `b`'s members within
 /// `k`'s span are visited.
-#[inline(never)]
 fn uncrossed(b: &BlockData, k: &Cand<'_>, list: &[Span]) -> Option<Vec<UnitId>> {
     let first = b
         .units
@@ -1409,7 +1422,6 @@ fn uncrossed(b: &BlockData, k: &Cand<'_>, list: &[Span]) -> Option<Vec<UnitId>> 
 
 /// Whether `[start, end]` crosses a member of `b` (touching counts, GE `CrossLifeTime`).
 /// `b`'s members are sorted and disjoint, so a binary search finds the only candidate.
-#[inline(never)]
 fn crosses(b: &BlockData, start: u64, end: u64, list: &[Span]) -> bool {
     let i = b
         .units
