@@ -80,12 +80,24 @@ struct Nester<'a> {
     covered: BTreeMap<(u32, u64), u64>,
     /// Each block's place in the list ([`order`]).
     keys: Vec<Key>,
-    /// Each unit's lifetime, by [`UnitId`]: the member tests read only these, and a compact
-    /// copy keeps their binary searches in cache.
-    span: Vec<Span>,
+    /// The lifetimes of each block's members, in member order.
+    bspan: Vec<Vec<Span>>,
 }
 
-/// A unit's first and last step live.
+/// The lifetimes of `members`.
+fn spans_of(members: &[UnitId], units: &Units) -> Vec<Span> {
+    members
+        .iter()
+        .filter_map(|&u| units.list.get(u))
+        .map(|u| Span {
+            start: u.start,
+            end: u.end,
+        })
+        .collect()
+}
+
+/// A member's first and last step live: the member tests read these compact copies, kept
+/// in member order per block ([`Nester::bspan`]), so their binary searches stay in cache.
 #[derive(Debug, Clone, Copy)]
 struct Span {
     start: u64,
@@ -98,6 +110,8 @@ struct Span {
 struct Walk {
     /// The members left, `None` while all of the block's.
     members: Option<Vec<UnitId>>,
+    /// Their lifetimes.
+    spans: Vec<Span>,
     /// The [`Cand`] of `members` (without the members).
     stat: Cand<'static>,
     /// The members each split moved out, in order (one clone each).
@@ -108,7 +122,12 @@ impl Walk {
     fn new(k0: &Cand<'_>) -> Self {
         Walk {
             members: None,
-            stat: Cand { units: &[], ..*k0 },
+            spans: Vec::new(),
+            stat: Cand {
+                units: &[],
+                spans: &[],
+                ..*k0
+            },
             removed: Vec::new(),
         }
     }
@@ -119,6 +138,7 @@ impl Walk {
             None => *k0,
             Some(v) => Cand {
                 units: v,
+                spans: &self.spans,
                 ..self.stat
             },
         }
@@ -127,7 +147,11 @@ impl Walk {
     /// Keeps only `kept` (a subsequence of the members now); the rest go to a clone.
     fn narrow(&mut self, kept: Vec<UnitId>, k0: &Cand<'_>, units: &Units) -> Option<()> {
         let k = Cand::new(&kept, k0.stream, units)?;
-        let stat = Cand { units: &[], ..k };
+        let stat = Cand {
+            units: &[],
+            spans: &[],
+            ..k
+        };
         let mut removed = Vec::new();
         let mut ki = 0;
         for &u in self.current(k0).units {
@@ -139,6 +163,7 @@ impl Walk {
         }
         self.stat = stat;
         self.removed.push(removed);
+        self.spans = spans_of(&kept, units);
         self.members = Some(kept);
         Some(())
     }
@@ -328,6 +353,8 @@ impl Lite {
 #[derive(Debug, Clone, Copy)]
 struct Cand<'m> {
     units: &'m [UnitId],
+    /// Their lifetimes.
+    spans: &'m [Span],
     /// First start and last end.
     start: u64,
     end: u64,
@@ -351,6 +378,7 @@ impl<'m> Cand<'m> {
         }
         Some(Cand {
             units: members,
+            spans: &[],
             start,
             end,
             min,
@@ -430,6 +458,7 @@ pub(crate) fn reuse_by_lifetime(
     }
     // Level 1 nests nothing, so each subtree is its block.
     let hull = node.iter().map(|n| (n.start, n.end)).collect();
+    let bspan = blocks.iter().map(|b| spans_of(&b.units, units)).collect();
     let mut n = Nester {
         blocks,
         units,
@@ -444,14 +473,7 @@ pub(crate) fn reuse_by_lifetime(
         hull,
         keys,
         covered: BTreeMap::new(),
-        span: units
-            .list
-            .iter()
-            .map(|u| Span {
-                start: u.start,
-                end: u.end,
-            })
-            .collect(),
+        bspan,
     };
     let mut splits = 0;
     for set in groups.values_mut() {
@@ -622,8 +644,8 @@ impl Nester<'_> {
                 .hull
                 .get(p)
                 .is_none_or(|&(s, e)| lite.start <= e && s <= lite.end)
-            && self.hull_meets(p, &cand.units)
-            && self.meets_covered(cand, p);
+            && self.hull_meets(p, self.bspan.get(c).map_or(&[], |v| v))
+            && self.meets_covered(c, cand.stream, p);
         if lite.min > fits && !may_split {
             return None;
         }
@@ -645,6 +667,7 @@ impl Nester<'_> {
         }
         let k = Cand {
             units: &cand.units,
+            spans: self.bspan.get(c)?,
             start: lite.start,
             end: lite.end,
             min: lite.min,
@@ -685,29 +708,28 @@ impl Nester<'_> {
 
     /// Whether a member of candidate `c` within `p`'s subtree span crosses a member of a
     /// block of the current parent's subtree on its stream ([`Nester::covered`]).
-    fn meets_covered(&self, c: &BlockData, p: usize) -> bool {
+    fn meets_covered(&self, c: usize, st: u32, p: usize) -> bool {
         let Some(&(hs, he)) = self.hull.get(p) else {
             return true;
         };
-        let list = &self.span;
-        let i = c
-            .units
-            .partition_point(|&u| list.get(u).is_some_and(|m| m.end < hs));
-        let rest = c.units.get(i..).unwrap_or(&[]);
+        let Some(cs) = self.bspan.get(c) else {
+            return true;
+        };
+        let i = cs.partition_point(|m| m.end < hs);
+        let rest = cs.get(i..).unwrap_or(&[]);
         let near = rest
-            .get(..rest.partition_point(|&u| list.get(u).is_some_and(|m| m.start <= he)))
+            .get(..rest.partition_point(|m| m.start <= he))
             .unwrap_or(&[]);
         // A member crosses the covered interval that starts last at or before its end, if
         // any. From the last member back, those intervals come in the map's order: one
         // range, walked backwards (searched again after a long run of intervals between
         // two members).
-        let st = c.stream;
-        let Some(last) = near.last().and_then(|&u| list.get(u)) else {
+        let Some(last) = near.last() else {
             return false;
         };
         let mut it = self.covered.range((st, 0)..=(st, last.end));
         let mut cur = it.next_back();
-        for m in near.iter().rev().filter_map(|&u| list.get(u)) {
+        for m in near.iter().rev() {
             let mut steps = 0;
             while let Some((&(_, a), _)) = cur {
                 if a <= m.end {
@@ -733,15 +755,12 @@ impl Nester<'_> {
 
     /// Whether a member of `members` (sorted, disjoint) meets the span of `b`'s subtree
     /// (`b` starts a chain): otherwise no block there crosses one, so none splits them.
-    fn hull_meets(&self, b: usize, members: &[UnitId]) -> bool {
+    fn hull_meets(&self, b: usize, members: &[Span]) -> bool {
         let Some(&(s, e)) = self.hull.get(b) else {
             return true;
         };
-        let list = &self.span;
-        let i = members.partition_point(|&u| list.get(u).is_some_and(|m| m.end < s));
-        members
-            .get(i)
-            .is_some_and(|&u| list.get(u).is_none_or(|m| m.start <= e))
+        let i = members.partition_point(|m| m.end < s);
+        members.get(i).is_some_and(|m| m.start <= e)
     }
 
     /// The [`Summary`] of block `b`'s subtree.
@@ -761,9 +780,9 @@ impl Nester<'_> {
                         && l.start <= tl.end
                         && tl.start <= l.end
                         && self
-                            .blocks
+                            .bspan
                             .get(t)
-                            .is_some_and(|tb| crosses(tb, l.start, l.end, &self.span))
+                            .is_some_and(|tb| crosses(tb, l.start, l.end))
                 })
         })
     }
@@ -898,7 +917,7 @@ impl Nester<'_> {
                     let k = walk.current(k0);
                     let nests_nowhere = self.node.get(r).is_none_or(|rn| rn.room < k.min)
                         || self.refused_by(&self.sum(r), &k);
-                    nests_nowhere && (k.units.len() < 2 || !self.hull_meets(r, k.units))
+                    nests_nowhere && (k.units.len() < 2 || !self.hull_meets(r, k.spans))
                 };
                 if !skip {
                     if let Some(t) = self.find(r, k0, depth0 + (i - pos) + 1, walk) {
@@ -951,14 +970,10 @@ impl Nester<'_> {
         if k.start > ql.end || ql.start > k.end {
             return false;
         }
-        let Some(qb) = self.blocks.get(q) else {
+        let Some(qb) = self.bspan.get(q) else {
             return true;
         };
-        let list = &self.span;
-        k.units.iter().all(|&u| {
-            list.get(u)
-                .is_none_or(|m| crosses(qb, m.start, m.end, list))
-        })
+        k.spans.iter().all(|m| crosses(qb, m.start, m.end))
     }
 
     /// Block test, then member test (same stream only), for candidate `k` and block `q`
@@ -968,9 +983,9 @@ impl Nester<'_> {
             if k.start > n.end || n.start > k.end {
                 return Some(Fit::Whole);
             }
-            let qb = self.blocks.get(q)?;
+            let qb = self.bspan.get(q)?;
             // Member test: keep the candidate's members that cross none of q's members.
-            let Some(kept) = uncrossed(qb, k, &self.span) else {
+            let Some(kept) = uncrossed(qb, k) else {
                 // All kept: the same as `Whole` to `find` and `split` (nothing to split off),
                 // without building the list.
                 return Some(Fit::Whole);
@@ -1018,6 +1033,7 @@ impl Nester<'_> {
             let node = Node::of(&clone, self.units, self.slack);
             self.sub_cap.push(Cell::new(Summary::EMPTY));
             self.lite.push(Lite::of(&clone, self.units));
+            self.bspan.push(Vec::new());
             self.at.push((usize::MAX, 0));
             self.hull.push((node.start, node.end));
             self.node.push(node);
@@ -1048,6 +1064,9 @@ impl Nester<'_> {
         }
         if let Some(l) = self.lite.get_mut(b) {
             *l = lite;
+        }
+        if let Some(v) = self.bspan.get_mut(b) {
+            *v = spans_of(&blk.units, self.units);
         }
     }
 
@@ -1329,105 +1348,47 @@ fn block_size_room(b: Option<&BlockData>, slack: u64) -> u64 {
     b.map_or(0, |b| b.size.saturating_add(slack))
 }
 
-/// The members of `k` that cross no member of `b` (touching counts, GE `CrossLifeTime`), or
-/// `None` if none crosses. Both member lists are sorted and disjoint, so the members of `k`
-/// crossing one member of `b` are a run, found by binary search; only `b`'s members within
-/// `k`'s span are visited.
-fn uncrossed(b: &BlockData, k: &Cand<'_>, list: &[Span]) -> Option<Vec<UnitId>> {
-    let first = b
-        .units
-        .partition_point(|&u| list.get(u).is_some_and(|m| m.end < k.start));
-    let last = first
-        + b.units
-            .get(first..)
-            .unwrap_or(&[])
-            .partition_point(|&u| list.get(u).is_some_and(|m| m.start <= k.end));
-    let near = b.units.get(first..last).unwrap_or(&[]);
+/// The members of `k` that cross no member of the block whose member lifetimes are `b`
+/// (touching counts, GE `CrossLifeTime`), or `None` if none crosses. Both lists are sorted
+/// and disjoint, so only `b`'s members within `k`'s span and `k`'s within theirs are
+/// visited, each of those by a binary search of the others.
+fn uncrossed(b: &[Span], k: &Cand<'_>) -> Option<Vec<UnitId>> {
+    let first = b.partition_point(|m| m.end < k.start);
+    let rest = b.get(first..).unwrap_or(&[]);
+    let near = rest
+        .get(..rest.partition_point(|m| m.start <= k.end))
+        .unwrap_or(&[]);
     // The candidate's members within reach of those.
-    let (ks, ke) = match (near.first(), near.last()) {
-        (Some(&f), Some(&l)) => (
-            list.get(f).map_or(0, |m| m.start),
-            list.get(l).map_or(u64::MAX, |m| m.end),
-        ),
-        _ => return None,
-    };
-    let k_first = k
-        .units
-        .partition_point(|&u| list.get(u).is_some_and(|m| m.end < ks));
+    let (ks, ke) = (near.first()?.start, near.last()?.end);
+    let k_first = k.spans.partition_point(|m| m.end < ks);
     let k_last = k_first
-        + k.units
+        + k.spans
             .get(k_first..)
             .unwrap_or(&[])
-            .partition_point(|&u| list.get(u).is_some_and(|m| m.start <= ke));
-    if k_last - k_first < near.len() {
-        // Fewer candidate members than block members in reach: search the block for each.
-        let crossing = |u: UnitId| {
-            list.get(u).is_none_or(|c| {
-                let i = near.partition_point(|&x| list.get(x).is_some_and(|m| m.end < c.start));
-                near.get(i)
-                    .and_then(|&x| list.get(x))
-                    .is_some_and(|m| m.start <= c.end)
-            })
-        };
-        let i = k_first
-            + k.units
-                .get(k_first..k_last)
-                .unwrap_or(&[])
-                .iter()
-                .position(|&u| crossing(u))?;
-        let mut kept = Vec::with_capacity(k.units.len());
-        kept.extend_from_slice(k.units.get(..i).unwrap_or(&[]));
-        kept.extend(
-            k.units
-                .get(i + 1..k_last)
-                .unwrap_or(&[])
-                .iter()
-                .copied()
-                .filter(|&u| !crossing(u)),
-        );
-        kept.extend_from_slice(k.units.get(k_last..).unwrap_or(&[]));
-        return Some(kept);
-    }
-    let mut kept: Option<Vec<UnitId>> = None;
-    // Members of `k` before `from` are decided (kept ones copied once a crossing is seen).
-    let mut from = 0;
-    for m in b
-        .units
-        .get(first..)
-        .unwrap_or(&[])
-        .iter()
-        .filter_map(|&u| list.get(u))
-    {
-        if m.start > k.end {
-            break;
-        }
-        let rest = k.units.get(from..).unwrap_or(&[]);
-        let i = rest.partition_point(|&u| list.get(u).is_some_and(|c| c.end < m.start));
-        let j = i + rest
-            .get(i..)
-            .unwrap_or(&[])
-            .iter()
-            .take_while(|&&u| list.get(u).is_none_or(|c| c.start <= m.end))
-            .count();
-        if j > i {
-            kept.get_or_insert_with(|| Vec::with_capacity(k.units.len()))
-                .extend_from_slice(rest.get(..i).unwrap_or(&[]));
-            from += j;
+            .partition_point(|m| m.start <= ke);
+    let crossing = |c: &Span| {
+        let i = near.partition_point(|m| m.end < c.start);
+        near.get(i).is_some_and(|m| m.start <= c.end)
+    };
+    let window = k.spans.get(k_first..k_last).unwrap_or(&[]);
+    let i = k_first + window.iter().position(crossing)?;
+    let mut kept = Vec::with_capacity(k.units.len());
+    kept.extend_from_slice(k.units.get(..i).unwrap_or(&[]));
+    for j in i + 1..k_last {
+        if let (Some(&u), Some(c)) = (k.units.get(j), k.spans.get(j)) {
+            if !crossing(c) {
+                kept.push(u);
+            }
         }
     }
-    let mut kept = kept?;
-    kept.extend_from_slice(k.units.get(from..).unwrap_or(&[]));
+    kept.extend_from_slice(k.units.get(k_last..).unwrap_or(&[]));
     Some(kept)
 }
 
-/// Whether `[start, end]` crosses a member of `b` (touching counts, GE `CrossLifeTime`).
-/// `b`'s members are sorted and disjoint, so a binary search finds the only candidate.
-fn crosses(b: &BlockData, start: u64, end: u64, list: &[Span]) -> bool {
-    let i = b
-        .units
-        .partition_point(|&u| list.get(u).is_some_and(|m| m.end < start));
-    b.units
-        .get(i)
-        .and_then(|&u| list.get(u))
-        .is_some_and(|m| m.start <= end)
+/// Whether `[start, end]` crosses one of the member lifetimes `b` (sorted, disjoint;
+/// touching counts, GE `CrossLifeTime`): a binary search finds the only candidate.
+fn crosses(b: &[Span], start: u64, end: u64) -> bool {
+    let i = b.partition_point(|m| m.end < start);
+    b.get(i).is_some_and(|m| m.start <= end)
 }
+
