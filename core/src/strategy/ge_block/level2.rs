@@ -34,6 +34,15 @@
 //! another stream; only chain heads keep a summary, so attaching a block updates one per
 //! chain above it. `ge-binary-block` on 100k generated buffers: 6.2 s at first, 0.23 s with
 //! the summaries, 0.13 s with the chains (1k: 2.07 → 0.83 ms).
+//!
+//! GE's split order (rule 3 of issue 13: members split at every block a walk visits, before
+//! its children and its size check) made walks of candidates too large to nest necessary
+//! again (~320k walks at 100k buffers, ~40 chain links each, ~3 member tests per walk).
+//! What keeps them cheap, all without changing a plan: the member tests read compact copies
+//! of the member lifetimes kept per block in member order ([`Span`]); a chain keeps its
+//! spans apart for the scan down and the room of each run of [`GROUP`] links for the way
+//! up; the candidate loop and the covered test make one range query of their map per pass
+//! rather than one per element.
 
 use alloc::collections::{BTreeMap, BTreeSet};
 use alloc::vec::Vec;
@@ -86,14 +95,23 @@ struct Nester<'a> {
 
 /// The lifetimes of `members`.
 fn spans_of(members: &[UnitId], units: &Units) -> Vec<Span> {
-    members
-        .iter()
-        .filter_map(|&u| units.list.get(u))
-        .map(|u| Span {
-            start: u.start,
-            end: u.end,
-        })
-        .collect()
+    let mut v = Vec::with_capacity(members.len());
+    set_spans(&mut v, members, units);
+    v
+}
+
+/// Makes `v` the lifetimes of `members`, reusing its memory.
+fn set_spans(v: &mut Vec<Span>, members: &[UnitId], units: &Units) {
+    v.clear();
+    v.extend(
+        members
+            .iter()
+            .filter_map(|&u| units.list.get(u))
+            .map(|u| Span {
+                start: u.start,
+                end: u.end,
+            }),
+    );
 }
 
 /// A member's first and last step live: the member tests read these compact copies, kept
@@ -163,7 +181,7 @@ impl Walk {
         }
         self.stat = stat;
         self.removed.push(removed);
-        self.spans = spans_of(&kept, units);
+        set_spans(&mut self.spans, &kept, units);
         self.members = Some(kept);
         Some(())
     }
@@ -815,7 +833,11 @@ impl Nester<'_> {
     /// searching each block's other children and then the block itself. The first children
     /// are not tested against the summaries on the way down (the result is the same, the
     /// summaries only skip searches that change nothing), so only the summaries of blocks
-    /// that start a chain are read and kept up to date.
+    /// that start a chain are read and kept up to date. On the way down, a chain all on the
+    /// candidate's stream is scanned in its spans ([`Chain::spans`]) for the next block the
+    /// candidate's span meets (the others pass without a test); on the way up, blocks
+    /// without other children and without room for the candidate are passed without a
+    /// look, [`GROUP`] at a time where a [`Group`] shows it.
     fn find(&self, q: usize, k0: &Cand<'_>, depth0: usize, walk: &mut Walk) -> Option<usize> {
         let &(ci, pos) = self.at.get(q)?;
         let (alone, alone_span);
@@ -1066,7 +1088,7 @@ impl Nester<'_> {
             *l = lite;
         }
         if let Some(v) = self.bspan.get_mut(b) {
-            *v = spans_of(&blk.units, self.units);
+            set_spans(v, &blk.units, self.units);
         }
     }
 
@@ -1391,4 +1413,3 @@ fn crosses(b: &[Span], start: u64, end: u64) -> bool {
     let i = b.partition_point(|m| m.end < start);
     b.get(i).is_some_and(|m| m.start <= end)
 }
-
