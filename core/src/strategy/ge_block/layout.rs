@@ -221,24 +221,32 @@ pub(crate) fn build(
             .chain(pinned_here())
             .try_fold(0u64, |s, x| add(s, x, "no-reuse size"))?;
         stats.push((alloc::format!("no_reuse{suffix}"), no_reuse));
-        let mut reusable = alloc::vec![false; n];
-        for u in in_type.iter().filter(|u| u.role == Role::Reusable) {
-            for &i in &u.buffers {
-                if let Some(r) = reusable.get_mut(i) {
-                    *r = true;
+        let known = units.live_min.borrow().get(&mem).copied();
+        let live_min = match known {
+            Some(v) => v,
+            None => {
+                let mut reusable = alloc::vec![false; n];
+                for u in in_type.iter().filter(|u| u.role == Role::Reusable) {
+                    for &i in &u.buffers {
+                        if let Some(r) = reusable.get_mut(i) {
+                            *r = true;
+                        }
+                    }
                 }
+                let live = crate::bound::bounds_with(problem, |i| {
+                    Ok(if reusable.get(i).copied().unwrap_or(false) {
+                        units.sizes.get(i).copied().unwrap_or(0)
+                    } else {
+                        0
+                    })
+                })?;
+                units.live_min.borrow_mut().insert(mem, live.lower_bound);
+                live.lower_bound
             }
-        }
-        let live = crate::bound::bounds_with(problem, |i| {
-            Ok(if reusable.get(i).copied().unwrap_or(false) {
-                units.sizes.get(i).copied().unwrap_or(0)
-            } else {
-                0
-            })
-        })?;
+        };
         stats.push((
             alloc::format!("theory_min{suffix}"),
-            add(live.lower_bound, no_reuse, "theory_min")?,
+            add(live_min, no_reuse, "theory_min")?,
         ));
         if mem == 0 {
             hbm_end = cursor;
