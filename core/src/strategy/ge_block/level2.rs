@@ -1394,16 +1394,25 @@ fn uncrossed(b: &[Span], k: &Cand<'_>) -> Option<Vec<UnitId>> {
     };
     let window = k.spans.get(k_first..k_last).unwrap_or(&[]);
     let i = k_first + window.iter().position(crossing)?;
-    let mut kept = Vec::with_capacity(k.units.len());
-    kept.extend_from_slice(k.units.get(..i).unwrap_or(&[]));
+    // Often every member crosses: nothing is allocated for an empty list.
+    let mut kept = Vec::new();
+    let mut keep = |part: &[UnitId]| {
+        if !part.is_empty() {
+            if kept.capacity() == 0 {
+                kept.reserve(k.units.len());
+            }
+            kept.extend_from_slice(part);
+        }
+    };
+    keep(k.units.get(..i).unwrap_or(&[]));
     for j in i + 1..k_last {
-        if let (Some(&u), Some(c)) = (k.units.get(j), k.spans.get(j)) {
+        if let (Some(u), Some(c)) = (k.units.get(j..=j), k.spans.get(j)) {
             if !crossing(c) {
-                kept.push(u);
+                keep(u);
             }
         }
     }
-    kept.extend_from_slice(k.units.get(k_last..).unwrap_or(&[]));
+    keep(k.units.get(k_last..).unwrap_or(&[]));
     Some(kept)
 }
 
