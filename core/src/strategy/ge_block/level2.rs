@@ -910,14 +910,14 @@ impl Nester<'_> {
             if !whole {
                 if i % GROUP == 0 && i - GROUP >= pos {
                     if let Some(g) = groups.get(i / GROUP - 1) {
-                        if !g.many && !need.is_some_and(|v| v <= g.cap) {
+                        if !g.many && need.is_none_or(|v| v > g.cap) {
                             i -= GROUP;
                             continue;
                         }
                     }
                 }
                 if let Some(l) = links.get(i - 1) {
-                    if !l.many && !need.is_some_and(|v| v <= l.cap) {
+                    if !l.many && need.is_none_or(|v| v > l.cap) {
                         i -= 1;
                         continue;
                     }
