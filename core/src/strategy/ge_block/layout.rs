@@ -210,21 +210,29 @@ pub(crate) fn build(
             .map(|u| u.size)
             .chain(pinned_here())
             .try_fold(0u64, |s, x| add(s, x, "no-reuse size"))?;
-        let mut reusable = alloc::vec![false; n];
-        for u in in_type.iter().filter(|u| u.role == Role::Reusable) {
-            for &i in &u.buffers {
-                if let Some(r) = reusable.get_mut(i) {
-                    *r = true;
+        let known = units.live_min.borrow().get(&mem).copied();
+        let live_min = match known {
+            Some(v) => v,
+            None => {
+                let mut reusable = alloc::vec![false; n];
+                for u in in_type.iter().filter(|u| u.role == Role::Reusable) {
+                    for &i in &u.buffers {
+                        if let Some(r) = reusable.get_mut(i) {
+                            *r = true;
+                        }
+                    }
                 }
+                let live = crate::bound::bounds_with(problem, |i| {
+                    Ok(if reusable.get(i).copied().unwrap_or(false) {
+                        units.sizes.get(i).copied().unwrap_or(0)
+                    } else {
+                        0
+                    })
+                })?;
+                units.live_min.borrow_mut().insert(mem, live.lower_bound);
+                live.lower_bound
             }
-        }
-        let live = crate::bound::bounds_with(problem, |i| {
-            Ok(if reusable.get(i).copied().unwrap_or(false) {
-                units.sizes.get(i).copied().unwrap_or(0)
-            } else {
-                0
-            })
-        })?;
+        };
         ge.memory_types.push(crate::plan::GeMemoryStats {
             memory_type: mem,
             memoffset: cursor,
@@ -233,7 +241,7 @@ pub(crate) fn build(
             zero_copy: cursor - zc_start,
             total_size: total,
             no_reuse,
-            theory_min: add(live.lower_bound, no_reuse, "theory_min")?,
+            theory_min: add(live_min, no_reuse, "theory_min")?,
         });
         if mem == 0 {
             hbm_end = cursor;

@@ -34,6 +34,15 @@
 //! another stream; only chain heads keep a summary, so attaching a block updates one per
 //! chain above it. `ge-binary-block` on 100k generated buffers: 6.2 s at first, 0.23 s with
 //! the summaries, 0.13 s with the chains (1k: 2.07 → 0.83 ms).
+//!
+//! GE's split order (rule 3 of issue 13: members split at every block a walk visits, before
+//! its children and its size check) made walks of candidates too large to nest necessary
+//! again (~320k walks at 100k buffers, ~40 chain links each, ~3 member tests per walk).
+//! What keeps them cheap, all without changing a plan: the member tests read compact copies
+//! of the member lifetimes kept per block in member order ([`Span`]); a chain keeps its
+//! spans apart for the scan down and the room of each run of [`GROUP`] links for the way
+//! up; the candidate loop and the covered test make one range query of their map per pass
+//! rather than one per element.
 
 use alloc::collections::{BTreeMap, BTreeSet};
 use alloc::vec::Vec;
@@ -67,7 +76,7 @@ struct Nester<'a> {
     lite: Vec<Lite>,
     /// The chains ([`Link`]) of more than one block; a block without children ends its
     /// chain.
-    chains: Vec<Vec<Link>>,
+    chains: Vec<Chain>,
     /// Each block's chain and position in it; `(usize::MAX, 0)` for a block alone in its
     /// chain (no parent whose first child it is, no children).
     at: Vec<(usize, usize)>,
@@ -80,6 +89,37 @@ struct Nester<'a> {
     covered: BTreeMap<(u32, u64), u64>,
     /// Each block's place in the list ([`order`]).
     keys: Vec<Key>,
+    /// The lifetimes of each block's members, in member order.
+    bspan: Vec<Vec<Span>>,
+}
+
+/// The lifetimes of `members`.
+fn spans_of(members: &[UnitId], units: &Units) -> Vec<Span> {
+    let mut v = Vec::with_capacity(members.len());
+    set_spans(&mut v, members, units);
+    v
+}
+
+/// Makes `v` the lifetimes of `members`, reusing its memory.
+fn set_spans(v: &mut Vec<Span>, members: &[UnitId], units: &Units) {
+    v.clear();
+    v.extend(
+        members
+            .iter()
+            .filter_map(|&u| units.list.get(u))
+            .map(|u| Span {
+                start: u.start,
+                end: u.end,
+            }),
+    );
+}
+
+/// A member's first and last step live: the member tests read these compact copies, kept
+/// in member order per block ([`Nester::bspan`]), so their binary searches stay in cache.
+#[derive(Debug, Clone, Copy)]
+struct Span {
+    start: u64,
+    end: u64,
 }
 
 /// The candidate during one `AddLifeReuseBlock` walk: GE's member test moves the members
@@ -88,6 +128,8 @@ struct Nester<'a> {
 struct Walk {
     /// The members left, `None` while all of the block's.
     members: Option<Vec<UnitId>>,
+    /// Their lifetimes.
+    spans: Vec<Span>,
     /// The [`Cand`] of `members` (without the members).
     stat: Cand<'static>,
     /// The members each split moved out, in order (one clone each).
@@ -98,7 +140,12 @@ impl Walk {
     fn new(k0: &Cand<'_>) -> Self {
         Walk {
             members: None,
-            stat: Cand { units: &[], ..*k0 },
+            spans: Vec::new(),
+            stat: Cand {
+                units: &[],
+                spans: &[],
+                ..*k0
+            },
             removed: Vec::new(),
         }
     }
@@ -109,6 +156,7 @@ impl Walk {
             None => *k0,
             Some(v) => Cand {
                 units: v,
+                spans: &self.spans,
                 ..self.stat
             },
         }
@@ -117,7 +165,11 @@ impl Walk {
     /// Keeps only `kept` (a subsequence of the members now); the rest go to a clone.
     fn narrow(&mut self, kept: Vec<UnitId>, k0: &Cand<'_>, units: &Units) -> Option<()> {
         let k = Cand::new(&kept, k0.stream, units)?;
-        let stat = Cand { units: &[], ..k };
+        let stat = Cand {
+            units: &[],
+            spans: &[],
+            ..k
+        };
         let mut removed = Vec::new();
         let mut ki = 0;
         for &u in self.current(k0).units {
@@ -129,6 +181,7 @@ impl Walk {
         }
         self.stat = stat;
         self.removed.push(removed);
+        set_spans(&mut self.spans, &kept, units);
         self.members = Some(kept);
         Some(())
     }
@@ -162,6 +215,78 @@ impl Link {
             stream: n.stream,
             many: n.many,
             id,
+        }
+    }
+}
+
+/// Links per [`Group`].
+const GROUP: usize = 8;
+
+/// What [`Nester::find`] needs to know of [`GROUP`] consecutive links of a chain to pass them
+/// all at once on the way up: links without other children whose room is below the
+/// candidate need no look.
+#[derive(Debug, Clone, Copy)]
+struct Group {
+    /// The largest [`Link::cap`].
+    cap: u64,
+    /// A link with more than one child.
+    many: bool,
+}
+
+/// A chain's links, a [`Group`] for each run of [`GROUP`] of them (the last maybe
+/// shorter), and for the way down the links' spans apart (a scan for the next one the
+/// candidate's span meets reads only these) with their stream if they have one.
+#[derive(Debug, Clone, Default)]
+struct Chain {
+    links: Vec<Link>,
+    groups: Vec<Group>,
+    spans: Vec<(u64, u64)>,
+    stream: Option<u32>,
+}
+
+impl Chain {
+    fn push(&mut self, l: Link) {
+        self.stream = if self.links.is_empty() || self.stream == Some(l.stream) {
+            Some(l.stream)
+        } else {
+            None
+        };
+        self.links.push(l);
+        self.spans.push((l.start, l.end));
+        self.regroup(self.links.len() - 1);
+    }
+
+    /// Replaces the link at `pos` (same block: new cap, maybe a second child).
+    fn set(&mut self, pos: usize, l: Link) {
+        if let Some(x) = self.links.get_mut(pos) {
+            *x = l;
+            self.regroup(pos);
+        }
+    }
+
+    /// Recomputes the group of the link at `pos`.
+    fn regroup(&mut self, pos: usize) {
+        let g = pos / GROUP;
+        let from = g * GROUP;
+        let links = self
+            .links
+            .get(from..(from + GROUP).min(self.links.len()))
+            .unwrap_or(&[]);
+        if links.is_empty() {
+            return;
+        }
+        let mut grp = Group {
+            cap: 0,
+            many: false,
+        };
+        for l in links {
+            grp.cap = grp.cap.max(l.cap);
+            grp.many |= l.many;
+        }
+        if let Some(x) = self.groups.get_mut(g) {
+            *x = grp;
+        } else {
+            self.groups.push(grp);
         }
     }
 }
@@ -246,6 +371,8 @@ impl Lite {
 #[derive(Debug, Clone, Copy)]
 struct Cand<'m> {
     units: &'m [UnitId],
+    /// Their lifetimes.
+    spans: &'m [Span],
     /// First start and last end.
     start: u64,
     end: u64,
@@ -269,6 +396,7 @@ impl<'m> Cand<'m> {
         }
         Some(Cand {
             units: members,
+            spans: &[],
             start,
             end,
             min,
@@ -324,7 +452,7 @@ pub(crate) fn reuse_by_lifetime(
         .collect();
     let lite = blocks.iter().map(|b| Lite::of(b, units)).collect();
     // Level 1 nests nothing, so each block is a chain; built in general anyway.
-    let mut chains: Vec<Vec<Link>> = Vec::new();
+    let mut chains: Vec<Chain> = Vec::new();
     let mut at = alloc::vec![(usize::MAX, 0); blocks.len()];
     for (b, blk) in blocks.iter().enumerate() {
         let first_child = blk
@@ -335,11 +463,11 @@ pub(crate) fn reuse_by_lifetime(
         if first_child || blk.children.is_empty() {
             continue;
         }
-        let mut chain = Vec::new();
+        let mut chain = Chain::default();
         let mut x = Some(b);
         while let (Some(y), Some(nd)) = (x, x.and_then(|y| node.get(y))) {
             if let Some(a) = at.get_mut(y) {
-                *a = (chains.len(), chain.len());
+                *a = (chains.len(), chain.links.len());
             }
             chain.push(Link::of(nd, y, slack));
             x = blocks.get(y).and_then(|yb| yb.children.first().copied());
@@ -348,6 +476,7 @@ pub(crate) fn reuse_by_lifetime(
     }
     // Level 1 nests nothing, so each subtree is its block.
     let hull = node.iter().map(|n| (n.start, n.end)).collect();
+    let bspan = blocks.iter().map(|b| spans_of(&b.units, units)).collect();
     let mut n = Nester {
         blocks,
         units,
@@ -362,6 +491,7 @@ pub(crate) fn reuse_by_lifetime(
         hull,
         keys,
         covered: BTreeMap::new(),
+        bspan,
     };
     let mut splits = 0;
     for set in groups.values_mut() {
@@ -438,18 +568,21 @@ impl Nester<'_> {
                 // still split.
                 if jump {
                     let mut from = ck;
-                    while let Some(k) = multi
-                        .range((Excluded(from), Excluded(floor)))
-                        .next()
-                        .copied()
-                    {
-                        from = k;
-                        if let Some((t, walk)) = self.offer(p, k.2, fits) {
-                            splits += self.apply(set, &mut multi, p, k, walk);
-                            if let Some(t) = t {
-                                taken = Some((k, t));
+                    // One pass over the range until a walk changes something.
+                    loop {
+                        let mut event = None;
+                        for &k in multi.range((Excluded(from), Excluded(floor))) {
+                            if let Some(e) = self.offer(p, k.2, fits) {
+                                event = Some((k, e));
                                 break;
                             }
+                        }
+                        let Some((k, (t, walk))) = event else { break };
+                        from = k;
+                        splits += self.apply(set, &mut multi, p, k, walk);
+                        if let Some(t) = t {
+                            taken = Some((k, t));
+                            break;
                         }
                     }
                 }
@@ -529,8 +662,8 @@ impl Nester<'_> {
                 .hull
                 .get(p)
                 .is_none_or(|&(s, e)| lite.start <= e && s <= lite.end)
-            && self.hull_meets(p, &cand.units)
-            && self.meets_covered(cand, p);
+            && self.hull_meets(p, self.bspan.get(c).map_or(&[], |v| v))
+            && self.meets_covered(c, cand.stream, p);
         if lite.min > fits && !may_split {
             return None;
         }
@@ -552,6 +685,7 @@ impl Nester<'_> {
         }
         let k = Cand {
             units: &cand.units,
+            spans: self.bspan.get(c)?,
             start: lite.start,
             end: lite.end,
             min: lite.min,
@@ -592,39 +726,59 @@ impl Nester<'_> {
 
     /// Whether a member of candidate `c` within `p`'s subtree span crosses a member of a
     /// block of the current parent's subtree on its stream ([`Nester::covered`]).
-    fn meets_covered(&self, c: &BlockData, p: usize) -> bool {
+    fn meets_covered(&self, c: usize, st: u32, p: usize) -> bool {
         let Some(&(hs, he)) = self.hull.get(p) else {
             return true;
         };
-        let list = &self.units.list;
-        let i = c
-            .units
-            .partition_point(|&u| list.get(u).is_some_and(|m| m.end < hs));
-        c.units
-            .get(i..)
-            .unwrap_or(&[])
-            .iter()
-            .filter_map(|&u| list.get(u))
-            .take_while(|m| m.start <= he)
-            .any(|m| {
-                self.covered
-                    .range((c.stream, 0)..=(c.stream, m.end))
-                    .next_back()
-                    .is_some_and(|(&(st, _), &z)| st == c.stream && z >= m.start)
-            })
+        let Some(cs) = self.bspan.get(c) else {
+            return true;
+        };
+        let i = cs.partition_point(|m| m.end < hs);
+        let rest = cs.get(i..).unwrap_or(&[]);
+        let near = rest
+            .get(..rest.partition_point(|m| m.start <= he))
+            .unwrap_or(&[]);
+        // A member crosses the covered interval that starts last at or before its end, if
+        // any. From the last member back, those intervals come in the map's order: one
+        // range, walked backwards (searched again after a long run of intervals between
+        // two members).
+        let Some(last) = near.last() else {
+            return false;
+        };
+        let mut it = self.covered.range((st, 0)..=(st, last.end));
+        let mut cur = it.next_back();
+        for m in near.iter().rev() {
+            let mut steps = 0;
+            while let Some((&(_, a), _)) = cur {
+                if a <= m.end {
+                    break;
+                }
+                steps += 1;
+                if steps > 8 {
+                    it = self.covered.range((st, 0)..=(st, m.end));
+                    cur = it.next_back();
+                    break;
+                }
+                cur = it.next_back();
+            }
+            match cur {
+                // No interval starts at or before this member's end, nor an earlier one's.
+                None => return false,
+                Some((_, &z)) if z >= m.start => return true,
+                Some(_) => {}
+            }
+        }
+        false
     }
 
     /// Whether a member of `members` (sorted, disjoint) meets the span of `b`'s subtree
     /// (`b` starts a chain): otherwise no block there crosses one, so none splits them.
-    fn hull_meets(&self, b: usize, members: &[UnitId]) -> bool {
+    fn hull_meets(&self, b: usize, members: &[Span]) -> bool {
         let Some(&(s, e)) = self.hull.get(b) else {
             return true;
         };
-        let list = &self.units.list;
-        let i = members.partition_point(|&u| list.get(u).is_some_and(|m| m.end < s));
-        members
-            .get(i)
-            .is_some_and(|&u| list.get(u).is_none_or(|m| m.start <= e))
+        let i = members.partition_point(|m| m.end < s);
+        members.get(i).is_some_and(|m| m.start <= e)
     }
 
     /// The [`Summary`] of block `b`'s subtree.
@@ -644,9 +798,9 @@ impl Nester<'_> {
                         && l.start <= tl.end
                         && tl.start <= l.end
                         && self
-                            .blocks
+                            .bspan
                             .get(t)
-                            .is_some_and(|tb| crosses(tb, l.start, l.end, self.units))
+                            .is_some_and(|tb| crosses(tb, l.start, l.end))
                 })
         })
     }
@@ -679,22 +833,51 @@ impl Nester<'_> {
     /// searching each block's other children and then the block itself. The first children
     /// are not tested against the summaries on the way down (the result is the same, the
     /// summaries only skip searches that change nothing), so only the summaries of blocks
-    /// that start a chain are read and kept up to date.
+    /// that start a chain are read and kept up to date. On the way down, a chain all on the
+    /// candidate's stream is scanned in its spans ([`Chain::spans`]) for the next block the
+    /// candidate's span meets (the others pass without a test); on the way up, blocks
+    /// without other children and without room for the candidate are passed without a
+    /// look, [`GROUP`] at a time where a [`Group`] shows it.
     fn find(&self, q: usize, k0: &Cand<'_>, depth0: usize, walk: &mut Walk) -> Option<usize> {
         let &(ci, pos) = self.at.get(q)?;
-        let alone;
-        let chain = if ci == usize::MAX {
-            alone = [Link::of(self.node.get(q)?, q, self.slack)];
-            &alone[..]
-        } else {
-            self.chains.get(ci)?.get(pos..)?
-        };
-        // Blocks of the chain within the depth limit.
-        let reach = (MAX_DEPTH + 1).checked_sub(depth0)?.min(chain.len());
-        let mut m = 0;
-        while let Some(l) = chain.get(m).filter(|_| m < reach) {
-            let (start, end) = (walk.stat.start, walk.stat.end);
-            if l.stream != k0.stream || (start <= l.end && l.start <= end) {
+        let (alone, alone_span);
+        let (links, groups, spans, one_stream, pos): (&[Link], &[Group], &[(u64, u64)], _, _) =
+            if ci == usize::MAX {
+                let l = Link::of(self.node.get(q)?, q, self.slack);
+                alone = [l];
+                alone_span = [(l.start, l.end)];
+                (&alone[..], &[], &alone_span[..], Some(l.stream), 0)
+            } else {
+                let ch = self.chains.get(ci)?;
+                (&ch.links, &ch.groups, &ch.spans, ch.stream, pos)
+            };
+        // Links `pos..end` of the chain, those within the depth limit.
+        let len = links.len().checked_sub(pos)?;
+        let end = pos + (MAX_DEPTH + 1).checked_sub(depth0)?.min(len);
+        let mut i = pos;
+        let same_stream = one_stream == Some(k0.stream);
+        while let Some(l) = links.get(i).filter(|_| i < end) {
+            let (start, stop) = (walk.stat.start, walk.stat.end);
+            if same_stream {
+                // All on the candidate's stream: on to the next link whose span meets its.
+                let next = spans
+                    .get(i..end)
+                    .unwrap_or(&[])
+                    .iter()
+                    .position(|&(a, b)| a <= stop && start <= b);
+                match next {
+                    None => {
+                        i = end;
+                        break;
+                    }
+                    Some(0) => {}
+                    Some(r) => {
+                        i += r;
+                        continue;
+                    }
+                }
+            }
+            if l.stream != k0.stream || (start <= l.end && l.start <= stop) {
                 let n = self.node.get(l.id)?;
                 let fit = self.fit(l.id, n, &walk.current(k0));
                 match fit {
@@ -703,16 +886,45 @@ impl Nester<'_> {
                     Some(Fit::Part(v)) => walk.narrow(v, k0, self.units)?,
                 }
             }
-            m += 1;
+            i += 1;
         }
-        // Blocks `..m` of the chain take the candidate's lifetime; back up from the deepest.
+        // Links `pos..i` take the candidate's lifetime; back up from the deepest.
         // If the walk reached the end of the chain and `q` starts it, the search covers
         // `q`'s whole subtree, so its summary is rebuilt.
-        let whole = pos == 0 && m == chain.len();
+        let whole = pos == 0 && i == links.len();
         let mut bound = Summary::EMPTY;
-        while m > 0 {
-            m -= 1;
-            let l = chain.get(m)?;
+        // `cursor + max <= size + slack`, and no slack for a child of one alignment unit
+        // (GE: "no slack for a 512 B child"); `max` changes only where other children are
+        // searched.
+        let need_of = |max: u64| {
+            if max > self.align {
+                Some(max)
+            } else {
+                max.checked_add(self.slack)
+            }
+        };
+        let mut need = need_of(walk.stat.max);
+        while i > pos {
+            // Links without other children and without room need no look (the summary,
+            // when rebuilt, needs every link): a whole group, or one link.
+            if !whole {
+                if i % GROUP == 0 && i - GROUP >= pos {
+                    if let Some(g) = groups.get(i / GROUP - 1) {
+                        if !g.many && need.is_none_or(|v| v > g.cap) {
+                            i -= GROUP;
+                            continue;
+                        }
+                    }
+                }
+                if let Some(l) = links.get(i - 1) {
+                    if !l.many && need.is_none_or(|v| v > l.cap) {
+                        i -= 1;
+                        continue;
+                    }
+                }
+            }
+            i -= 1;
+            let l = links.get(i)?;
             let x = l.id;
             let others: &[usize] = if l.many {
                 self.blocks
@@ -727,10 +939,10 @@ impl Nester<'_> {
                     let k = walk.current(k0);
                     let nests_nowhere = self.node.get(r).is_none_or(|rn| rn.room < k.min)
                         || self.refused_by(&self.sum(r), &k);
-                    nests_nowhere && (k.units.len() < 2 || !self.hull_meets(r, k.units))
+                    nests_nowhere && (k.units.len() < 2 || !self.hull_meets(r, k.spans))
                 };
                 if !skip {
-                    if let Some(t) = self.find(r, k0, depth0 + m + 1, walk) {
+                    if let Some(t) = self.find(r, k0, depth0 + (i - pos) + 1, walk) {
                         return Some(t);
                     }
                 }
@@ -741,14 +953,9 @@ impl Nester<'_> {
             if whole {
                 bound.insert(l.cap, x);
             }
-            let k = walk.current(k0);
-            // `cursor + max <= size + slack`, and no slack for a child of one alignment unit
-            // (GE: "no slack for a 512 B child").
-            let need = if k.max > self.align {
-                Some(k.max)
-            } else {
-                k.max.checked_add(self.slack)
-            };
+            if !others.is_empty() {
+                need = need_of(walk.stat.max);
+            }
             if need.is_some_and(|v| v <= l.cap) {
                 return Some(x);
             }
@@ -785,14 +992,10 @@ impl Nester<'_> {
         if k.start > ql.end || ql.start > k.end {
             return false;
         }
-        let Some(qb) = self.blocks.get(q) else {
+        let Some(qb) = self.bspan.get(q) else {
             return true;
         };
-        let list = &self.units.list;
-        k.units.iter().all(|&u| {
-            list.get(u)
-                .is_none_or(|m| crosses(qb, m.start, m.end, self.units))
-        })
+        k.spans.iter().all(|m| crosses(qb, m.start, m.end))
     }
 
     /// Block test, then member test (same stream only), for candidate `k` and block `q`
@@ -802,9 +1005,9 @@ impl Nester<'_> {
             if k.start > n.end || n.start > k.end {
                 return Some(Fit::Whole);
             }
-            let qb = self.blocks.get(q)?;
+            let qb = self.bspan.get(q)?;
             // Member test: keep the candidate's members that cross none of q's members.
-            let Some(kept) = uncrossed(qb, k, self.units) else {
+            let Some(kept) = uncrossed(qb, k) else {
                 // All kept: the same as `Whole` to `find` and `split` (nothing to split off),
                 // without building the list.
                 return Some(Fit::Whole);
@@ -852,6 +1055,7 @@ impl Nester<'_> {
             let node = Node::of(&clone, self.units, self.slack);
             self.sub_cap.push(Cell::new(Summary::EMPTY));
             self.lite.push(Lite::of(&clone, self.units));
+            self.bspan.push(Vec::new());
             self.at.push((usize::MAX, 0));
             self.hull.push((node.start, node.end));
             self.node.push(node);
@@ -882,6 +1086,9 @@ impl Nester<'_> {
         }
         if let Some(l) = self.lite.get_mut(b) {
             *l = lite;
+        }
+        if let Some(v) = self.bspan.get_mut(b) {
+            set_spans(v, &blk.units, self.units);
         }
     }
 
@@ -936,7 +1143,7 @@ impl Nester<'_> {
             let (ci, pos) = match self.at.get(target) {
                 Some(&(ci, _)) if ci != usize::MAX => {
                     let ch = self.chains.get_mut(ci);
-                    let pos = ch.as_ref().map_or(0, |ch| ch.len());
+                    let pos = ch.as_ref().map_or(0, |ch| ch.links.len());
                     if let (Some(ch), Some(l)) = (ch, link) {
                         ch.push(l);
                     }
@@ -948,7 +1155,11 @@ impl Nester<'_> {
                         .node
                         .get(target)
                         .map(|n| Link::of(n, target, self.slack));
-                    self.chains.push(head.into_iter().chain(link).collect());
+                    let mut ch = Chain::default();
+                    for l in head.into_iter().chain(link) {
+                        ch.push(l);
+                    }
+                    self.chains.push(ch);
                     if let Some(a) = self.at.get_mut(target) {
                         *a = (ci, 0);
                     }
@@ -965,8 +1176,8 @@ impl Nester<'_> {
             .get(target)
             .map(|n| Link::of(n, target, self.slack));
         if let (Some(&(ci, pos)), Some(f)) = (self.at.get(target), fresh) {
-            if let Some(l) = self.chains.get_mut(ci).and_then(|ch| ch.get_mut(pos)) {
-                *l = f;
+            if let Some(ch) = self.chains.get_mut(ci) {
+                ch.set(pos, f);
             }
         }
         let reachable = usize::from(depth) <= MAX_DEPTH;
@@ -985,7 +1196,7 @@ impl Nester<'_> {
         while let Some(h) = self.at.get(x).map(|&(ci, _)| {
             self.chains
                 .get(ci)
-                .and_then(|ch| ch.first())
+                .and_then(|ch| ch.links.first())
                 .map_or(x, |l| l.id)
         }) {
             let (Some(n), Some(s)) = (self.node.get_mut(h), self.sub_cap.get(h)) else {
@@ -1159,107 +1370,55 @@ fn block_size_room(b: Option<&BlockData>, slack: u64) -> u64 {
     b.map_or(0, |b| b.size.saturating_add(slack))
 }
 
-/// The members of `k` that cross no member of `b` (touching counts, GE `CrossLifeTime`), or
-/// `None` if none crosses. Both member lists are sorted and disjoint, so the members of `k`
-/// crossing one member of `b` are a run, found by binary search; only `b`'s members within
-/// `k`'s span are visited.
-fn uncrossed(b: &BlockData, k: &Cand<'_>, units: &Units) -> Option<Vec<UnitId>> {
-    let list = &units.list;
-    let first = b
-        .units
-        .partition_point(|&u| list.get(u).is_some_and(|m| m.end < k.start));
-    let last = first
-        + b.units
-            .get(first..)
-            .unwrap_or(&[])
-            .partition_point(|&u| list.get(u).is_some_and(|m| m.start <= k.end));
-    let near = b.units.get(first..last).unwrap_or(&[]);
+/// The members of `k` that cross no member of the block whose member lifetimes are `b`
+/// (touching counts, GE `CrossLifeTime`), or `None` if none crosses. Both lists are sorted
+/// and disjoint, so only `b`'s members within `k`'s span and `k`'s within theirs are
+/// visited, each of those by a binary search of the others.
+fn uncrossed(b: &[Span], k: &Cand<'_>) -> Option<Vec<UnitId>> {
+    let first = b.partition_point(|m| m.end < k.start);
+    let rest = b.get(first..).unwrap_or(&[]);
+    let near = rest
+        .get(..rest.partition_point(|m| m.start <= k.end))
+        .unwrap_or(&[]);
     // The candidate's members within reach of those.
-    let (ks, ke) = match (near.first(), near.last()) {
-        (Some(&f), Some(&l)) => (
-            list.get(f).map_or(0, |m| m.start),
-            list.get(l).map_or(u64::MAX, |m| m.end),
-        ),
-        _ => return None,
-    };
-    let k_first = k
-        .units
-        .partition_point(|&u| list.get(u).is_some_and(|m| m.end < ks));
+    let (ks, ke) = (near.first()?.start, near.last()?.end);
+    let k_first = k.spans.partition_point(|m| m.end < ks);
     let k_last = k_first
-        + k.units
+        + k.spans
             .get(k_first..)
             .unwrap_or(&[])
-            .partition_point(|&u| list.get(u).is_some_and(|m| m.start <= ke));
-    if k_last - k_first < near.len() {
-        // Fewer candidate members than block members in reach: search the block for each.
-        let crossing = |u: UnitId| {
-            list.get(u).is_none_or(|c| {
-                let i = near.partition_point(|&x| list.get(x).is_some_and(|m| m.end < c.start));
-                near.get(i)
-                    .and_then(|&x| list.get(x))
-                    .is_some_and(|m| m.start <= c.end)
-            })
-        };
-        let i = k_first
-            + k.units
-                .get(k_first..k_last)
-                .unwrap_or(&[])
-                .iter()
-                .position(|&u| crossing(u))?;
-        let mut kept = Vec::with_capacity(k.units.len());
-        kept.extend_from_slice(k.units.get(..i).unwrap_or(&[]));
-        kept.extend(
-            k.units
-                .get(i + 1..k_last)
-                .unwrap_or(&[])
-                .iter()
-                .copied()
-                .filter(|&u| !crossing(u)),
-        );
-        kept.extend_from_slice(k.units.get(k_last..).unwrap_or(&[]));
-        return Some(kept);
-    }
-    let mut kept: Option<Vec<UnitId>> = None;
-    // Members of `k` before `from` are decided (kept ones copied once a crossing is seen).
-    let mut from = 0;
-    for m in b
-        .units
-        .get(first..)
-        .unwrap_or(&[])
-        .iter()
-        .filter_map(|&u| list.get(u))
-    {
-        if m.start > k.end {
-            break;
+            .partition_point(|m| m.start <= ke);
+    let crossing = |c: &Span| {
+        let i = near.partition_point(|m| m.end < c.start);
+        near.get(i).is_some_and(|m| m.start <= c.end)
+    };
+    let window = k.spans.get(k_first..k_last).unwrap_or(&[]);
+    let i = k_first + window.iter().position(crossing)?;
+    // Often every member crosses: nothing is allocated for an empty list.
+    let mut kept = Vec::new();
+    let mut keep = |part: &[UnitId]| {
+        if !part.is_empty() {
+            if kept.capacity() == 0 {
+                kept.reserve(k.units.len());
+            }
+            kept.extend_from_slice(part);
         }
-        let rest = k.units.get(from..).unwrap_or(&[]);
-        let i = rest.partition_point(|&u| list.get(u).is_some_and(|c| c.end < m.start));
-        let j = i + rest
-            .get(i..)
-            .unwrap_or(&[])
-            .iter()
-            .take_while(|&&u| list.get(u).is_none_or(|c| c.start <= m.end))
-            .count();
-        if j > i {
-            kept.get_or_insert_with(|| Vec::with_capacity(k.units.len()))
-                .extend_from_slice(rest.get(..i).unwrap_or(&[]));
-            from += j;
+    };
+    keep(k.units.get(..i).unwrap_or(&[]));
+    for j in i + 1..k_last {
+        if let (Some(u), Some(c)) = (k.units.get(j..=j), k.spans.get(j)) {
+            if !crossing(c) {
+                keep(u);
+            }
         }
     }
-    let mut kept = kept?;
-    kept.extend_from_slice(k.units.get(from..).unwrap_or(&[]));
+    keep(k.units.get(k_last..).unwrap_or(&[]));
     Some(kept)
 }
 
-/// Whether `[start, end]` crosses a member of `b` (touching counts, GE `CrossLifeTime`).
-/// `b`'s members are sorted and disjoint, so a binary search finds the only candidate.
-fn crosses(b: &BlockData, start: u64, end: u64, units: &Units) -> bool {
-    let list = &units.list;
-    let i = b
-        .units
-        .partition_point(|&u| list.get(u).is_some_and(|m| m.end < start));
-    b.units
-        .get(i)
-        .and_then(|&u| list.get(u))
-        .is_some_and(|m| m.start <= end)
+/// Whether `[start, end]` crosses one of the member lifetimes `b` (sorted, disjoint;
+/// touching counts, GE `CrossLifeTime`): a binary search finds the only candidate.
+fn crosses(b: &[Span], start: u64, end: u64) -> bool {
+    let i = b.partition_point(|m| m.end < start);
+    b.get(i).is_some_and(|m| m.start <= end)
 }

@@ -129,6 +129,10 @@ pub(crate) struct Units {
     /// Step of the last `AtomicAddrClean` or `MemSet` op (GE `atomic_addr_clean_id_`,
     /// `NodeUtils::IsLikeAtomicClean`): a continuous block hosts no child produced before it.
     pub last_atomic: Option<u64>,
+    /// The live-set lower bound of each memory type's reusable buffers (GE `theory_min`
+    /// before the no-reuse bytes), by memory type, once computed: it depends on the units
+    /// only, so `ge-block`'s two variants share it.
+    pub live_min: core::cell::RefCell<BTreeMap<u32, u64>>,
 }
 
 impl Units {
