@@ -402,7 +402,10 @@ impl App {
                 dark,
             },
         );
-        let curve = timeline::curve_svg(r, &vp, Some(self.table_step()), dark, self.budget);
+        // the curve changes with the plan, view, theme and budget, not with the step: its
+        // cursor is an overlay, and the curve is drawn once per change (App::curve)
+        let curve = self.curve(r, &vp, dark);
+        let cursor = timeline::curve_cursor_svg(&vp, Some(self.table_step()), dark);
         let onmousemove = link.batch_callback(|e: MouseEvent| {
             crate::platform::svg_point(&e, W, H).map(|(x, y, lx, ly)| Msg::Pointer(x, y, lx, ly))
         });
@@ -538,7 +541,8 @@ impl App {
                 </div>
                 { compare }
                 <div class="svgbox curve" data-testid="curve">
-                    { Html::from_html_unchecked(AttrValue::from(curve)) }
+                    { Html::from_html_unchecked(curve) }
+                    { Html::from_html_unchecked(AttrValue::from(cursor)) }
                 </div>
             </section>
         }
