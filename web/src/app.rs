@@ -155,6 +155,8 @@ pub enum Msg {
     SetCompare(Compare),
     /// The tensor table scrolled to this many CSS pixels from its top.
     TableScroll(f64),
+    /// The frame answering a click was painted: the table follows the new step now.
+    TableCatchUp,
 }
 
 /// How a cancelled pane's message starts (the pane offers "Plan again").
@@ -298,6 +300,9 @@ pub struct App {
     /// After the next render, scroll the table box to this many CSS pixels (set with
     /// [`App::table_top`], so that the scroll event that follows renders nothing new).
     scroll_table: Option<f64>,
+    /// After a click, the step the table still shows until [`Msg::TableCatchUp`]: the click's
+    /// frame (cursor, selection) is painted first, the table's rows right after it.
+    table_hold: Option<u64>,
     pub(crate) step: Option<u64>,
     pub(crate) vp: Option<Viewport>,
     pub(crate) hover: Option<(usize, f64, f64)>,
@@ -417,6 +422,12 @@ impl App {
     /// The current viewport.
     pub(crate) fn view(&self) -> Option<Viewport> {
         self.vp.or_else(|| self.full_view())
+    }
+
+    /// The step whose tensors the table lists: [`App::table_step`], or the one before a click
+    /// until that click's frame has been painted.
+    pub(crate) fn rows_step(&self) -> u64 {
+        self.table_hold.unwrap_or_else(|| self.table_step())
     }
 
     /// The step shown in the table: the selected one, else the focused plan's peak step.
@@ -1099,6 +1110,7 @@ impl Component for App {
             compare: Compare::default(),
             table_top: 0.0,
             scroll_table: None,
+            table_hold: None,
             step: None,
             vp: None,
             hover: None,
@@ -1402,10 +1414,18 @@ impl Component for App {
             Msg::Click(ux) => {
                 if let Some(vp) = self.view() {
                     if let Some(s) = crate::timeline::step_at(&vp, ux) {
+                        // the table's rows follow once this frame is painted (on 60k
+                        // buffers they are a third of the work)
+                        if self.table_hold.is_none() {
+                            if let Some(link) = &self.link {
+                                self.table_hold = Some(self.table_step());
+                                let link = link.clone();
+                                platform::after_paint(move || link.send_message(Msg::TableCatchUp));
+                            }
+                        }
                         self.step = Some(s);
                         // the tensor under the pointer, if any, becomes the selection
                         self.selected = self.hover.map(|h| h.0);
-                        self.reveal_selected_row();
                         self.sync_hash();
                     }
                 }
@@ -1439,6 +1459,11 @@ impl Component for App {
             Msg::SyncHash => {
                 self.sync_hash();
                 return false;
+            }
+            Msg::TableCatchUp => {
+                let held = self.table_hold.take();
+                self.reveal_selected_row();
+                return held != Some(self.table_step()) || self.scroll_table.is_some();
             }
             Msg::TableScroll(top) => {
                 let (was, now) = (

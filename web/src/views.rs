@@ -686,7 +686,7 @@ impl App {
         b: &crate::model::Built,
         r: &crate::analysis::PaneResult,
     ) -> Vec<usize> {
-        let step = self.table_step();
+        let step = self.rows_step();
         let q = self.search.to_lowercase();
         let gear = self.gear_shown();
         let mut rows: Vec<usize> = crate::analysis::live_buffers(&b.problem, step)
@@ -730,7 +730,7 @@ impl App {
         let (Some(b), Some(r)) = (&self.built, self.focused()) else {
             return html! {};
         };
-        let step = self.table_step();
+        let step = self.rows_step();
         let rows = self.table_rows(b, r);
         let (col, desc) = self.sort;
         let total: u64 = rows.iter().map(|&i| r.plan.sizes[i]).sum();
