@@ -155,6 +155,8 @@ pub enum Msg {
     SetCompare(Compare),
     /// The tensor table scrolled to this many CSS pixels from its top.
     TableScroll(f64),
+    /// The frame answering a click was painted: the table follows the new step now.
+    TableCatchUp,
 }
 
 /// How a cancelled pane's message starts (the pane offers "Plan again").
@@ -288,14 +290,19 @@ pub struct App {
     pub(crate) embed_active: bool,
     /// What the timeline canvas shows now.
     painted: Option<PaintKey>,
+    /// The live-bytes curve's SVG and what it was drawn from ([`App::curve`]).
+    curve_cache: std::cell::RefCell<Option<(PaintKey, AttrValue)>>,
     pub(crate) focus: usize,
     /// The compare view: other panes' timelines on shared axes, or a diff against one.
     pub(crate) compare: Compare,
     /// The tensor table's scroll position, CSS pixels: only the rows near it are rendered.
     pub(crate) table_top: f64,
-    /// After the next render, scroll the table to the selected row if it is out of view (a
-    /// tensor picked on the timeline or named by a link).
-    reveal_row: bool,
+    /// After the next render, scroll the table box to this many CSS pixels (set with
+    /// [`App::table_top`], so that the scroll event that follows renders nothing new).
+    scroll_table: Option<f64>,
+    /// After a click, the step the table still shows until [`Msg::TableCatchUp`]: the click's
+    /// frame (cursor, selection) is painted first, the table's rows right after it.
+    table_hold: Option<u64>,
     pub(crate) step: Option<u64>,
     pub(crate) vp: Option<Viewport>,
     pub(crate) hover: Option<(usize, f64, f64)>,
@@ -415,6 +422,12 @@ impl App {
     /// The current viewport.
     pub(crate) fn view(&self) -> Option<Viewport> {
         self.vp.or_else(|| self.full_view())
+    }
+
+    /// The step whose tensors the table lists: [`App::table_step`], or the one before a click
+    /// until that click's frame has been painted.
+    pub(crate) fn rows_step(&self) -> u64 {
+        self.table_hold.unwrap_or_else(|| self.table_step())
     }
 
     /// The step shown in the table: the selected one, else the focused plan's peak step.
@@ -791,8 +804,8 @@ impl App {
         self.painted = Some(key);
     }
 
-    /// Scrolls the tensor table so that the selected row is in view, if it is out of it (only
-    /// the rows near the scroll position are rendered); the scroll event renders them.
+    /// Scrolls the tensor table (in this render, and its box after it) so that the selected row
+    /// is in view, if it is out of it: only the rows near the scroll position are rendered.
     fn reveal_selected_row(&mut self) {
         use crate::views::TABLE_ROW_PX;
         let (Some(b), Some(r), Some(sel)) = (self.built.as_ref(), self.focused(), self.selected)
@@ -806,8 +819,39 @@ impl App {
         let first = (self.table_top / TABLE_ROW_PX).floor();
         let pos = pos as f64;
         if pos < first || pos >= first + 16.0 {
-            platform::set_scroll_top("tensor-scroll", ((pos - 3.0).max(0.0)) * TABLE_ROW_PX);
+            let top = (pos - 3.0).max(0.0) * TABLE_ROW_PX;
+            self.table_top = top;
+            self.scroll_table = Some(top);
         }
+    }
+
+    /// The live-bytes curve of `r` in view `vp` (without its step cursor), drawn again only
+    /// when the plan, view, theme or budget changed: formatting its path costs milliseconds
+    /// on every render otherwise.
+    pub(crate) fn curve(&self, r: &PaneResult, vp: &Viewport, dark: bool) -> AttrValue {
+        let key = PaintKey {
+            // with the peak and the curve's length: a result freed and another made at its
+            // address (a gear's view) does not pass for it
+            results: vec![
+                r as *const PaneResult as usize,
+                usize::try_from(r.plan.peak).unwrap_or(usize::MAX),
+                r.curve.len(),
+            ],
+            compare: Compare::default(),
+            view: [vp.x0, vp.x1, vp.y0, vp.y1].map(f64::to_bits),
+            dark,
+            budget: self.budget,
+            width: 0,
+        };
+        let mut cache = self.curve_cache.borrow_mut();
+        if let Some((k, svg)) = cache.as_ref() {
+            if *k == key {
+                return svg.clone();
+            }
+        }
+        let svg = AttrValue::from(crate::timeline::curve_svg(r, vp, None, dark, self.budget));
+        *cache = Some((key, svg.clone()));
+        svg
     }
 
     /// Settings some pane shows that wait for the worker, in pane order.
@@ -1055,6 +1099,7 @@ impl Component for App {
             jobs_done: 0,
             ticker: None,
             painted: None,
+            curve_cache: std::cell::RefCell::new(None),
             embed_active: false,
             sync_timer: None,
             push_next: false,
@@ -1064,7 +1109,8 @@ impl Component for App {
             focus: 0,
             compare: Compare::default(),
             table_top: 0.0,
-            reveal_row: false,
+            scroll_table: None,
+            table_hold: None,
             step: None,
             vp: None,
             hover: None,
@@ -1167,7 +1213,7 @@ impl Component for App {
                         }
                         if let (Some(name), Some(b)) = (self.selected_name.take(), &self.built) {
                             self.selected = b.problem.buffers.iter().position(|x| x.name == name);
-                            self.reveal_row = self.selected.is_some();
+                            self.reveal_selected_row();
                         }
                         if let Some(b) = &self.built {
                             if after == After::Fresh && kind_changed(was_graph, b.is_graph) {
@@ -1368,10 +1414,18 @@ impl Component for App {
             Msg::Click(ux) => {
                 if let Some(vp) = self.view() {
                     if let Some(s) = crate::timeline::step_at(&vp, ux) {
+                        // the table's rows follow once this frame is painted (on 60k
+                        // buffers they are a third of the work)
+                        if self.table_hold.is_none() {
+                            if let Some(link) = &self.link {
+                                self.table_hold = Some(self.table_step());
+                                let link = link.clone();
+                                platform::after_paint(move || link.send_message(Msg::TableCatchUp));
+                            }
+                        }
                         self.step = Some(s);
                         // the tensor under the pointer, if any, becomes the selection
                         self.selected = self.hover.map(|h| h.0);
-                        self.reveal_row = self.selected.is_some();
                         self.sync_hash();
                     }
                 }
@@ -1405,6 +1459,11 @@ impl Component for App {
             Msg::SyncHash => {
                 self.sync_hash();
                 return false;
+            }
+            Msg::TableCatchUp => {
+                let held = self.table_hold.take();
+                self.reveal_selected_row();
+                return held != Some(self.table_step()) || self.scroll_table.is_some();
             }
             Msg::TableScroll(top) => {
                 let (was, now) = (
@@ -1590,8 +1649,8 @@ impl Component for App {
 
     fn rendered(&mut self, _ctx: &Context<Self>, _first: bool) {
         self.paint();
-        if std::mem::take(&mut self.reveal_row) {
-            self.reveal_selected_row();
+        if let Some(top) = self.scroll_table.take() {
+            platform::set_scroll_top("tensor-scroll", top);
         }
         // an <option selected> attribute does not move a select the user has changed: a link
         // or Back that changes the sample must set the value itself

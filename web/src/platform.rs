@@ -60,6 +60,24 @@ pub fn after(ms: u32, f: impl FnOnce() + 'static) -> gloo_timers::callback::Time
     gloo_timers::callback::Timeout::new(ms, f)
 }
 
+/// Runs `f` once the next frame has been painted (a frame callback, then a task): for the part
+/// of an answer to an interaction that its first paint need not wait for.
+pub fn after_paint(f: impl FnOnce() + 'static) {
+    let f = std::rc::Rc::new(std::cell::RefCell::new(Some(f)));
+    let g = f.clone();
+    let cb = Closure::once_into_js(move || {
+        if let Some(f) = g.borrow_mut().take() {
+            gloo_timers::callback::Timeout::new(0, f).forget();
+        }
+    });
+    let asked = window().is_some_and(|w| w.request_animation_frame(cb.unchecked_ref()).is_ok());
+    if !asked {
+        if let Some(f) = f.borrow_mut().take() {
+            f();
+        }
+    }
+}
+
 /// A query parameter of the page URL.
 pub fn query(name: &str) -> Option<String> {
     let href = window()?.location().href().ok()?;

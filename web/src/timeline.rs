@@ -1149,6 +1149,30 @@ pub fn curve_svg(
     out
 }
 
+/// The live-bytes curve's step cursor alone, an SVG laid over [`curve_svg`] drawn without
+/// one: a new step then changes this small picture, not the curve.
+pub fn curve_cursor_svg(vp: &Viewport, step: Option<u64>, dark: bool) -> String {
+    let p = if dark { &DARK } else { &LIGHT };
+    let (px, pw) = (MARGIN.0, W - MARGIN.0 - MARGIN.1);
+    let (py, ph) = (8.0, CURVE_H - 8.0 - 22.0);
+    let mut out = format!(
+        r#"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {W} {CURVE_H}" class="overlay" aria-hidden="true">"#
+    );
+    if let Some(s) = step {
+        let xx = px + (s as f64 + 0.5 - vp.x0) / (vp.x1 - vp.x0).max(1e-9) * pw;
+        if xx >= px && xx <= px + pw {
+            let _ = write!(
+                out,
+                r#"<line x1="{xx:.1}" x2="{xx:.1}" y1="{py}" y2="{}" stroke="{}"/>"#,
+                py + ph,
+                p.cursor
+            );
+        }
+    }
+    out.push_str("</svg>");
+    out
+}
+
 /// The translucent band over op step `step` inside the plot `(x, y, w, h)`, or `None` when the
 /// step is outside the view: the cursor of the timeline and of the live-bytes curve alike.
 fn step_band(

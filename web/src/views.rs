@@ -386,7 +386,10 @@ impl App {
                 dark,
             },
         );
-        let curve = timeline::curve_svg(r, &vp, Some(self.table_step()), dark, self.budget);
+        // the curve changes with the plan, view, theme and budget, not with the step: its
+        // cursor is an overlay, and the curve is drawn once per change (App::curve)
+        let curve = self.curve(r, &vp, dark);
+        let cursor = timeline::curve_cursor_svg(&vp, Some(self.table_step()), dark);
         let onmousemove = link.batch_callback(|e: MouseEvent| {
             crate::platform::svg_point(&e, W, H).map(|(x, y, lx, ly)| Msg::Pointer(x, y, lx, ly))
         });
@@ -519,7 +522,8 @@ impl App {
                 </div>
                 { compare }
                 <div class="svgbox curve" data-testid="curve">
-                    { Html::from_html_unchecked(AttrValue::from(curve)) }
+                    { Html::from_html_unchecked(curve) }
+                    { Html::from_html_unchecked(AttrValue::from(cursor)) }
                 </div>
             </section>
         }
@@ -660,7 +664,7 @@ impl App {
         b: &crate::model::Built,
         r: &crate::analysis::PaneResult,
     ) -> Vec<usize> {
-        let step = self.table_step();
+        let step = self.rows_step();
         let q = self.search.to_lowercase();
         let gear = self.gear_shown();
         let mut rows: Vec<usize> = crate::analysis::live_buffers(&b.problem, step)
@@ -704,7 +708,7 @@ impl App {
         let (Some(b), Some(r)) = (&self.built, self.focused()) else {
             return html! {};
         };
-        let step = self.table_step();
+        let step = self.rows_step();
         let rows = self.table_rows(b, r);
         let (col, desc) = self.sort;
         let total: u64 = rows.iter().map(|&i| r.plan.sizes[i]).sum();
