@@ -214,4 +214,36 @@ mod tests {
         let got = order(&sizes, &spans, seed, 1).unwrap();
         assert_eq!(got, [0, 2, 1, 3]);
     }
+
+    #[test]
+    fn boxing_plans_pass_the_verifier_at_every_round() {
+        // 400 buffers, sizes 1-4096 B with alignment 512, lifetimes 1-40 steps: every round's
+        // plan must be valid (the verifier shares no code with this module)
+        let mut r = 0x1234_u64;
+        let mut next = || {
+            r = super::mix(r);
+            r
+        };
+        let buffers: alloc::vec::Vec<crate::Buffer> = (0..400)
+            .map(|i| {
+                let start = next() % 300;
+                let len = next() % 40;
+                crate::Buffer::new(
+                    alloc::format!("t{i}"),
+                    1 + next() % 4096,
+                    start,
+                    start + len,
+                )
+            })
+            .collect();
+        let problem = crate::Problem::from_buffers("boxing", buffers);
+        let options = crate::PlanOptions::default();
+        for round in 1..=6 {
+            for factor in [1, 2, 4] {
+                let plan = super::plan(&problem, &options, round, factor).unwrap();
+                crate::validate(&problem, &plan).unwrap();
+                assert_eq!(plan.strategy, "boxing");
+            }
+        }
+    }
 }
