@@ -154,18 +154,24 @@ impl Inst {
         let mut rows: Vec<Vec<(u64, u64)>> = Vec::with_capacity(n);
         for k in 0..n {
             let (s, e) = (it(k).start, it(k).end);
-            rows.push(merged(pinned_sorted.iter().filter_map(|&p| {
-                (items[p].start <= e && s <= items[p].end).then(|| interval(p))
-            })));
+            rows.push(merged(
+                pinned_sorted
+                    .iter()
+                    .filter(|&&p| items[p].start <= e && s <= items[p].end)
+                    .map(|&p| interval(p)),
+            ));
         }
         let pinned_of = Csr::from_vecs(&rows);
         rows.clear();
         if !pinned.is_empty() {
             for s in 0..nsec {
                 let (t0, t1) = (pts[s], pts[s + 1] - 1);
-                rows.push(merged(pinned_sorted.iter().filter_map(|&p| {
-                    (items[p].start <= t1 && t0 <= items[p].end).then(|| interval(p))
-                })));
+                rows.push(merged(
+                    pinned_sorted
+                        .iter()
+                        .filter(|&&p| items[p].start <= t1 && t0 <= items[p].end)
+                        .map(|&p| interval(p)),
+                ));
             }
         } else {
             rows.resize(nsec, Vec::new());
