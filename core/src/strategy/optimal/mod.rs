@@ -21,7 +21,9 @@
 //!   best proven lower bound and the incumbent's peak; a probe that finds a plan lowers the
 //!   incumbent, a probe that exhausts its tree raises the proven lower bound, a probe that
 //!   runs out of its share of the budget moves the bisection up without proving anything.
-//! * **Large inputs.** Above [`SolverParams::max_exact_buffers`] free buffers, a second seed
+//! * **Large inputs.** Above [`SolverParams::max_exact_buffers`] free buffers, randomized
+//!   boxing orders ([`crate::strategy::boxing`], after Buchsbaum et al.'s boxing) may replace
+//!   the seed (`boxing_seed`: up to a quarter of the time left), a second seed
 //!   lays out the long-lived buffers first (a local search on their order, scored by how the
 //!   short buffers of the fullest steps fit around them) and packs the rest around them
 //!   ([`layered`]); the better seed starts the search on time windows of the
@@ -725,18 +727,20 @@ fn solve_one(
 }
 
 /// Most randomized boxing rounds the large-input seed tries ([`crate::strategy::boxing`]):
-/// round `r` shifts the height classes by seed `(r + 7) % 16 + 1` and makes boxes 2, 4 or 1
+/// round `r` shifts the height classes by seed `r + 8` and makes boxes 2, 4 or 1
 /// times their class's tallest buffer (`r` mod 3). The rounds differ a lot: on the tiled
 /// IOPDDL trace (`docs/benchmarks.md`) the first of them (seed 8, boxes 2 x) came within
-/// 0.04 % of the bound where the other eight of the first nine stayed at 0.2-0.5 %; it goes
+/// 0.04 % of the bound where eight other shifts and factors stayed at 0.2-0.5 %; it goes
 /// first because a loaded machine may leave time for one round only.
-const BOXING_ROUNDS: u64 = 16;
+const BOXING_ROUNDS: u64 = 6;
 const BOXING_FACTORS: [u64; 3] = [2, 4, 1];
 
 /// Tries randomized boxing orders and replaces `seed` by the best one below it. A round
 /// places every buffer twice (boxes, then the squeeze), so it is charged one search node per
-/// buffer; rounds stop when they would take the node count past half the node cap, or, with
-/// a deadline, past half the time left (the window search needs the rest). Returns a note
+/// buffer; rounds stop when they would take the node count past a quarter of the node cap,
+/// or, with a deadline, past a quarter of the time left: the window search needs the rest
+/// (with half, gen-60000-1 ended at 1.0458 x the bound instead of 1.0040: the better boxing
+/// seed was a worse start for the windows and left them less time). Returns a note
 /// saying what the rounds reached.
 ///
 /// # Errors
@@ -751,17 +755,17 @@ fn boxing_seed(
     let start = limits.clock.now_ms();
     let stop_at = limits
         .deadline
-        .map(|d| start.saturating_add(d.saturating_sub(start) / 2));
+        .map(|d| start.saturating_add(d.saturating_sub(start) / 4));
     let node_stop = limits
         .nodes
-        .saturating_add(limits.node_cap.saturating_sub(limits.nodes) / 2);
+        .saturating_add(limits.node_cap.saturating_sub(limits.nodes) / 4);
     let cost = problem.buffers.len() as u64;
     let mut slowest = 0u64;
     let mut best: Option<Plan> = None;
     let mut won = (0, 0);
     let mut ran = 0usize;
     for r in 0..BOXING_ROUNDS {
-        let (round, factor) = ((r + 7) % 16 + 1, BOXING_FACTORS[(r % 3) as usize]);
+        let (round, factor) = (r + 8, BOXING_FACTORS[(r % 3) as usize]);
         let now = limits.clock.now_ms();
         if limits.clock.cancelled()
             || stop_at.is_some_and(|d| now.saturating_add(slowest) >= d)
