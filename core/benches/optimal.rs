@@ -180,6 +180,10 @@ fn main() {
         if std::env::var("MEMPLAN_SECTION_WINDOWS").is_ok_and(|v| v == "1") {
             params.section_windows = true;
         }
+        // `MEMPLAN_LOCAL_BOUND=1`: subset bounds on, for a side-by-side
+        if std::env::var("MEMPLAN_LOCAL_BOUND").is_ok_and(|v| v == "1") {
+            params.local_bound = true;
+        }
         // `MEMPLAN_NODES=N`: no clock, a budget of N search nodes instead: the same work on a
         // loaded machine, for side-by-side comparisons of solver switches
         let nodes: Option<u64> = std::env::var("MEMPLAN_NODES")
@@ -195,6 +199,12 @@ fn main() {
                 let secs = t0.elapsed().as_secs_f64();
                 if let Err(v) = memplan_core::validate(&problem, &s.plan) {
                     eprintln!("{}: INVALID plan: {}", problem.name, v.describe(&problem));
+                }
+                // `MEMPLAN_NOTES=1`: the plan's notes on stderr (what the seeds and searches did)
+                if std::env::var("MEMPLAN_NOTES").is_ok_and(|v| v == "1") {
+                    for n in &s.plan.notes {
+                        eprintln!("{}: {n}", problem.name);
+                    }
                 }
                 let c = s.plan.search.map(|x| x.counts).unwrap_or_default();
                 let lb = s.lower_bound.max(1) as f64;

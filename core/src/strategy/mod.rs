@@ -10,6 +10,7 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::plan::{Plan, PlanOptions};
 use crate::problem::Problem;
 
+pub(crate) mod boxing;
 pub mod ctx;
 pub mod ge_block;
 mod graph_rules;

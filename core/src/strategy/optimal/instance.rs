@@ -48,6 +48,18 @@ impl<T: Copy> Csr<T> {
         }
     }
 
+    /// One row per vector, in order.
+    fn from_vecs(rows: &[Vec<T>]) -> Self {
+        let mut idx = Vec::with_capacity(rows.len() + 1);
+        idx.push(0);
+        let mut data = Vec::with_capacity(rows.iter().map(Vec::len).sum());
+        for r in rows {
+            data.extend_from_slice(r);
+            idx.push(data.len());
+        }
+        Csr { idx, data }
+    }
+
     pub fn row(&self, r: usize) -> &[T] {
         &self.data[self.idx[r]..self.idx[r + 1]]
     }
@@ -73,9 +85,12 @@ pub(crate) struct Inst {
     pub sections: Csr<u32>,
     /// Free buffers whose lifetimes intersect each free buffer's.
     pub overlaps: Csr<u32>,
-    /// Pinned intervals `[lo, hi)` conflicting with each free buffer, sorted by `lo`.
+    /// The union of the pinned intervals `[lo, hi)` conflicting with each free buffer, as
+    /// disjoint runs sorted by `lo` ([`merged`]).
     pub pinned_of: Csr<(u64, u64)>,
-    /// Pinned intervals `[lo, hi)` live in each section.
+    /// The union of the pinned intervals `[lo, hi)` live at some step of each section, as
+    /// disjoint runs sorted by `lo` (every free buffer of a section is live at all its steps,
+    /// so each of them must clear all of these).
     pub sec_pinned: Csr<(u64, u64)>,
     /// Highest top of a pinned buffer (0 without any).
     pub pinned_top: u64,
@@ -132,28 +147,36 @@ impl Inst {
         };
         let mut pinned_sorted = pinned.clone();
         pinned_sorted.sort_unstable_by_key(|&p| interval(p));
-        let pinned_of = Csr::from_rows(n, |f| {
-            for k in 0..n {
-                for &p in &pinned_sorted {
-                    if items[p].start <= it(k).end && it(k).start <= items[p].end {
-                        f(k, interval(p));
-                    }
-                }
-            }
-        });
-        let sec_pinned = Csr::from_rows(nsec, |f| {
-            if pinned.is_empty() {
-                return;
-            }
+        // Each row holds the union of the pinned intervals that conflict, merged where they
+        // overlap or touch: what `lift` and the section inference need, and a row costs the
+        // gaps between obstacles rather than their number (a window's obstacles are packed
+        // densely, so thousands of them merge into a few runs).
+        let mut rows: Vec<Vec<(u64, u64)>> = Vec::with_capacity(n);
+        for k in 0..n {
+            let (s, e) = (it(k).start, it(k).end);
+            rows.push(merged(
+                pinned_sorted
+                    .iter()
+                    .filter(|&&p| items[p].start <= e && s <= items[p].end)
+                    .map(|&p| interval(p)),
+            ));
+        }
+        let pinned_of = Csr::from_vecs(&rows);
+        rows.clear();
+        if !pinned.is_empty() {
             for s in 0..nsec {
                 let (t0, t1) = (pts[s], pts[s + 1] - 1);
-                for &p in &pinned_sorted {
-                    if items[p].start <= t1 && t0 <= items[p].end {
-                        f(s, interval(p));
-                    }
-                }
+                rows.push(merged(
+                    pinned_sorted
+                        .iter()
+                        .filter(|&&p| items[p].start <= t1 && t0 <= items[p].end)
+                        .map(|&p| interval(p)),
+                ));
             }
-        });
+        } else {
+            rows.resize(nsec, Vec::new());
+        }
+        let sec_pinned = Csr::from_vecs(&rows);
         let width: Vec<u64> = (0..n)
             .map(|k| (it(k).end - it(k).start).saturating_add(1))
             .collect();
@@ -209,6 +232,19 @@ impl Inst {
     }
 }
 
+/// Intervals `[lo, hi)` sorted by `lo`, merged where they overlap or touch: the same union
+/// of bytes, sorted, pairwise disjoint and apart.
+pub(crate) fn merged(sorted: impl Iterator<Item = (u64, u64)>) -> Vec<(u64, u64)> {
+    let mut out: Vec<(u64, u64)> = Vec::new();
+    for (lo, hi) in sorted {
+        match out.last_mut() {
+            Some(last) if lo <= last.1 => last.1 = last.1.max(hi),
+            _ => out.push((lo, hi)),
+        }
+    }
+    out
+}
+
 /// `x` rounded up to a multiple of `a` (>= 1), `None` on overflow.
 pub(crate) fn up(x: u64, a: u64) -> Option<u64> {
     match x % a.max(1) {
@@ -220,4 +256,54 @@ pub(crate) fn up(x: u64, a: u64) -> Option<u64> {
 /// `usize` to `u32`, saturating (instances never hold 2^32 buffers: the caller caps them).
 pub(crate) fn to_u32(x: usize) -> u32 {
     u32::try_from(x).unwrap_or(u32::MAX)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{merged, Inst, Item};
+
+    #[test]
+    fn merged_runs_are_the_union_of_overlapping_and_touching_intervals() {
+        // [0,4) and [2,6) overlap, [6,8) touches: one run [0,8); [10,12) stands apart
+        let runs = merged([(0, 4), (2, 6), (6, 8), (10, 12)].into_iter());
+        assert_eq!(runs, [(0, 8), (10, 12)]);
+        // a contained interval does not shorten the run
+        assert_eq!(merged([(0, 10), (3, 4)].into_iter()), [(0, 10)]);
+    }
+
+    #[test]
+    fn a_free_buffer_is_lifted_over_the_merged_obstacles_of_its_lifetime() {
+        let pin = |size, start, end, o| Item {
+            size,
+            align: 1,
+            start,
+            end,
+            fixed: Some(o),
+        };
+        // obstacles [0,4) at steps 0-1, [4,6) at step 1, [6,9) at step 3 (not live with the
+        // free buffer), [10,12) at step 2; free buffer of 3 bytes live at steps 1-2: runs
+        // [0,6) and [10,12) conflict, so its lowest spot is 6 (6 + 3 <= 10)
+        let items = [
+            pin(4, 0, 1, 0),
+            pin(2, 1, 1, 4),
+            pin(3, 3, 3, 6),
+            pin(2, 2, 2, 10),
+            Item {
+                size: 3,
+                align: 1,
+                start: 1,
+                end: 2,
+                fixed: None,
+            },
+        ];
+        let inst = Inst::new(&items);
+        assert_eq!(inst.pinned_of.row(0), [(0, 6), (10, 12)]);
+        assert_eq!(inst.lift(0, 0), 6);
+        // 5 bytes do not fit in the gap [6,10): lifted to 12
+        let mut big = items;
+        big[4].size = 5;
+        assert_eq!(Inst::new(&big).lift(0, 0), 12);
+        // one section (steps 1-2): the same runs
+        assert_eq!(inst.sec_pinned.row(0), [(0, 6), (10, 12)]);
+    }
 }

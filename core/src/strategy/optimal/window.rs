@@ -556,7 +556,11 @@ impl Windows<'_> {
 }
 
 /// Runs `f` with at most `budget` more nodes (the global limits still apply).
-fn with_budget<T>(limits: &mut Limits<'_>, budget: u64, f: impl FnOnce(&mut Limits<'_>) -> T) -> T {
+pub(crate) fn with_budget<T>(
+    limits: &mut Limits<'_>,
+    budget: u64,
+    f: impl FnOnce(&mut Limits<'_>) -> T,
+) -> T {
     let cap = limits.node_cap;
     limits.node_cap = cap.min(limits.nodes.saturating_add(budget));
     let out = f(limits);
