@@ -721,14 +721,20 @@ fn run_validate(
         return Err(Error::invalid("the file holds no plans: nothing to validate").at(&shown));
     }
     let model = match model {
-        Some((m, opts)) => Some(load::read(m, opts)?.lowered.problem),
+        Some((m, opts)) => {
+            let loaded = load::read(m, opts)?;
+            for w in &loaded.lowered.warnings {
+                eprintln!("warning: {}: {w}", m.display());
+            }
+            Some(loaded.lowered.problem)
+        }
         None => None,
     };
     let mut bad = 0;
     for e in &file.plans {
         let name: String = e.strategy.escape_debug().collect();
         let checked = report::check_entry(&file, e).and_then(|()| match &model {
-            Some(m) => report::check_against_model(e, m),
+            Some(m) => report::check_against_model(&file, e, m),
             None => Ok(()),
         });
         match checked {

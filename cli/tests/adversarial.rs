@@ -390,3 +390,75 @@ fn validate_with_the_model_catches_a_consistent_edit() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// No false refusal: every sample and every case, planned by every strategy (GE options and
+/// exact sizes, GE variants with zero-copy reuse too), passes `validate --model` against the
+/// model it came from. (The checks of `--model` are exact: planned sizes, rules in force,
+/// streams, groups, bounds.)
+#[test]
+fn every_plan_validates_against_its_model() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let dir = std::env::temp_dir().join(format!("memplan-every-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let mut models: Vec<std::path::PathBuf> = Vec::new();
+    for f in std::fs::read_dir(root.join("static/samples")).expect("samples") {
+        let p = f.expect("entry").path();
+        // the large ONNX samples are covered by the others' rules; keep the test quick
+        let big = p.extension().is_some_and(|x| x == "onnx")
+            && std::fs::metadata(&p).map_or(0, |m| m.len()) > 1 << 20;
+        if !big {
+            models.push(p);
+        }
+    }
+    for f in std::fs::read_dir(root.join("testdata/cases")).expect("cases") {
+        let p = f.expect("entry").path();
+        if p.extension().is_none_or(|x| x != "json") {
+            continue;
+        }
+        let v: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&p).expect("case")).expect("JSON");
+        if let Some(g) = v.get("graph") {
+            let out = dir.join(p.file_name().expect("name"));
+            std::fs::write(&out, g.to_string()).expect("write");
+            models.push(out);
+        }
+    }
+    assert!(models.len() >= 12, "samples and cases: {models:?}");
+    let plan = dir.join("plan.json").to_string_lossy().into_owned();
+    let mut checked = 0;
+    for m in &models {
+        let m = m.to_string_lossy().into_owned();
+        for extra in [
+            &[][..],
+            &["--padding", "none", "--align", "1"][..],
+            &["--zero-copy-reuse"][..],
+        ] {
+            let mut args = vec!["plan", m.as_str(), "--format", "json", "-o", plan.as_str()];
+            for s in [
+                "ge-block",
+                "ge-binary-block",
+                "ge-max-block",
+                "greedy-size-best-fit",
+                "greedy-size-first-fit",
+                "best-fit-spatial",
+                "best-fit-temporal",
+                "greedy-breadth",
+                "no-reuse",
+            ] {
+                args.extend(["-s", s]);
+            }
+            args.extend_from_slice(extra);
+            let (code, _, err) = common::run_in(".", &args);
+            if code != 0 {
+                // a model a strategy refuses (e.g. a sample that needs --dim) is not this test's
+                assert!(!err.contains("panicked"), "{m} {extra:?}: {err}");
+                continue;
+            }
+            let (code, out, err) = common::run_in(".", &["validate", &plan, "--model", &m]);
+            assert_eq!(code, 0, "{m} {extra:?}:\n{out}{err}");
+            checked += 1;
+        }
+    }
+    assert!(checked >= 30, "plans checked: {checked}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

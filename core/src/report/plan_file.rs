@@ -426,15 +426,46 @@ fn entry(problem: &Problem, r: &Run<'_>, streams: bool) -> PlanEntry {
     }
 }
 
+impl Settings {
+    /// The core's options these settings stand for.
+    pub fn options(&self) -> PlanOptions {
+        PlanOptions {
+            alignment: self.alignment,
+            padding: if self.ge_padding {
+                Padding::Ge
+            } else {
+                Padding::None
+            },
+            reuse: self.reuse,
+            zero_copy_io: self.zero_copy_io,
+            atomic_centralised: self.atomic_centralised,
+            zero_copy_reuse: self.zero_copy_reuse,
+            expandable_memory: self.expandable_memory,
+            ..PlanOptions::default()
+        }
+    }
+}
+
+fn gear_text(g: Option<u64>) -> String {
+    g.map_or_else(|| String::from("none"), |g| alloc::format!("{g}"))
+}
+
 /// Checks one plan of a plan file against the model it claims to plan, loaded again with
-/// the same settings: the same buffers (by name, each once), each with the model's live
-/// range, gear and memory type, and planned bytes at least the tensor's. A plan file is
-/// self-consistent when [`check_entry`] passes; this catches one whose buffers were renamed,
-/// shrunk or moved in time together with its own figures, or that was made for other dims.
+/// the same settings: the problem's steps, bounds and (several streams) ops; the same buffers
+/// (by name, each once), each with the model's live range, gear, memory type, alignment, pin,
+/// continuous group and (several streams) stream, producer and readers; with the plan's
+/// settings, each buffer's bytes exactly the tensor's planned size and its flags the rules in
+/// force. A plan file is self-consistent when [`check_entry`] passes; this catches one whose
+/// buffers were renamed, resized, moved in time or stripped of their rules together with its
+/// own figures, or that was made for other dims.
 ///
 /// # Errors
 /// The first difference, in words, naming the buffer (escaped).
-pub fn check_against_model(e: &PlanEntry, model: &Problem) -> core::result::Result<(), String> {
+pub fn check_against_model(
+    file: &PlanFile,
+    e: &PlanEntry,
+    model: &Problem,
+) -> core::result::Result<(), String> {
     let esc = |s: &str| -> String { s.escape_debug().collect() };
     if e.buffers.len() != model.buffers.len() {
         return Err(alloc::format!(
@@ -443,6 +474,38 @@ pub fn check_against_model(e: &PlanEntry, model: &Problem) -> core::result::Resu
             model.buffers.len()
         ));
     }
+    let p = &file.problem;
+    if p.steps != model.steps {
+        return Err(alloc::format!(
+            "the problem has {} steps in the file, {} in the model",
+            p.steps,
+            model.steps
+        ));
+    }
+    let bounds = crate::bound::lower_bound(model).map_err(|err| err.to_string())?;
+    if (p.lower_bound_bytes, p.no_reuse_bytes) != (bounds.lower_bound, bounds.no_reuse) {
+        return Err(alloc::format!(
+            "the file's lower bound and no-reuse total are {} and {} bytes, the model's {} and {}",
+            p.lower_bound_bytes,
+            p.no_reuse_bytes,
+            bounds.lower_bound,
+            bounds.no_reuse
+        ));
+    }
+    let streams = multi_stream(model);
+    if streams {
+        let same = p.ops.len() == model.ops.len()
+            && p.ops
+                .iter()
+                .zip(&model.ops)
+                .all(|(f, m)| f.name == m.name && f.stream == m.stream && f.preds == m.preds);
+        if !same {
+            return Err(String::from(
+                "the ops' streams and edges in the file differ from the model's",
+            ));
+        }
+    }
+    let opts = e.settings.as_ref().map(Settings::options);
     let index: alloc::collections::BTreeMap<&str, usize> = model
         .buffers
         .iter()
@@ -461,10 +524,10 @@ pub fn check_against_model(e: &PlanEntry, model: &Problem) -> core::result::Resu
             return Err(alloc::format!("buffer '{}' is listed twice", esc(&b.name)));
         }
         let m = &model.buffers[i];
+        let name = esc(&b.name);
         if (b.start, b.end) != (m.start, m.end) {
             return Err(alloc::format!(
-                "buffer '{}' lives in steps [{}, {}] in the plan, [{}, {}] in the model",
-                esc(&b.name),
+                "buffer '{name}' lives in steps [{}, {}] in the plan, [{}, {}] in the model",
                 b.start,
                 b.end,
                 m.start,
@@ -473,21 +536,54 @@ pub fn check_against_model(e: &PlanEntry, model: &Problem) -> core::result::Resu
         }
         if b.bytes < m.size {
             return Err(alloc::format!(
-                "buffer '{}' has {} bytes in the plan, the tensor needs {}",
-                esc(&b.name),
+                "buffer '{name}' has {} bytes in the plan, the tensor needs {}",
                 b.bytes,
                 m.size
             ));
         }
         if b.gear != m.gear || b.memory_type != m.memory_type {
             return Err(alloc::format!(
-                "buffer '{}' is of gear {:?}, memory type {} in the plan, gear {:?}, memory type {} in the model",
-                esc(&b.name),
-                b.gear,
+                "buffer '{name}' is of gear {}, memory type {} in the plan, gear {}, memory type {} in the model",
+                gear_text(b.gear),
                 b.memory_type,
-                m.gear,
+                gear_text(m.gear),
                 m.memory_type
             ));
+        }
+        if b.alignment != m.alignment.max(1) || b.fixed_offset != m.fixed_offset {
+            return Err(alloc::format!(
+                "buffer '{name}': its alignment or pinned offset differs from the model's"
+            ));
+        }
+        if b.continuous.map(|c| (c.group, c.index)) != m.continuous.map(|c| (c.group, c.index)) {
+            return Err(alloc::format!(
+                "buffer '{name}': its continuous group differs from the model's"
+            ));
+        }
+        if streams
+            && (b.stream != Some(m.stream) || b.producer != m.producer || b.readers != m.readers)
+        {
+            return Err(alloc::format!(
+                "buffer '{name}': its stream, producer or readers differ from the model's"
+            ));
+        }
+        if let Some(o) = &opts {
+            let want = o.planned_size(m).map_err(|err| err.to_string())?;
+            if b.bytes != want {
+                return Err(alloc::format!(
+                    "buffer '{name}' has {} bytes in the plan; under the plan's settings the tensor is planned at {want}",
+                    b.bytes
+                ));
+            }
+            let mut have: Vec<&str> = b.flags.iter().map(String::as_str).collect();
+            let mut rules = semantics::flags_in_force(m, o);
+            have.sort_unstable();
+            rules.sort_unstable();
+            if have != rules {
+                return Err(alloc::format!(
+                    "buffer '{name}' carries the rules {have:?} in the plan; the model under the plan's settings gives {rules:?}"
+                ));
+            }
         }
     }
     Ok(())
@@ -501,6 +597,32 @@ pub fn check_against_model(e: &PlanEntry, model: &Problem) -> core::result::Resu
 pub fn check_entry(file: &PlanFile, e: &PlanEntry) -> core::result::Result<(), String> {
     let esc = |s: &str| -> String { s.escape_debug().collect() };
     let p = &file.problem;
+    if let Some(ge) = &e.ge {
+        // GE's statistics are the plan's own figures: HBM's memoffset is the headline peak,
+        // another type's its arena, and the named stats render the typed ones
+        for m in &ge.memory_types {
+            let arena = if m.memory_type == 0 {
+                e.peak_bytes
+            } else {
+                e.arenas
+                    .iter()
+                    .find(|a| a.memory_type == m.memory_type)
+                    .map_or(0, |a| a.bytes)
+            };
+            if m.memoffset != arena {
+                return Err(alloc::format!(
+                    "GE's memoffset of memory type {} is {} bytes, its arena {arena}",
+                    m.memory_type,
+                    m.memoffset
+                ));
+            }
+        }
+        if ge.stats() != e.stats {
+            return Err(String::from(
+                "the named stats differ from the typed GE statistics",
+            ));
+        }
+    }
     if e.buffers.len() != p.buffers {
         return Err(alloc::format!(
             "lists {} buffers, the problem has {}",
