@@ -82,6 +82,19 @@ fn diamond_matches_the_doc() {
         ge.stats,
         "stats are the typed figures by name"
     );
+    // one stream: no note blames streams; input x (a Data op's output) is never released
+    assert!(
+        !ge.notes.iter().any(|n| n.contains("another stream")),
+        "{:?}",
+        ge.notes
+    );
+    assert!(
+        ge.notes
+            .iter()
+            .any(|n| n.starts_with("1 output(s) of Data, Enter")),
+        "{:?}",
+        ge.notes
+    );
     // total_size: every tensor padded, no reuse: a..e (13 MiB) + 512 each, x and f 512 each.
     assert_eq!(hbm.total_size, 13 * MIB + 5 * 512 + 1024);
     assert_eq!(

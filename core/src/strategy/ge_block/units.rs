@@ -161,13 +161,16 @@ impl Units {
         // GE rule: a block read on another stream stays alive on its own stream until an
         // edge returns (rule 1 of the module docs).
         let cross_ends = super::streams::cross_stream_ends(problem);
-        let mut extended = 0usize;
+        let (mut extended, mut never_released) = (0usize, 0usize);
         for (i, b) in problem.buffers.iter().enumerate() {
             let size = out.sizes.get(i).copied().unwrap_or(0);
             let mut b_end = cross_ends
                 .as_ref()
                 .and_then(|e| e.get(i).copied())
                 .unwrap_or(b.end);
+            if b_end > b.end && size > 0 {
+                extended += 1;
+            }
             // GE's node-type rules, by the producer's op type.
             let op_type = b
                 .producer
@@ -183,10 +186,9 @@ impl Units {
             // (`ge.exec.inputReuseMemIndexes`, here `zero_copy_io = false`).
             let io_reuse = b.kind == BufferKind::GraphInput && !options.zero_copy_io;
             if NO_POST_REUSE.contains(&op_type) && !io_reuse {
-                b_end = problem.steps.saturating_sub(1).max(b_end);
-            }
-            if b_end > b.end && size > 0 {
-                extended += 1;
+                let last = problem.steps.saturating_sub(1).max(b_end);
+                never_released += usize::from(last > b_end && size > 0);
+                b_end = last;
             }
             if b.fixed_offset.is_some() {
                 out.pinned.push(i);
@@ -341,6 +343,12 @@ impl Units {
             out.notes.push(alloc::format!(
                 "{extended} buffer(s) read on another stream stay alive on their own stream \
                  until an edge returns (GE GetDiffStreamMaxLifeTime)"
+            ));
+        }
+        if never_released > 0 {
+            out.notes.push(alloc::format!(
+                "{never_released} output(s) of Data, Enter, NextIteration or GetNext-like ops stay \
+                 allocated to the last step (GE: never released for reuse)"
             ));
         }
         if !out.pinned.is_empty() {
