@@ -92,6 +92,11 @@ fn options(args: &SimArgs) -> Result<RuntimeOptions, Error> {
     if args.align == 0 {
         return Err(Error::bad_option("--align must be at least 1"));
     }
+    if args.num_blocks == Some(0) {
+        return Err(Error::bad_option(
+            "--num-blocks must be at least 1 (a pool of no blocks fails every allocation)",
+        ));
+    }
     Ok(RuntimeOptions {
         pool_bytes: args.pool_size,
         block_bytes: args.block_size,

@@ -249,7 +249,9 @@ pub struct GeStats {
     pub memory_types: Vec<GeMemoryStats>,
     /// Distinct streams of the problem's buffers (GE `streams[..]`).
     pub streams: u64,
-    /// Top-level blocks of the plan.
+    /// Top-level blocks of the reuse tree (levels 1 and 2: feature maps and continuous
+    /// groups); the zero-copy, atomic-clean and fixed-offset blocks of [`Plan::blocks`] are
+    /// not counted.
     pub blocks: u64,
     /// With dynamic batch: `(gear, bytes)` of each gear's feature maps (GE
     /// DynamicBatchMemAssigner), ascending by gear.

@@ -38,6 +38,9 @@ pub struct PaneProps {
     /// The model has dynamic-batch gears (the 400 MiB split switch applies).
     #[prop_or_default]
     pub gears: bool,
+    /// The model is a graph (it has graph inputs and outputs; a buffer list has none).
+    #[prop_or_default]
+    pub graph: bool,
     /// Can be removed.
     pub removable: bool,
     /// Read-only (embed).
@@ -311,7 +314,7 @@ pub fn pane(p: &PaneProps) -> Html {
                     if p.gears && settings::is_block(&s.strategy) {
                         <label title="GE expandable memory (ge.exec.staticMemoryPolicy): the largest gear's region is cut into virtual blocks of at most 400 MiB, and a smaller gear's block may not straddle a cut"><input type="checkbox" data-testid={format!("pane{i}-expandable")} checked={s.expandable_memory} onchange={change(|n, e| n.expandable_memory = target_checked(e))} />{ " 400 MiB split (expandable memory)" }</label>
                     }
-                    if s.zero_copy_io && settings::is_block(&s.strategy) {
+                    if p.graph && s.zero_copy_io && settings::is_block(&s.strategy) {
                         <label title="GE's I/O reuse options (ge.exec.inputReuseMemIndexes / outputReuseMemIndexes for every index): graph inputs and outputs stay zero-copy user buffers after the feature maps, but ordinary blocks nest inside them over their live range"><input type="checkbox" data-testid={format!("pane{i}-zero-copy-reuse")} checked={s.zero_copy_reuse} onchange={change(|n, e| n.zero_copy_reuse = target_checked(e))} />{ " zero-copy reuse" }</label>
                     }
                 </span>

@@ -344,6 +344,7 @@ impl App {
             .as_ref()
             .and_then(|b| b.gears.as_ref())
             .is_some_and(|(_, g)| g.len() >= 2);
+        let graph = self.built.as_ref().is_some_and(|b| b.is_graph);
         let planning_ms = |s: &crate::settings::PaneSettings| {
             self.running
                 .as_ref()
@@ -354,7 +355,7 @@ impl App {
             <section class="panes" aria-label="compare strategies">
                 { for self.panes.iter().enumerate().map(|(i, s)| html! {
                     <Pane index={i} settings={s.clone()} result={self.results.get(i).cloned().map(crate::pane::ResultRef)} {baseline} budget={self.budget}
-                        focused={i == self.focus} removable={self.panes.len() > 1} readonly={self.embed} {gears}
+                        focused={i == self.focus} removable={self.panes.len() > 1} readonly={self.embed} {gears} {graph}
                         on_change={on_change.clone()} on_remove={on_remove.clone()} on_focus={on_focus.clone()}
                         planning_ms={planning_ms(s)} on_cancel={on_cancel.clone()} on_retry={on_retry.clone()} />
                 }) }

@@ -107,7 +107,13 @@ pub fn parse(name: &str, text: &str) -> Result<Problem> {
         if let Some(c) = al_c {
             // an empty cell: no alignment constraint (as an empty offset leaves it free)
             if !fields[c].is_empty() {
-                b.alignment = num(c, "alignment")?.max(1);
+                b.alignment = num(c, "alignment")?;
+                if b.alignment == 0 {
+                    return Err(Error::parse(
+                        "alignment 0: an offset is a multiple of its alignment (1 or empty: none)",
+                    )
+                    .at(at.clone()));
+                }
             }
         }
         if let Some(c) = off_c {

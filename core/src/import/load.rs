@@ -216,6 +216,7 @@ fn unused_on_buffer_list(opts: &LoadOptions) -> Vec<String> {
     unused("--input", !opts.inputs.is_empty());
     unused("--size", !opts.sizes.is_empty());
     unused("--batch-dim", opts.batch_dim.is_some());
+    unused("--alias-views", opts.alias_views);
     unused("--schedule", opts.order.is_some());
     w
 }
