@@ -158,6 +158,11 @@ fn dim_of(v: &serde_json::Value, axis: usize, at: &str) -> Result<Dim> {
 /// `dtype` + `shape`.
 pub fn parse(text: &str) -> Result<Graph> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    if !text.trim_start().starts_with('{') && !text.trim().is_empty() {
+        return Err(Error::parse(
+            "a memplan.graph/1 document is one JSON object ({\"format\": \"memplan.graph/1\", \"tensors\": [...], \"ops\": [...]}); docs/formats.md",
+        ));
+    }
     let raw: RawGraph =
         serde_json::from_str(text).map_err(|e| Error::parse(alloc::format!("{e}")))?;
     if raw.format != FORMAT {

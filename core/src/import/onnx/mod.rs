@@ -109,7 +109,12 @@ pub(crate) const MAX_VAL: usize = 4096;
 /// [`crate::ErrorKind::Overflow`] naming the tensor whose size exceeds `u64`.
 pub fn parse(bytes: &[u8], opts: &OnnxOptions) -> Result<OnnxModel> {
     let mut model = ModelProto::decode(bytes)
-        .map_err(|e| Error::parse(format!("not a valid ONNX model (protobuf): {e}")))?;
+        .map_err(|e| {
+            Error::parse(format!(
+                "not a valid ONNX model (protobuf): {e}; the file is cut short, or is not ONNX ({} bytes read)",
+                bytes.len()
+            ))
+        })?;
     if let Some(g) = model.graph.as_mut() {
         ops::nchwc::annotate_block(g);
     }

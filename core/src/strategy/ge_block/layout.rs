@@ -41,6 +41,8 @@ pub(crate) struct Extra {
 }
 
 struct Arena<'a> {
+    /// For names in errors.
+    problem: &'a Problem,
     units: &'a Units,
     blocks: &'a [BlockData],
     resized: Vec<u64>,
@@ -65,6 +67,7 @@ pub(crate) fn build(
     let align = options.alignment.max(1);
     let n = problem.buffers.len();
     let mut a = Arena {
+        problem,
         units,
         blocks,
         resized: alloc::vec![0; blocks.len()],
@@ -535,11 +538,11 @@ impl Arena<'_> {
             if let Some(slot) = self.offsets.get_mut(i) {
                 *slot = o;
             }
-            o = add(
-                o,
-                self.units.sizes.get(i).copied().unwrap_or(0),
-                "member offset",
-            )?;
+            let size = self.units.sizes.get(i).copied().unwrap_or(0);
+            o = o.checked_add(size).ok_or_else(|| {
+                let name = self.problem.buffers.get(i).map_or("?", |b| b.name.as_str());
+                crate::Error::overflow(alloc::format!("end of '{name}'"))
+            })?;
         }
         Ok(())
     }
