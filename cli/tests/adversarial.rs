@@ -355,15 +355,18 @@ fn validate_with_the_model_catches_a_consistent_edit() {
     let text = std::fs::read_to_string(&plan).expect("plan file");
     let (code, out, err) = common::run_in(".", &["validate", &p, "--model", model]);
     assert_eq!(code, 0, "its own model: {out}{err}");
-    let mut v: serde_json::Value = serde_json::from_str(&text).expect("JSON");
-    let b = v["plans"][0]["buffers"]
-        .as_array_mut()
-        .expect("buffers")
-        .iter_mut()
-        .find(|b| b["name"] == "b")
-        .expect("buffer b");
-    b["name"] = "q".into();
-    std::fs::write(&plan, v.to_string()).expect("write");
+    let edit = |field: &str, value: serde_json::Value| {
+        let mut v: serde_json::Value = serde_json::from_str(&text).expect("JSON");
+        let b = v["plans"][0]["buffers"]
+            .as_array_mut()
+            .expect("buffers")
+            .iter_mut()
+            .find(|b| b["name"] == "b")
+            .expect("buffer b");
+        b[field] = value;
+        std::fs::write(&plan, v.to_string()).expect("write");
+    };
+    edit("name", "q".into());
     let (code, out, err) = common::run_in(".", &["validate", &p]);
     assert_eq!(code, 0, "alone the edit is consistent: {out}{err}");
     let (code, out, _) = common::run_in(".", &["validate", &p, "--model", model]);
@@ -373,15 +376,7 @@ fn validate_with_the_model_catches_a_consistent_edit() {
         "{out}"
     );
     // b is [1,3] in the CSV (upper bound exclusive: 1..=2); no-reuse keeps it apart anyway
-    let mut v: serde_json::Value = serde_json::from_str(&text).expect("JSON");
-    let b = v["plans"][0]["buffers"]
-        .as_array_mut()
-        .expect("buffers")
-        .iter_mut()
-        .find(|b| b["name"] == "b")
-        .expect("buffer b");
-    b["start"] = 2.into();
-    std::fs::write(&plan, v.to_string()).expect("write");
+    edit("start", 2.into());
     let (code, out, _) = common::run_in(".", &["validate", &p, "--model", model]);
     assert_eq!(code, 1);
     assert!(
