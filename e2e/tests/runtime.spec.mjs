@@ -42,9 +42,10 @@ test('every runtime pane kind opens with its statistics and occupancy', async ({
 
 test('acl-pool agrees with `memplan simulate`, its knobs change it and stay in the link', async ({ page }) => {
   const m = 'static/samples/mobilenet_v2_randinit.stripped.onnx';
+  // exit status 3: some allocations failed (the small pool below)
   const cli = (extra) => JSON.parse(memplan([
     'simulate', m, '--dim', 'batch=1', '-a', 'acl-pool', '--format', 'json', ...extra,
-  ])).allocators[0];
+  ], { statuses: [0, 3] })).allocators[0];
   const dflt = cli([]);
   await page.goto('/');
   await expect(page.locator('html[data-ready]')).toHaveCount(1);
