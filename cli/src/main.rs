@@ -188,6 +188,23 @@ enum ScheduleArg {
 }
 
 impl ShapeArgs {
+    /// The load options these flags give (no gears).
+    fn load_options(&self) -> Result<LoadOptions, Error> {
+        let mut s = parse_shapes(&self.dims, &self.inputs, &self.sizes)?;
+        s.alias_views = self.alias_views;
+        s.order = self.order();
+        Ok(s)
+    }
+
+    /// Whether any of these flags was given.
+    fn given(&self) -> bool {
+        !self.dims.is_empty()
+            || !self.inputs.is_empty()
+            || !self.sizes.is_empty()
+            || self.alias_views
+            || self.schedule.is_some()
+    }
+
     fn order(&self) -> Option<memplan_core::graph::ScheduleOrder> {
         use memplan_core::graph::ScheduleOrder;
         self.schedule.map(|s| match s {
@@ -287,30 +304,17 @@ fn main() -> ExitCode {
             shape,
             batch,
             batch_dim,
-        } => (|| {
-            let model = match model {
-                Some(path) => {
-                    let mut s = parse_shapes(&shape.dims, &shape.inputs, &shape.sizes)?;
-                    s.alias_views = shape.alias_views;
-                    s.order = shape.order();
-                    s.gears = batch;
-                    s.batch_dim = batch_dim;
-                    Some((path, s))
-                }
-                None if !shape.dims.is_empty()
-                    || !shape.inputs.is_empty()
-                    || !shape.sizes.is_empty()
-                    || shape.alias_views
-                    || shape.schedule.is_some() =>
-                {
-                    return Err(Error::bad_option(
-                        "--dim, --input, --size, --alias-views and --schedule say how to load --model: give the model too",
-                    ))
-                }
-                None => None,
-            };
-            run_validate(&plan, model.as_ref())
-        })(),
+        } => match model {
+            Some(path) => shape.load_options().and_then(|mut s| {
+                s.gears = batch;
+                s.batch_dim = batch_dim;
+                run_validate(&plan, Some(&(path, s)))
+            }),
+            None if shape.given() => Err(Error::bad_option(
+                "--dim, --input, --size, --alias-views and --schedule say how to load --model: give the model too",
+            )),
+            None => run_validate(&plan, None),
+        },
         Command::Inspect {
             input,
             dims,
@@ -371,9 +375,7 @@ fn run_inspect(
 }
 
 fn shapes(args: &PlanArgs) -> Result<LoadOptions, Error> {
-    let mut s = parse_shapes(&args.shape.dims, &args.shape.inputs, &args.shape.sizes)?;
-    s.alias_views = args.shape.alias_views;
-    s.order = args.shape.order();
+    let mut s = args.shape.load_options()?;
     s.gears.clone_from(&args.batch);
     s.batch_dim.clone_from(&args.batch_dim);
     Ok(s)

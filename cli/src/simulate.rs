@@ -7,15 +7,13 @@ use memplan_core::simulate::{tiered, SimReport, SimSwitches, TierPolicy};
 use memplan_core::{units, Error, Problem};
 
 use crate::load;
-use crate::{parse_kv, parse_shapes, SimArgs, SimFormat};
+use crate::{parse_kv, SimArgs, SimFormat};
 
 /// Runs the allocators and prints their report. `Ok(false)` when an allocation failed (or
 /// the tiered placement left a tensor out): the caller exits with status 3, as `plan` does
 /// for a plan over `--capacity`, so a script sees that the memory did not suffice.
 pub fn run(args: &SimArgs) -> Result<bool, Error> {
-    let mut shapes = parse_shapes(&args.shape.dims, &args.shape.inputs, &args.shape.sizes)?;
-    shapes.alias_views = args.shape.alias_views;
-    shapes.order = args.shape.order();
+    let shapes = args.shape.load_options()?;
     let shown = args.input.display().to_string();
     let loaded = load::read(&args.input, &shapes)?;
     for w in &loaded.lowered.warnings {

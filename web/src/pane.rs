@@ -62,7 +62,7 @@ pub struct PaneProps {
     pub on_retry: Callback<usize>,
 }
 
-use crate::platform::{event_checked as target_checked, event_value as target_value};
+use crate::platform::{event_checked, event_value};
 
 /// One runtime-allocator knob as a form field (text, policy menu or switch).
 fn knob_field(
@@ -79,9 +79,9 @@ fn knob_field(
         Callback::from(move |e: Event| {
             let mut n = s.clone();
             let v = if name.starts_with("no-") {
-                target_checked(&e).to_string()
+                event_checked(&e).to_string()
             } else {
-                target_value(&e)
+                event_value(&e)
             };
             if n.knobs.set(name, &v).is_ok() {
                 cb.emit((i, n));
@@ -274,7 +274,7 @@ pub fn pane(p: &PaneProps) -> Html {
             <div class="form">
                 <label for={id("strategy")}>{ "Strategy" }</label>
                 <select id={id("strategy")} data-testid={format!("pane{i}-strategy")} title={settings::summary(&s.strategy)}
-                    onchange={change(|n, e| n.strategy = target_value(e))}>
+                    onchange={change(|n, e| n.strategy = event_value(e))}>
                     { for settings::strategy_names().into_iter().map(|name| html! {
                         <option value={name} selected={name == s.strategy} title={settings::summary(name)}>{ name }</option>
                     }) }
@@ -286,7 +286,7 @@ pub fn pane(p: &PaneProps) -> Html {
                 <label for={id("align")}>{ "Block alignment" }</label>
                 <span class="row">
                     <select id={id("align")} data-testid={format!("pane{i}-align")}
-                        onchange={change(|n, e| match target_value(e).parse::<u64>() {
+                        onchange={change(|n, e| match event_value(e).parse::<u64>() {
                             Ok(a) => n.alignment = a,
                             Err(_) => if ALIGNMENTS.contains(&n.alignment) { n.alignment = 1 },
                         })}>
@@ -297,25 +297,25 @@ pub fn pane(p: &PaneProps) -> Html {
                         <input type="number" min="1" max={MAX_ALIGNMENT.to_string()} class="num" aria-label="custom alignment in bytes"
                             data-testid={format!("pane{i}-align-custom")}
                             value={s.alignment.to_string()}
-                            onchange={change(|n, e| if let Ok(a) = target_value(e).trim().parse::<u64>() {
+                            onchange={change(|n, e| if let Ok(a) = event_value(e).trim().parse::<u64>() {
                                 if (1..=MAX_ALIGNMENT).contains(&a) { n.alignment = a }
                             })} />
                     }
                 </span>
                 <label for={id("pad")}>{ "Padding" }</label>
-                <select id={id("pad")} onchange={change(|n, e| n.ge_padding = target_value(e) == "ge")}>
+                <select id={id("pad")} onchange={change(|n, e| n.ge_padding = event_value(e) == "ge")}>
                     <option value="ge" selected={s.ge_padding}>{ "GE: ceil32 + 32" }</option>
                     <option value="none" selected={!s.ge_padding}>{ "none (raw bytes)" }</option>
                 </select>
                 <span class="checks">
-                    <label><input type="checkbox" checked={s.reuse} onchange={change(|n, e| n.reuse = target_checked(e))} />{ " reuse" }</label>
-                    <label title="graph inputs and outputs are user buffers, not reused"><input type="checkbox" checked={s.zero_copy_io} onchange={change(|n, e| n.zero_copy_io = target_checked(e))} />{ " zero-copy I/O" }</label>
-                    <label title="on: atomic-clean outputs are cleared by one memset and not reused (GE policy 0); off: cleaned one by one and reused (policy 1)"><input type="checkbox" checked={s.atomic_centralised} onchange={change(|n, e| n.atomic_centralised = target_checked(e))} />{ " central atomic clean" }</label>
+                    <label><input type="checkbox" checked={s.reuse} onchange={change(|n, e| n.reuse = event_checked(e))} />{ " reuse" }</label>
+                    <label title="graph inputs and outputs are user buffers, not reused"><input type="checkbox" checked={s.zero_copy_io} onchange={change(|n, e| n.zero_copy_io = event_checked(e))} />{ " zero-copy I/O" }</label>
+                    <label title="on: atomic-clean outputs are cleared by one memset and not reused (GE policy 0); off: cleaned one by one and reused (policy 1)"><input type="checkbox" checked={s.atomic_centralised} onchange={change(|n, e| n.atomic_centralised = event_checked(e))} />{ " central atomic clean" }</label>
                     if p.gears && settings::is_block(&s.strategy) {
-                        <label title="GE expandable memory (ge.exec.staticMemoryPolicy): the largest gear's region is cut into virtual blocks of at most 400 MiB, and a smaller gear's block may not straddle a cut"><input type="checkbox" data-testid={format!("pane{i}-expandable")} checked={s.expandable_memory} onchange={change(|n, e| n.expandable_memory = target_checked(e))} />{ " 400 MiB split (expandable memory)" }</label>
+                        <label title="GE expandable memory (ge.exec.staticMemoryPolicy): the largest gear's region is cut into virtual blocks of at most 400 MiB, and a smaller gear's block may not straddle a cut"><input type="checkbox" data-testid={format!("pane{i}-expandable")} checked={s.expandable_memory} onchange={change(|n, e| n.expandable_memory = event_checked(e))} />{ " 400 MiB split (expandable memory)" }</label>
                     }
                     if p.graph && s.zero_copy_io && settings::is_block(&s.strategy) {
-                        <label title="GE's I/O reuse options (ge.exec.inputReuseMemIndexes / outputReuseMemIndexes for every index): graph inputs and outputs stay zero-copy user buffers after the feature maps, but ordinary blocks nest inside them over their live range"><input type="checkbox" data-testid={format!("pane{i}-zero-copy-reuse")} checked={s.zero_copy_reuse} onchange={change(|n, e| n.zero_copy_reuse = target_checked(e))} />{ " zero-copy reuse" }</label>
+                        <label title="GE's I/O reuse options (ge.exec.inputReuseMemIndexes / outputReuseMemIndexes for every index): graph inputs and outputs stay zero-copy user buffers after the feature maps, but ordinary blocks nest inside them over their live range"><input type="checkbox" data-testid={format!("pane{i}-zero-copy-reuse")} checked={s.zero_copy_reuse} onchange={change(|n, e| n.zero_copy_reuse = event_checked(e))} />{ " zero-copy reuse" }</label>
                     }
                 </span>
             </div>
