@@ -1,6 +1,9 @@
 // The playground and the CLI are two front ends of one planner: for the same model and settings
 // they must print the same peak. The CLI is the debug build of this checkout (global-setup.mjs).
 import { test, expect } from '@playwright/test';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { memplan } from './memplan.mjs';
 
 function cliPeaks(file, extra = []) {
@@ -177,4 +180,51 @@ test('views that alias their input: the switch plans as `memplan plan --alias-vi
   await page.goto(url);
   await expect(page.getByTestId('alias-views')).toBeChecked();
   await expect(page.getByTestId('pane1-peak')).toHaveAttribute('data-bytes', String(on.plans[1].peak_bytes));
+});
+
+test('the op order: GE depth-first plans as `memplan plan --schedule ge-dfs` and travels in the link', async ({ page }) => {
+  // x feeds A and B; B also reads the weight w; C reads a; D reads b and c. File order runs
+  // A, B, C, D, so the two 1 MiB tensors a and b are live together at B; GE's depth-first
+  // sort (compute_graph.cc DFSTopologicalSorting, the Const w below the Data x) runs
+  // A, C, B, D, so a dies at C before b is born.
+  const graph = JSON.stringify({
+    format: 'memplan.graph/1', name: 'order',
+    tensors: [
+      { name: 'x', bytes: 64 }, { name: 'w', bytes: 64, kind: 'weight' },
+      { name: 'a', bytes: 1048576 }, { name: 'b', bytes: 1048576 },
+      { name: 'c', bytes: 64 }, { name: 'd', bytes: 64 },
+    ],
+    ops: [
+      { name: 'A', inputs: ['x'], outputs: ['a'] },
+      { name: 'B', inputs: ['x', 'w'], outputs: ['b'] },
+      { name: 'C', inputs: ['a'], outputs: ['c'] },
+      { name: 'D', inputs: ['b', 'c'], outputs: ['d'] },
+    ],
+    inputs: ['x'], outputs: ['d'],
+  });
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'memplan-order-'));
+  const file = path.join(dir, 'order.json');
+  fs.writeFileSync(file, graph);
+  const run = (extra) => JSON.parse(memplan([
+    'plan', file, '--strategy', 'ge-block', '--strategy', 'greedy-size-best-fit', '--format', 'json', ...extra,
+  ])).plans.map((p) => p.peak_bytes);
+  const inFile = run([]);
+  const dfs = run(['--schedule', 'ge-dfs']);
+  expect(dfs[1]).toBeLessThan(inFile[1]);
+  await page.goto('/');
+  await expect(page.locator('html[data-ready]')).toHaveCount(1);
+  await page.getByTestId('file').setInputFiles({ name: 'order.json', mimeType: 'application/json', buffer: Buffer.from(graph) });
+  await expect(page.getByTestId('pane1-peak')).toHaveAttribute('data-bytes', String(inFile[1]));
+  await expect(page.getByTestId('schedule')).toHaveValue('');
+  await page.getByTestId('schedule').selectOption('ge-dfs');
+  for (const i of [0, 1]) {
+    await expect(page.getByTestId(`pane${i}-peak`)).toHaveAttribute('data-bytes', String(dfs[i]));
+  }
+  const url = page.url();
+  await page.goto('about:blank');
+  await page.goto(url);
+  await expect(page.getByTestId('schedule')).toHaveValue('ge-dfs');
+  await expect(page.getByTestId('pane1-peak')).toHaveAttribute('data-bytes', String(dfs[1]));
+  await page.getByTestId('schedule').selectOption('file');
+  await expect(page.getByTestId('pane1-peak')).toHaveAttribute('data-bytes', String(inFile[1]));
 });

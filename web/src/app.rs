@@ -4,6 +4,7 @@
 use std::collections::HashMap;
 use std::rc::Rc;
 
+use memplan_core::graph::ScheduleOrder;
 use memplan_core::Bindings;
 use yew::prelude::*;
 
@@ -133,6 +134,8 @@ pub enum Msg {
     HashChanged,
     /// The views-alias switch.
     AliasViews(bool),
+    /// The op order (`None`: the graph's own).
+    Schedule(Option<ScheduleOrder>),
     /// The embedding page handed over a model (`postMessage`, [`platform::on_hosted_model`]).
     Hosted(String, Result<Vec<u8>, String>),
     /// Window resized.
@@ -241,6 +244,8 @@ pub struct App {
     pub(crate) shown_gear: Option<u64>,
     /// View outputs share their dying input's buffer (the CLI's `--alias-views`).
     pub(crate) alias_views: bool,
+    /// The op order the model is lowered in (the CLI's `--schedule`); `None`: the graph's own.
+    pub(crate) schedule: Option<ScheduleOrder>,
     /// Memory budget in bytes: each pane says whether its plan fits.
     pub(crate) budget: Option<u64>,
     /// The focused pane's result restricted to the shown gear (only with gears).
@@ -465,6 +470,7 @@ impl App {
             gears: self.gears.clone(),
             shown_gear: self.shown_gear,
             alias_views: self.alias_views,
+            schedule: self.schedule,
             budget: self.budget,
             panes: self.panes.clone(),
             focus: self.focus,
@@ -607,6 +613,7 @@ impl App {
                     self.gears = s.gears;
                     self.shown_gear = s.shown_gear;
                     self.alias_views = s.alias_views;
+                    self.schedule = s.schedule;
                     self.budget = s.budget;
                     self.focus = s.focus;
                     self.step = s.step;
@@ -682,6 +689,14 @@ impl App {
         self.load_sample(ctx, &id, after);
     }
 
+    /// The model-level lowering settings (views, op order).
+    fn lowering(&self) -> model::Lowering {
+        model::Lowering {
+            alias_views: self.alias_views,
+            schedule: self.schedule,
+        }
+    }
+
     /// Parses and lowers the source under the bindings, then plans every pane.
     fn rebuild(&mut self) {
         self.cache.clear();
@@ -694,20 +709,20 @@ impl App {
         let Some(src) = &self.source else { return };
         let mut first = match self.prebuilt.take() {
             Some(b) if self.bindings.is_empty() && self.gears.is_empty() => Ok(b),
-            _ => model::build_with(src, &self.bindings, &self.gears, self.alias_views),
+            _ => model::build_with(src, &self.bindings, &self.gears, self.lowering()),
         };
         if let (Err(e), false) = (&first, self.gears.is_empty()) {
             // Gears the model cannot take (no symbolic batch dim…): say why, plan without.
             self.notice = Some(format!("Gears not applied: {e}"));
             self.gears.clear();
-            first = model::build_with(src, &self.bindings, &self.gears, self.alias_views);
+            first = model::build_with(src, &self.bindings, &self.gears, self.lowering());
         }
         let built = match first {
             Ok(b) => {
                 let want = model::default_bindings(&b.symbols, &self.bindings);
                 if want != self.bindings {
                     self.bindings = want;
-                    model::build_with(src, &self.bindings, &self.gears, self.alias_views)
+                    model::build_with(src, &self.bindings, &self.gears, self.lowering())
                 } else {
                     Ok(b)
                 }
@@ -1074,6 +1089,7 @@ impl Component for App {
             gears: Vec::new(),
             shown_gear: None,
             alias_views: false,
+            schedule: None,
             budget: None,
             focus_view: None,
             notice: None,
@@ -1169,12 +1185,8 @@ impl Component for App {
                     Ok(src) => {
                         // a new file that does not build leaves the open model on screen
                         if after == After::Fresh && self.built.is_some() {
-                            match model::build_with(
-                                &src,
-                                &Default::default(),
-                                &[],
-                                self.alias_views,
-                            ) {
+                            match model::build_with(&src, &Default::default(), &[], self.lowering())
+                            {
                                 Ok(b) => self.prebuilt = Some(b),
                                 Err(e) => {
                                     self.error = Some(self.still_showing(e));
@@ -1226,6 +1238,15 @@ impl Component for App {
                     }
                     Err(e) if from_link => self.fall_back(ctx, e),
                     Err(e) => self.error = Some(self.still_showing(e)),
+                }
+            }
+            Msg::Schedule(order) => {
+                if order != self.schedule {
+                    self.schedule = order;
+                    self.vp = None;
+                    self.step = None;
+                    self.rebuild();
+                    self.sync_hash();
                 }
             }
             Msg::AliasViews(on) => {

@@ -6,6 +6,7 @@
 
 use std::rc::Rc;
 
+use memplan_core::graph::ScheduleOrder;
 use memplan_core::import::load::{load_as, Format as CoreFormat, LoadOptions, Loaded};
 use memplan_core::{Bindings, Problem};
 
@@ -224,11 +225,20 @@ pub fn parse_gears(text: &str) -> Result<Vec<u64>, String> {
 /// # Errors
 /// The importer's message, or a limit exceeded; never panics on bad bytes.
 pub fn build(source: &Source, bindings: &Bindings, gears: &[u64]) -> Result<Built, String> {
-    build_with(source, bindings, gears, false)
+    build_with(source, bindings, gears, Lowering::default())
 }
 
-/// [`build`], with view outputs sharing their dying input's buffer when `alias_views` (the
-/// CLI's `--alias-views`, [`memplan_core::graph::views`]).
+/// How a graph is lowered to buffers beyond its dims and gears: the model-level settings the
+/// CLI gives with `--alias-views` and `--schedule`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Lowering {
+    /// View outputs share their dying input's buffer ([`memplan_core::graph::views`]).
+    pub alias_views: bool,
+    /// The order the ops run in; `None`: the graph's own (`"schedule"`, else file order).
+    pub schedule: Option<ScheduleOrder>,
+}
+
+/// [`build`], lowered as `lowering` says (views sharing their input, the op order).
 ///
 /// # Errors
 /// As [`build`].
@@ -236,7 +246,7 @@ pub fn build_with(
     source: &Source,
     bindings: &Bindings,
     gears: &[u64],
-    alias_views: bool,
+    lowering: Lowering,
 ) -> Result<Built, String> {
     let named = |e: memplan_core::Error| format!("{}: {e}", source.name);
     let format = match source.format.core() {
@@ -255,7 +265,8 @@ pub fn build_with(
     let opts = LoadOptions {
         dims: bindings.clone(),
         gears: gears.to_vec(),
-        alias_views,
+        alias_views: lowering.alias_views,
+        order: lowering.schedule,
         ..LoadOptions::default()
     };
     let loaded = load_as(format, &source.name, &source.bytes, &opts).map_err(named)?;

@@ -5,6 +5,7 @@
 
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine;
+use memplan_core::graph::ScheduleOrder;
 use memplan_core::{Bindings, Problem};
 use serde::{Deserialize, Serialize};
 
@@ -80,6 +81,15 @@ pub struct Shared {
     /// input's buffer, as runtimes do (the CLI's `--alias-views`); absent: off.
     #[serde(rename = "av", default, skip_serializing_if = "std::ops::Not::not")]
     pub alias_views: bool,
+    /// The op order the model is lowered in (the CLI's `--schedule`: `file` or `ge-dfs`);
+    /// absent: the graph's own.
+    #[serde(
+        rename = "so",
+        default,
+        skip_serializing_if = "Option::is_none",
+        with = "schedule_name"
+    )]
+    pub schedule: Option<ScheduleOrder>,
     /// The tensor search text.
     #[serde(rename = "q", default, skip_serializing_if = "String::is_empty")]
     pub search: String,
@@ -308,6 +318,27 @@ fn check(s: &Shared) -> Result<(), String> {
     }
 }
 
+/// A schedule in a link by its `memplan.graph/1` name ([`ScheduleOrder::name`]); an unknown
+/// name is an invalid link, not a silent file order.
+mod schedule_name {
+    use memplan_core::graph::ScheduleOrder;
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(o: &Option<ScheduleOrder>, s: S) -> Result<S::Ok, S::Error> {
+        match o {
+            Some(o) => s.serialize_str(o.name()),
+            None => s.serialize_none(),
+        }
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<ScheduleOrder>, D::Error> {
+        let name = String::deserialize(d)?;
+        ScheduleOrder::from_name(&name)
+            .map(Some)
+            .map_err(serde::de::Error::custom)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -329,6 +360,7 @@ mod tests {
             missing: None,
             view: Some([10.0, 42.5, 0.0, 1e6]),
             alias_views: true,
+            schedule: Some(ScheduleOrder::GeDfs),
             search: "conv".into(),
             sort: Some(("offset".into(), true)),
             selected: Some("conv1_out".into()),
@@ -450,6 +482,22 @@ mod tests {
         bad.knobs.map = "x=L1,".repeat(1000);
         s.panes = vec![bad];
         assert!(decode(&encode(&s).0).unwrap_err().contains("map"));
+    }
+
+    #[test]
+    fn the_op_order_travels_and_an_unknown_one_is_refused() {
+        let s = state();
+        let json = serde_json::to_string(&s).unwrap();
+        assert!(json.contains(r#""so":"ge-dfs""#), "{json}");
+        assert_eq!(decode(&encode(&s).0).unwrap().schedule, Some(ScheduleOrder::GeDfs));
+        let none = Shared {
+            schedule: None,
+            ..state()
+        };
+        assert!(!serde_json::to_string(&none).unwrap().contains(r#""so""#));
+        let bad = json.replace(r#""so":"ge-dfs""#, r#""so":"bfs""#);
+        let e = decode(&pack_json(bad.as_bytes())).unwrap_err();
+        assert!(e.contains("unknown schedule 'bfs'"), "{e}");
     }
 
     #[test]

@@ -1,5 +1,6 @@
 //! The page's sections: load panel, model summary, panes, timeline, live curve, table, embed.
 
+use memplan_core::graph::ScheduleOrder;
 use yew::prelude::*;
 
 use crate::app::{App, Col, Export, Msg};
@@ -211,6 +212,14 @@ impl App {
                             <label title="Reshape, Flatten, Squeeze, Unsqueeze and Identity outputs share their input's buffer when the input dies there, as onnxruntime, TFLite and GE do (the CLI's --alias-views; off: every tensor its own buffer, comparable with per-tensor references)">
                                 <input type="checkbox" data-testid="alias-views" checked={self.alias_views} onchange={link.callback(|e: Event| Msg::AliasViews(platform::event_checked(&e)))} />
                                 { " views share their input" }
+                            </label>
+                            <label title="The order the ops run in, which sets every lifetime: as the file says (its \"schedule\", else file order), file order, or GE's default depth-first topological sort (compute_graph.cc DFSTopologicalSorting; the CLI's --schedule)">
+                                { "Op order " }
+                                <select data-testid="schedule" onchange={link.callback(|e: Event| Msg::Schedule(ScheduleOrder::from_name(&platform::event_value(&e)).ok()))}>
+                                    <option value="" selected={self.schedule.is_none()}>{ "as in the file" }</option>
+                                    <option value="file" selected={self.schedule == Some(ScheduleOrder::File)}>{ "file order" }</option>
+                                    <option value="ge-dfs" selected={self.schedule == Some(ScheduleOrder::GeDfs)}>{ "GE depth-first" }</option>
+                                </select>
                             </label>
                         }
                     </form>
