@@ -513,6 +513,7 @@ fn run_plan(args: &PlanArgs) -> Result<bool, Error> {
     let extras = Extras {
         unknown: &lowered.unknown,
         views: lowered.views.as_ref(),
+        order: lowered.order,
     };
     let file = PlanFile::new(&shown, problem, extras, &runs).map_err(|e| e.at(&shown))?;
     let text = match args.format {
@@ -724,7 +725,17 @@ fn run_validate(
     }
     let model = match model {
         Some((m, opts)) => {
-            let loaded = load::read(m, opts)?;
+            // the plan's own op order unless --schedule says otherwise: its lifetimes follow it
+            let mut opts = opts.clone();
+            if opts.order.is_none() {
+                if let Some(name) = &file.problem.schedule {
+                    opts.order = Some(
+                        memplan_core::graph::ScheduleOrder::from_name(name)
+                            .map_err(|e| e.at(&shown))?,
+                    );
+                }
+            }
+            let loaded = load::read(m, &opts)?;
             for w in &loaded.lowered.warnings {
                 eprintln!("warning: {}: {w}", m.display());
             }

@@ -386,6 +386,69 @@ fn validate_with_the_model_catches_a_consistent_edit() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A plan made under GE's depth-first order records it (`"schedule": "ge-dfs"`), and
+/// `validate --model` loads the model in that order unless `--schedule` says otherwise.
+/// `order.json`: file order runs A, B, C, D; GE's sort (compute_graph.cc
+/// DFSTopologicalSorting, the Const w below the Data x) runs A, C, B, D, so `a` lives in
+/// steps [0, 1] (A, C) and `b` in [2, 3] (B, D), where file order gives [0, 2] and [1, 3].
+#[test]
+fn a_plan_records_its_op_order_and_validate_loads_the_model_in_it() {
+    let dir = std::env::temp_dir().join(format!("memplan-order-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let model = "tests/adversarial/order.json";
+    let p = dir.join("plan.json").to_string_lossy().into_owned();
+    let (code, _, err) = common::run_in(
+        ".",
+        &[
+            "plan",
+            model,
+            "-s",
+            "greedy-size-best-fit",
+            "--schedule",
+            "ge-dfs",
+            "--format",
+            "json",
+            "-o",
+            &p,
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&p).expect("plan file")).expect("JSON");
+    assert_eq!(v["problem"]["schedule"], "ge-dfs");
+    let span = |name: &str| {
+        let b = v["plans"][0]["buffers"]
+            .as_array()
+            .expect("buffers")
+            .iter()
+            .find(|b| b["name"] == name)
+            .expect("buffer");
+        (b["start"].as_u64().unwrap(), b["end"].as_u64().unwrap())
+    };
+    assert_eq!((span("a"), span("b")), ((0, 1), (2, 3)));
+    let (code, out, err) = common::run_in(".", &["validate", &p, "--model", model]);
+    assert_eq!(code, 0, "the plan's own order: {out}{err}");
+    let (code, out, _) = common::run_in(
+        ".",
+        &["validate", &p, "--model", model, "--schedule", "file"],
+    );
+    assert_eq!(code, 1);
+    // live sets by hand: GE's order peaks at a + c + x = 1048576 + 128 bytes, file order at
+    // a + b + x = 2097152 + 64; the no-reuse total is the same 2 MiB + 192
+    assert!(
+        out.contains(
+            "the file's lower bound and no-reuse total are 1048704 and 2097344 bytes, \
+             the model's 2097216 and 2097344"
+        ),
+        "{out}"
+    );
+    // file order is the default and is not written
+    let (code, out, _) = common::run_in(".", &["plan", model, "--format", "json"]);
+    assert_eq!(code, 0);
+    assert!(!out.contains("\"schedule\""), "{out}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// No false refusal: every sample and every case, planned by every strategy (GE options and
 /// exact sizes, GE variants with zero-copy reuse too), passes `validate --model` against the
 /// model it came from. (The checks of `--model` are exact: planned sizes, rules in force,

@@ -51,6 +51,7 @@ fn same_file(file: &str, extra: &[&str], opts: &LoadOptions, strategies: &[&str]
     let extras = Extras {
         unknown: &loaded.lowered.unknown,
         views: loaded.lowered.views.as_ref(),
+        order: loaded.lowered.order,
     };
     let mine = PlanFile::new(file, problem, extras, &runs)
         .and_then(|f| f.to_json())

@@ -29,6 +29,7 @@ pub fn plan_json(
     let extras = Extras {
         unknown: &built.unknown,
         views: built.views.as_ref(),
+        order: built.order,
     };
     let mut file =
         PlanFile::new(input, &built.problem, extras, &runs).map_err(|e| e.to_string())?;
@@ -172,6 +173,7 @@ mod tests {
         let extras = Extras {
             unknown: &loaded.lowered.unknown,
             views: None,
+            order: loaded.lowered.order,
         };
         let cli = PlanFile::new(file, problem, extras, &runs)
             .and_then(|f| f.to_json())

@@ -152,6 +152,8 @@ pub struct Built {
     pub unknown: Vec<memplan_core::UnknownTensor>,
     /// With views aliased: how many view outputs share their input's buffer, and their bytes.
     pub views: Option<memplan_core::graph::views::AliasReport>,
+    /// The op order the lifetimes follow (the plan file names it when not file order).
+    pub order: ScheduleOrder,
     /// Lower bound and no-reuse total of the raw sizes (bytes), computed once at build: the
     /// summary shows them on every render, and on 60k buffers they cost milliseconds.
     pub raw_bounds: memplan_core::Bounds,
@@ -185,6 +187,7 @@ impl Built {
             gears: None,
             unknown: Vec::new(),
             views: None,
+            order: ScheduleOrder::File,
             // filled in by `checked`
             raw_bounds: memplan_core::Bounds::default(),
         }
@@ -376,6 +379,7 @@ fn from_loaded(loaded: Loaded) -> Built {
         gears: gear_info,
         unknown: lowered.unknown,
         views: lowered.views,
+        order: lowered.order,
         // filled in by `checked`
         raw_bounds: memplan_core::Bounds::default(),
     }

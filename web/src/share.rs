@@ -489,7 +489,10 @@ mod tests {
         let s = state();
         let json = serde_json::to_string(&s).unwrap();
         assert!(json.contains(r#""so":"ge-dfs""#), "{json}");
-        assert_eq!(decode(&encode(&s).0).unwrap().schedule, Some(ScheduleOrder::GeDfs));
+        assert_eq!(
+            decode(&encode(&s).0).unwrap().schedule,
+            Some(ScheduleOrder::GeDfs)
+        );
         let none = Shared {
             schedule: None,
             ..state()

@@ -161,6 +161,7 @@ pub fn expand_with(
         warnings,
         unknown: first.unknown.clone(),
         views: first.views.clone(),
+        order: first.order,
     })
 }
 

@@ -439,6 +439,8 @@ pub struct Lowered {
     pub unknown: Vec<UnknownTensor>,
     /// What aliasing views saved, when it was asked for ([`crate::graph::views::alias_views`]).
     pub views: Option<crate::graph::views::AliasReport>,
+    /// How [`Lowered::schedule`] was ordered ([`Graph::order`]; file order for a buffer list).
+    pub order: ScheduleOrder,
 }
 
 /// A tensor the planner leaves out because its size is unknown.
@@ -968,6 +970,7 @@ impl Graph {
             warnings,
             unknown,
             views: None,
+            order: self.order,
         })
     }
 

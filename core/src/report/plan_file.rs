@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use super::{GearReport, OverlayReport};
 use crate::error::{Error, Result};
 use crate::graph::views::AliasReport;
-use crate::graph::UnknownTensor;
+use crate::graph::{ScheduleOrder, UnknownTensor};
 use crate::plan::{Arena, BlockLevel, GeStats, Padding, Plan, PlanOptions, Search};
 use crate::problem::{Buffer, Problem};
 use crate::strategy::semantics;
@@ -64,6 +64,10 @@ pub struct ProblemSummary {
     /// With `--alias-views`: their bytes (the no-reuse total is this much smaller).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub aliased_view_bytes: Option<u64>,
+    /// The op order when it is not the file's: `ge-dfs` (`--schedule`, the graph's
+    /// `"schedule"`, the playground's Op order); every lifetime above follows it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub schedule: Option<String>,
 }
 
 /// The settings of one plan: the strategy asked for and the options in force (the
@@ -273,6 +277,8 @@ pub struct Extras<'a> {
     pub unknown: &'a [UnknownTensor],
     /// What aliasing views saved, when asked for.
     pub views: Option<&'a AliasReport>,
+    /// The op order the lifetimes follow ([`crate::Lowered::order`]).
+    pub order: ScheduleOrder,
 }
 
 impl PlanFile {
@@ -324,6 +330,8 @@ impl PlanFile {
                     .collect(),
                 aliased_views: extras.views.map(|v| v.tensors),
                 aliased_view_bytes: extras.views.map(|v| v.bytes),
+                schedule: (extras.order != ScheduleOrder::File)
+                    .then(|| extras.order.name().to_string()),
             },
             plans: runs.iter().map(|r| entry(problem, r, streams)).collect(),
             playground: None,
