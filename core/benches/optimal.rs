@@ -9,7 +9,9 @@
 //! tiled real traces, the long-short shape). Each input: `portfolio` on its own, then
 //! `optimal`, in the same run. Prints one Markdown table row per input; then, for files named like
 //! MiniMalloc's `X.CAPACITY.csv`, a second table: capacity mode at that capacity (the setting
-//! of MiniMalloc's published solve times), the time to a plan that fits.
+//! of MiniMalloc's published solve times), the time to a plan that fits. Last, the scale
+//! table: every packing heuristic (`portfolio`, `optimal` too) once at 10^6 buffers
+//! (`MEMPLAN_BENCH_SCALE=N,...` for other sizes, `0` to skip).
 // Bench code: counts and timings are far below the truncation limits.
 #![allow(clippy::cast_possible_truncation)]
 
@@ -17,6 +19,8 @@ use std::time::Instant;
 
 #[path = "gen/mod.rs"]
 mod gen;
+#[path = "timing/mod.rs"]
+mod timing;
 
 use memplan_core::strategy::optimal::{self, SolverParams};
 use memplan_core::{Buffer, PlanOptions, Problem};
@@ -263,4 +267,7 @@ fn main() {
             println!("{r}");
         }
     }
+    // the heuristics (`portfolio` and `optimal` among them) at 10^6 buffers, in seconds
+    let registry: Vec<_> = memplan_core::strategies().iter().collect();
+    timing::scale_tables(&[1_000_000], &registry);
 }

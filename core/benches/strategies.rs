@@ -11,10 +11,14 @@
 #![allow(clippy::cast_possible_truncation)]
 
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 #[path = "gen/mod.rs"]
 mod gen;
+#[path = "timing/mod.rs"]
+mod timing;
+
+use timing::{cpu_time, time};
 
 use memplan_core::import::csv;
 use memplan_core::{lower_bound, validate, Buffer, PlanOptions, Problem, StrategyInfo};
@@ -81,39 +85,6 @@ fn generate(n: usize, seed: u64) -> Problem {
 /// CPU time of this thread so far (Linux `/proc/thread-self/schedstat`), if readable.
 /// The bench reports CPU time because the machine is shared: wall time counts the time the
 /// scheduler gives to other processes.
-fn cpu_time() -> Option<Duration> {
-    let s = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
-    let ns: u64 = s.split_whitespace().next()?.parse().ok()?;
-    Some(Duration::from_nanos(ns))
-}
-
-/// Time per run of `f`, and its last result. With a CPU clock: the mean CPU time over
-/// enough runs to accumulate 300 ms (at least `reps`; the clock ticks coarsely). Without one:
-/// the best wall time of `reps` runs.
-fn time<T>(reps: usize, mut f: impl FnMut() -> T) -> (Duration, T) {
-    let reps = reps.max(1);
-    if let Some(start) = cpu_time() {
-        let mut runs = 0u32;
-        loop {
-            let r = f();
-            runs += 1;
-            let spent = cpu_time().unwrap_or(start).saturating_sub(start);
-            if runs as usize >= reps && (spent >= Duration::from_millis(300) || runs >= 1000) {
-                return (spent / runs, r);
-            }
-        }
-    }
-    let mut best = Duration::MAX;
-    let mut out = None;
-    for _ in 0..reps {
-        let t = Instant::now();
-        let r = f();
-        best = best.min(t.elapsed());
-        out = Some(r);
-    }
-    (best, out.expect("at least one run"))
-}
-
 fn ms(d: Duration) -> String {
     let m = d.as_secs_f64() * 1e3;
     if m < 10.0 {
@@ -263,34 +234,7 @@ fn main() {
     }
 
     // (2) scale: one run of every packing strategy on the long-short shape
-    let scale: Vec<usize> = std::env::var("MEMPLAN_BENCH_SCALE")
-        .ok()
-        .map(|s| s.split(',').filter_map(|x| x.trim().parse().ok()).collect())
-        .unwrap_or_else(|| vec![100_000, 1_000_000]);
-    for &n in scale.iter().filter(|&&n| n > 0) {
-        let p = gen::long_short(n, 1);
-        let lb = lower_bound(&p).expect("lower bound").lower_bound.max(1);
-        println!(
-            "\n## Scale: `{}` ({n} buffers: 16 long over many short), one run each\n",
-            p.name
-        );
-        println!("Seconds of CPU time of one run (`optimal`: its default 2 s time limit, plus the seed).\n");
-        println!("| strategy | time (s) | peak / LB |\n|---|---:|---:|");
-        for s in strategies()
-            .into_iter()
-            .filter(|s| s.family == memplan_core::strategy::Family::Packing)
-        {
-            let (t, plan) = time(1, || s.run(&p, &PlanOptions::exact()));
-            let row = match plan {
-                Ok(plan) => {
-                    assert!(validate(&p, &plan).is_ok(), "{}: invalid plan", s.name);
-                    format!("{:.4}", plan.peak as f64 / lb as f64)
-                }
-                Err(e) => format!("error: {e}"),
-            };
-            println!("| {} | {:.2} | {row} |", s.name, t.as_secs_f64());
-        }
-    }
+    timing::scale_tables(&[100_000, 1_000_000], &strategies());
 
     // (3) peak / LB on the shared benchmarks
     let dir = std::env::var("MEMPLAN_BENCH_DIR").map_or_else(
