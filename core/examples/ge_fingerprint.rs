@@ -10,7 +10,12 @@
 //! `... --example ge_fingerprint prof STRATEGY N REPS` plans the bench's `N`-buffer problem
 //! `REPS` times (exact sizes, as the bench does) for `perf stat` or cachegrind; `REPS` = 0
 //! measures the problem generation alone, to subtract.
-#![allow(dead_code, missing_docs, clippy::unwrap_used, clippy::cast_possible_truncation)]
+#![allow(
+    dead_code,
+    missing_docs,
+    clippy::unwrap_used,
+    clippy::cast_possible_truncation
+)]
 #[path = "../benches/gen/mod.rs"]
 mod gen;
 
@@ -122,12 +127,19 @@ fn generated(n: usize, seed: u64, streams: u32) -> Problem {
 }
 
 fn files(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
-    let mut v: Vec<_> = std::fs::read_dir(dir).unwrap().flatten().map(|e| e.path()).collect();
+    let mut v: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .collect();
     v.sort();
     for p in v {
         if p.is_dir() {
             files(&p, out);
-        } else if matches!(p.extension().and_then(|e| e.to_str()), Some("csv" | "json" | "onnx")) {
+        } else if matches!(
+            p.extension().and_then(|e| e.to_str()),
+            Some("csv" | "json" | "onnx")
+        ) {
             out.push(p);
         }
     }
@@ -145,7 +157,10 @@ fn main() {
         for _ in 0..reps {
             std::hint::black_box(plan(&p, strat, &PlanOptions::exact()).unwrap());
         }
-        println!("{strat} {n}: {:.1} ms", t.elapsed().as_secs_f64() * 1e3 / reps.max(1) as f64);
+        println!(
+            "{strat} {n}: {:.1} ms",
+            t.elapsed().as_secs_f64() * 1e3 / reps.max(1) as f64
+        );
         return;
     }
     let mut problems: Vec<(String, Problem)> = Vec::new();
@@ -156,10 +171,23 @@ fn main() {
     for &n in &sizes {
         problems.push((format!("bench-{n}"), generate(n, 0x5EED + n as u64)));
     }
-    for (n, seed, s) in [(3000, 1, 1), (3000, 2, 3), (6000, 3, 1), (20_000, 7, 1), (20_000, 8, 2), (30_000, 9, 3)] {
+    for (n, seed, s) in [
+        (3000, 1, 1),
+        (3000, 2, 3),
+        (6000, 3, 1),
+        (20_000, 7, 1),
+        (20_000, 8, 2),
+        (30_000, 9, 3),
+    ] {
         problems.push((format!("tests-{n}-{seed}-{s}"), generated(n, seed, s)));
     }
-    for spec in ["long-short:20000:1", "train:20000:1", "train:5000:2", "kv:20000:1", "kv:5000:3"] {
+    for spec in [
+        "long-short:20000:1",
+        "train:20000:1",
+        "train:5000:2",
+        "kv:20000:1",
+        "kv:5000:3",
+    ] {
         problems.push((spec.into(), gen::by_spec(spec).unwrap()));
     }
     let root = &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata");
@@ -175,9 +203,20 @@ fn main() {
     }
     let exact = PlanOptions::exact();
     let ge = PlanOptions::default();
-    let nopad = PlanOptions { padding: Padding::None, ..PlanOptions::default() };
-    let zc = PlanOptions { zero_copy_reuse: true, ..PlanOptions::default() };
-    let opts = [("exact", &exact), ("ge", &ge), ("nopad", &nopad), ("zcreuse", &zc)];
+    let nopad = PlanOptions {
+        padding: Padding::None,
+        ..PlanOptions::default()
+    };
+    let zc = PlanOptions {
+        zero_copy_reuse: true,
+        ..PlanOptions::default()
+    };
+    let opts = [
+        ("exact", &exact),
+        ("ge", &ge),
+        ("nopad", &nopad),
+        ("zcreuse", &zc),
+    ];
     let mut all = Fnv(0xcbf2_9ce4_8422_2325);
     for (name, p) in &problems {
         for (oname, o) in opts {
@@ -187,7 +226,11 @@ fn main() {
                 let mut h = Fnv(0xcbf2_9ce4_8422_2325);
                 write!(h, "{r:?}").unwrap();
                 write!(all, "{}", h.0).unwrap();
-                println!("{name} {oname} {s} {:016x} {:.1}ms", h.0, t.elapsed().as_secs_f64() * 1e3);
+                println!(
+                    "{name} {oname} {s} {:016x} {:.1}ms",
+                    h.0,
+                    t.elapsed().as_secs_f64() * 1e3
+                );
             }
         }
     }
