@@ -317,7 +317,10 @@ impl Arena<'_> {
                 .is_some_and(|x| x.reusable && x.gear.is_some())
         });
         if let Some(keys) = level2_order {
-            plain.sort_by_key(|&b| keys.get(b).copied());
+            // Keys read once each (they are distinct: the block is in them).
+            let mut keyed: Vec<_> = plain.iter().map(|&b| (keys.get(b).copied(), b)).collect();
+            keyed.sort_unstable();
+            plain = keyed.into_iter().map(|(_, b)| b).collect();
         }
         for b in plain {
             cursor = self.place_top(b, cursor)?;

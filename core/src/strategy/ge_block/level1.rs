@@ -30,15 +30,17 @@ pub(crate) enum SizeClass {
 /// part of the match test, so keying by them too finds the same block without a scan.
 type Key = (u32, u32, Option<u64>, u64);
 
-/// Runs level 1 over the units whose role puts them in the feature-map region (reusable,
-/// no-reuse, continuous inputs). Returns the blocks in creation order.
-pub(crate) fn assign(units: &Units, class: SizeClass) -> Vec<BlockData> {
-    // Events: (time, phase, unit). Phases at one step: 0 outputs, 1 workspaces,
-    // 2 release of consumed inputs, 3 release of workspaces and suspended outputs (GE releases
-    // those when the next node is processed, before it allocates).
-    // Releases of consumed inputs at one step go in the consumer's input order (GE
-    // `ReleaseInputNodeOutMemory` walks `GetSortAllInDataAnchors`), then by unit.
-    let mut events: Vec<(u64, u8, usize, UnitId)> = Vec::new();
+/// A level-1 event: (step, phase, rank, unit). Phases at one step: 0 outputs, 1 workspaces,
+/// 2 release of consumed inputs, 3 release of workspaces and suspended outputs (GE releases
+/// those when the next node is processed, before it allocates). Releases of consumed inputs
+/// at one step go in the consumer's input order (`rank`: GE `ReleaseInputNodeOutMemory` walks
+/// `GetSortAllInDataAnchors`), then by unit.
+pub(crate) type Event = (u64, u8, usize, UnitId);
+
+/// The events of the units in the feature-map region, in order (all distinct: a unit's
+/// allocation and release differ in phase).
+pub(crate) fn events(units: &Units) -> Vec<Event> {
+    let mut events: Vec<Event> = Vec::new();
     for (u, unit) in units.list.iter().enumerate() {
         if !in_feature_map(unit.role) {
             continue;
@@ -53,8 +55,60 @@ pub(crate) fn assign(units: &Units, class: SizeClass) -> Vec<BlockData> {
             events.push((unit.end, phase, rank, u));
         }
     }
-    events.sort_unstable();
+    sort_by_step(&mut events);
+    events
+}
 
+/// Sorts `events`: by step with a counting sort when the steps are dense (the usual case,
+/// linear rather than `n log n`), then each step's few events; a plain sort otherwise.
+fn sort_by_step(events: &mut Vec<Event>) {
+    let Some(max) = events.iter().map(|e| e.0).max() else {
+        return;
+    };
+    let steps = usize::try_from(max).ok().and_then(|m| m.checked_add(1));
+    let Some(steps) = steps.filter(|&s| s <= events.len().saturating_mul(4)) else {
+        events.sort_unstable();
+        return;
+    };
+    // `first[t]`: where step t's events begin in the sorted list.
+    let mut first = alloc::vec![0usize; steps + 1];
+    for e in events.iter() {
+        if let Some(c) = usize::try_from(e.0).ok().and_then(|t| first.get_mut(t + 1)) {
+            *c += 1;
+        }
+    }
+    for t in 1..first.len() {
+        let prev = first.get(t - 1).copied().unwrap_or(0);
+        if let Some(c) = first.get_mut(t) {
+            *c += prev;
+        }
+    }
+    let mut next = first.clone();
+    let mut out: Vec<Event> = alloc::vec![(0, 0, 0, 0); events.len()];
+    for &e in events.iter() {
+        if let Some(n) = usize::try_from(e.0).ok().and_then(|t| next.get_mut(t)) {
+            if let Some(slot) = out.get_mut(*n) {
+                *slot = e;
+            }
+            *n += 1;
+        }
+    }
+    for w in first.windows(2) {
+        if let (Some(&a), Some(&b)) = (w.first(), w.get(1)) {
+            if b > a + 1 {
+                if let Some(run) = out.get_mut(a..b) {
+                    run.sort_unstable();
+                }
+            }
+        }
+    }
+    *events = out;
+}
+
+/// Runs level 1 over the units whose role puts them in the feature-map region (reusable,
+/// no-reuse, continuous inputs). Returns the blocks in creation order.
+pub(crate) fn assign(units: &Units, class: SizeClass) -> Vec<BlockData> {
+    let events = units.events.get_or_init(|| events(units));
     let mut blocks: Vec<BlockData> = Vec::new();
     let mut block_of: Vec<usize> = alloc::vec![usize::MAX; units.list.len()];
     // Each reusable unit's free list, numbered once (sorted keys) rather than looked up at
@@ -90,7 +144,7 @@ pub(crate) fn assign(units: &Units, class: SizeClass) -> Vec<BlockData> {
         }
     }
     let mut free: Vec<Vec<usize>> = alloc::vec![Vec::new(); lists + 1];
-    for (_, phase, _, u) in events {
+    for &(_, phase, _, u) in events {
         let Some(unit) = units.list.get(u) else {
             continue;
         };

@@ -657,14 +657,19 @@ impl Nester<'_> {
         if cand.parent.is_some() || !cand.children.is_empty() || !cand.reusable {
             return None;
         }
-        let may_split = !lite.one
-            && self
-                .hull
-                .get(p)
-                .is_none_or(|&(s, e)| lite.start <= e && s <= lite.end)
-            && self.hull_meets(p, self.bspan.get(c).map_or(&[], |v| v))
-            && self.meets_covered(c, cand.stream, p);
-        if lite.min > fits && !may_split {
+        // Whether the walk may split the candidate (read only where it decides: a candidate
+        // that may nest by size and by the summary is walked either way).
+        let may_split = || {
+            !lite.one
+                && self
+                    .hull
+                    .get(p)
+                    .is_none_or(|&(s, e)| lite.start <= e && s <= lite.end)
+                && self.hull_meets(p, self.bspan.get(c).map_or(&[], |v| v))
+                && self.meets_covered(c, cand.stream, p)
+        };
+        let too_large = lite.min > fits;
+        if too_large && !may_split() {
             return None;
         }
         // The summary of p's subtree (p included) may show that no block there can take
@@ -692,7 +697,8 @@ impl Nester<'_> {
             max: lite.max,
             stream: lite.stream,
         };
-        if !may_split && self.refused_by(&sum, &k) {
+        // (`too_large` passed here only if it may split.)
+        if !too_large && self.refused_by(&sum, &k) && !may_split() {
             return None;
         }
         let mut walk = Walk::new(&k);
@@ -1040,17 +1046,23 @@ impl Nester<'_> {
         };
         block.size = size_of(&kept);
         block.units = kept;
-        let template = block.clone();
-        // `c` has no children (only such blocks are candidates).
+        // `c` has no children (only such blocks are candidates); the clones copy the rest.
+        let template = BlockData {
+            units: Vec::new(),
+            children: Vec::new(),
+            ..*block
+        };
         self.refresh(c);
         let mut ids = Vec::new();
         for rest in walk.removed {
-            let mut clone = template.clone();
-            clone.size = size_of(&rest);
-            clone.units = rest;
-            clone.parent = None;
-            clone.children.clear();
-            clone.cursor = 0;
+            let clone = BlockData {
+                size: size_of(&rest),
+                units: rest,
+                parent: None,
+                children: Vec::new(),
+                cursor: 0,
+                ..template
+            };
             let id = self.blocks.len();
             let node = Node::of(&clone, self.units, self.slack);
             self.sub_cap.push(Cell::new(Summary::EMPTY));

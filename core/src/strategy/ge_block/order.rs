@@ -24,8 +24,13 @@ pub(crate) type Key = (Reverse<u64>, u64, usize);
 
 /// Keys of `blocks` in GE's initial sort (`CompareLifeInterval`; ties: block id).
 pub(crate) fn initial(blocks: &[BlockData], units: &Units) -> Vec<Key> {
-    let mut ids: Vec<usize> = (0..blocks.len()).collect();
-    ids.sort_by_key(|&b| blocks.get(b).map(|x| sort_key(x, b, units)));
+    // The keys computed once each; distinct (the id is in them), so an unstable sort is the
+    // same as a stable one.
+    let mut keyed: Vec<_> = (0..blocks.len())
+        .map(|b| (blocks.get(b).map(|x| sort_key(x, b, units)), b))
+        .collect();
+    keyed.sort_unstable();
+    let ids: Vec<usize> = keyed.into_iter().map(|(_, b)| b).collect();
     let gap = u64::MAX
         / (u64::try_from(ids.len())
             .unwrap_or(u64::MAX)

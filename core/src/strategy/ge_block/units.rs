@@ -133,6 +133,9 @@ pub(crate) struct Units {
     /// before the no-reuse bytes), by memory type, once computed: it depends on the units
     /// only, so `ge-block`'s two variants share it.
     pub live_min: core::cell::RefCell<BTreeMap<u32, u64>>,
+    /// Level 1's events in order ([`super::level1::events`]), once built: they depend on the
+    /// units only, so `ge-block`'s two variants share them.
+    pub events: core::cell::OnceCell<Vec<super::level1::Event>>,
 }
 
 impl Units {
