@@ -262,6 +262,16 @@ pub(crate) fn improve(
     (offsets, proven)
 }
 
+/// The shape of a band move ([`Windows::band`]): the tall buffer's lifetime widened by
+/// `reach` steps; about `want` buffers freed; the floor at least `depth` times what the
+/// tall buffers stick out over the target below the lowest of them.
+#[derive(Clone, Copy)]
+struct Band {
+    reach: u64,
+    want: usize,
+    depth: u64,
+}
+
 struct Windows<'a> {
     items: &'a [Item],
     index: Index,
@@ -324,11 +334,23 @@ impl Windows<'_> {
             if !placed && self.params.band_moves {
                 let base = self.params.window_buffers.max(2);
                 let width = items[i].end - items[i].start;
-                for (reach, want) in [(0, base), (width / 4, base.saturating_mul(BAND_FACTOR))] {
+                let wide = (width / 4).max(8);
+                for shape in [
+                    Band {
+                        reach: 0,
+                        want: base,
+                        depth: 1,
+                    },
+                    Band {
+                        reach: wide,
+                        want: base.saturating_mul(BAND_FACTOR),
+                        depth: 4,
+                    },
+                ] {
                     if limits.stopped || self.proven > t {
                         return false;
                     }
-                    if top(items, off, i) <= t || self.band(i, t, reach, want, off, limits) {
+                    if top(items, off, i) <= t || self.band(i, t, shape, off, limits) {
                         placed = true;
                         break;
                     }
@@ -612,11 +634,11 @@ impl Windows<'_> {
         &mut self,
         c: usize,
         t: u64,
-        reach: u64,
-        want: usize,
+        shape: Band,
         off: &mut [u64],
         limits: &mut Limits<'_>,
     ) -> bool {
+        let Band { reach, want, depth } = shape;
         let items = self.items;
         let (a, b) = (
             items[c].start.saturating_sub(reach),
@@ -629,13 +651,17 @@ impl Windows<'_> {
             return false;
         }
         cands.retain(|&i| items[i].fixed.is_none());
-        let tall_floor = cands
-            .iter()
-            .filter(|&&i| top(items, off, i) > t)
-            .map(|&i| off[i])
-            .min()
-            .unwrap_or(off[c]);
-        // the floor: the `want`-th highest offset, lowered to the lowest tall buffer
+        // the lowest tall buffer must be able to come down by what it sticks out, so the
+        // floor goes `depth` times that below it
+        let (mut tall_floor, mut over) = (off[c], 0u64);
+        for &i in &cands {
+            if top(items, off, i) > t {
+                tall_floor = tall_floor.min(off[i]);
+                over = over.max(top(items, off, i) - t);
+            }
+        }
+        let tall_floor = tall_floor.saturating_sub(over.saturating_mul(depth));
+        // the floor: the `want`-th highest offset, lowered under the lowest tall buffer
         let f = if cands.len() > want {
             let k = want.max(1) - 1;
             let (_, nth, _) = cands.select_nth_unstable_by_key(k, |&i| u64::MAX - off[i]);
