@@ -188,6 +188,10 @@ fn main() {
         if std::env::var("MEMPLAN_LOCAL_BOUND").is_ok_and(|v| v == "1") {
             params.local_bound = true;
         }
+        // `MEMPLAN_BAND_MOVES=0`: band moves at the peak off, for a side-by-side
+        if std::env::var("MEMPLAN_BAND_MOVES").is_ok_and(|v| v == "0") {
+            params.band_moves = false;
+        }
         // `MEMPLAN_NODES=N`: no clock, a budget of N search nodes instead: the same work on a
         // loaded machine, for side-by-side comparisons of solver switches
         let nodes: Option<u64> = std::env::var("MEMPLAN_NODES")

@@ -397,6 +397,26 @@ pub struct SearchCounts {
     pub windows: u64,
     /// Window re-solves that fitted (committed).
     pub windows_accepted: u64,
+    /// Window re-solves searched to exhaustion without a fit: each proves that its freed
+    /// buffers do not fit under its target with the rest of the plan where it was.
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub windows_exhausted: u64,
+    /// Window re-solves cut by their node budget or a limit: nothing proven.
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub windows_cut: u64,
+    /// Band moves at the peak tried (every free buffer above a floor around a tall buffer's
+    /// lifetime re-solved against the fixed rest).
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub bands: u64,
+    /// Band moves that fitted (committed).
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub bands_accepted: u64,
+    /// Band moves searched to exhaustion without a fit (proven, as for windows).
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub bands_exhausted: u64,
+    /// Band moves cut by their node budget or a limit.
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub bands_cut: u64,
     /// Relocations of a buffer tried.
     pub relocations: u64,
     /// Relocations kept.
@@ -429,6 +449,12 @@ impl Search {
                     ("seed_heuristics", c.seed_heuristics),
                     ("windows", c.windows),
                     ("windows_accepted", c.windows_accepted),
+                    ("windows_exhausted", c.windows_exhausted),
+                    ("windows_cut", c.windows_cut),
+                    ("bands", c.bands),
+                    ("bands_accepted", c.bands_accepted),
+                    ("bands_exhausted", c.bands_exhausted),
+                    ("bands_cut", c.bands_cut),
                     ("relocations", c.relocations),
                     ("relocations_accepted", c.relocations_accepted),
                     ("layout_moves", c.layout_moves),

@@ -156,6 +156,11 @@ pub struct SolverParams {
     /// kv-cache, tiled ResNet-50 and tiled IOPDDL traces every such subset packed at the
     /// live-set bound or was too large to settle, so it raised nothing (`docs/benchmarks.md`).
     pub local_bound: bool,
+    /// When the windows around a tall buffer fail (and for long-lived tall buffers), free
+    /// every buffer above a floor over the tall buffer's lifetime (about `window_buffers`,
+    /// then 4 x as many over a wider span) and re-solve that band exactly against the fixed
+    /// rest ([`window`]'s band moves).
+    pub band_moves: bool,
 }
 
 impl Default for SolverParams {
@@ -176,6 +181,7 @@ impl Default for SolverParams {
             window_buffers: 96,
             section_windows: false,
             local_bound: false,
+            band_moves: true,
         }
     }
 }
@@ -466,6 +472,12 @@ fn run(
             seed_heuristics: c.seed_heuristics,
             windows: c.windows,
             windows_accepted: c.windows_ok,
+            windows_exhausted: c.windows_exhausted,
+            windows_cut: c.windows_cut,
+            bands: c.bands,
+            bands_accepted: c.bands_ok,
+            bands_exhausted: c.bands_exhausted,
+            bands_cut: c.bands_cut,
             relocations: c.relocations,
             relocations_accepted: c.relocations_ok,
             layout_moves: c.layout_moves,
@@ -475,10 +487,12 @@ fn run(
     plan.stats = figures.stats();
     plan.search = Some(figures);
     let mut notes = core::mem::take(&mut plan.notes);
-    if c.windows + c.relocations + c.layout_moves > 0 {
+    if c.windows + c.bands + c.relocations + c.layout_moves > 0 {
         notes.push(format!(
-            "large-input search: {} window re-solves tried, {} fitted; {} relocations tried, {} kept; {} layout moves of the long-lived buffers tried, {} kept",
-            c.windows, c.windows_ok, c.relocations, c.relocations_ok, c.layout_moves, c.layout_moves_ok
+            "large-input search: {} window re-solves tried, {} fitted, {} searched to exhaustion without a fit, {} cut by their node budget; {} band moves at the peak tried, {} fitted, {} exhausted, {} cut; {} relocations tried, {} kept; {} layout moves of the long-lived buffers tried, {} kept",
+            c.windows, c.windows_ok, c.windows_exhausted, c.windows_cut,
+            c.bands, c.bands_ok, c.bands_exhausted, c.bands_cut,
+            c.relocations, c.relocations_ok, c.layout_moves, c.layout_moves_ok
         ));
     }
     let all = super::packing::PORTFOLIO.len() as u64;
@@ -671,7 +685,7 @@ fn solve_one(
         let goal = capacity.map_or(lb, |c| c.max(lb));
         while let Some(l) = long.as_mut() {
             let best = window::peak(&items, &offsets);
-            if best <= goal || limits.stopped || !l.refine(&items, lb, limits) {
+            if best <= goal.max(proven_lb) || limits.stopped || !l.refine(&items, lb, limits) {
                 break;
             }
             let Some(p) = l

@@ -38,6 +38,17 @@ pub(crate) struct Counts {
     /// Window re-solves tried, and those that fitted (committed).
     pub windows: u64,
     pub windows_ok: u64,
+    /// Window re-solves searched to exhaustion without a fit (proven: nothing fits under
+    /// the window's target with the rest where it is), and those cut by their node budget or
+    /// a global limit (nothing proven).
+    pub windows_exhausted: u64,
+    pub windows_cut: u64,
+    /// Band moves at the peak ([`super::window`]) tried, fitted, searched to exhaustion
+    /// without a fit, and cut by a budget or limit.
+    pub bands: u64,
+    pub bands_ok: u64,
+    pub bands_exhausted: u64,
+    pub bands_cut: u64,
     /// Relocations of a buffer tried (spots), and those kept.
     pub relocations: u64,
     pub relocations_ok: u64,

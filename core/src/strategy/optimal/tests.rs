@@ -783,3 +783,120 @@ fn cross_section_windows_validate_and_never_lose_to_the_seed() {
         assert!(sol.lower_bound <= sol.best_peak, "seed {seed}");
     }
 }
+
+/// Seven buffers whose live-set bound (6 bytes, steps 0, 1 and 3) cannot be reached: the
+/// optimum is 7. By hand: at step 0, `c` and `d` (3 + 3) fill `[0, 6)`, so `c` takes one half;
+/// at step 1 `c`, `e`, `f` (3 + 1 + 2) fill it again, so `e` and `f` share the other half; at
+/// step 3 `a`, `f`, `g` (2 + 2 + 2) fill it, so `a` and `g` tile the bytes `f` leaves, and `a`
+/// also avoids `e` (step 2). With `c` low: `f` at 3 leaves `[0, 3)` and `[5, 6)`, and the
+/// one-byte run takes no 2-byte buffer; `f` at 4 forces `a` at 0, `g` at 2, and then step 4
+/// (`b`, 3 bytes, beside `g`) has no 3-byte run. `c` high is the mirror image. The plan at 7
+/// (`a` 0, `b` 0, `c` 0, `d` 3, `e` 3, `f` 5, `g` 3) checked by hand and by the validator.
+fn gap_of_one() -> (Vec<Tiny>, Vec<u64>) {
+    let bufs = alloc::vec![
+        (2, 2, 3, 1), // a
+        (3, 4, 4, 1), // b
+        (3, 0, 1, 1), // c
+        (3, 0, 0, 1), // d
+        (1, 1, 2, 1), // e
+        (2, 1, 3, 1), // f
+        (2, 3, 5, 1), // g
+    ];
+    (bufs, alloc::vec![0, 0, 0, 3, 3, 5, 3])
+}
+
+#[test]
+fn exhausted_windows_are_counted_and_a_whole_problem_window_proves_the_bound() {
+    let (bufs, offsets) = gap_of_one();
+    let p = problem(&bufs);
+    let sizes: Vec<u64> = bufs.iter().map(planned).collect();
+    let start = Plan::new("hand", 1, offsets.clone(), sizes.clone()).unwrap();
+    assert_eq!(validate(&p, &start), Ok(()));
+    assert_eq!(start.peak, 7);
+    let lb = crate::bound::lower_bound(&p).unwrap().lower_bound;
+    assert_eq!(lb, 6);
+    let items = items_of(&p);
+    let params = SolverParams::default();
+    let mut limits = nodes_only(1_000_000);
+    let (out, proven) = window::improve(&items, offsets, lb, None, &params, &mut limits);
+    let plan = Plan::new("windows", 1, out, sizes).unwrap();
+    assert_eq!(validate(&p, &plan), Ok(()));
+    assert_eq!(plan.peak, 7);
+    // the first window frees all seven buffers (no obstacle) and exhausts capacity 6: the
+    // optimum 7 is proven, and the search stops there
+    assert_eq!(proven, 7);
+    let c = limits.counts;
+    assert_eq!(c.windows, 1, "{c:?}");
+    assert_eq!(
+        (c.windows_ok, c.windows_exhausted, c.windows_cut),
+        (0, 1, 0)
+    );
+    assert_eq!(c.bands, 0);
+    assert!(!limits.stopped);
+
+    // through `solve` on the large-input path (every buffer counts as "large"): the same
+    // proof, and the notes and typed counts say how it was reached
+    let params = SolverParams {
+        max_exact_buffers: 0,
+        ..SolverParams::default()
+    };
+    let sol = solve(&p, &PlanOptions::exact(), &params, &NoClock).unwrap();
+    assert_eq!(validate(&p, &sol.plan), Ok(()));
+    assert_eq!(sol.best_peak, 7);
+    assert_eq!(sol.lower_bound, 7);
+    assert!(sol.proven_optimal);
+    let c = sol.plan.search.unwrap().counts;
+    assert_eq!(
+        c.windows,
+        c.windows_accepted + c.windows_exhausted + c.windows_cut
+    );
+    assert!(c.windows_exhausted >= 1, "{c:?}");
+    assert_eq!(c.windows_cut, 0);
+    assert!(
+        sol.plan.notes.iter().any(
+            |n| n.contains(" searched to exhaustion without a fit, 0 cut by their node budget")
+        ),
+        "{:?}",
+        sol.plan.notes
+    );
+    assert!(sol
+        .plan
+        .stats
+        .iter()
+        .any(|(k, v)| k == "windows_exhausted" && *v == c.windows_exhausted));
+}
+
+/// A long-lived byte over 60 steps on top of a ladder of one-step bytes at offsets 0 and 1 in
+/// turn: peak 3, live-set bound 2 (one short byte and the long one at every step). Only
+/// moving the long buffer together with every short one lowers the peak (each short one
+/// to 0, the long one to 1): a band move over the long buffer's lifetime, with no floor.
+#[test]
+fn a_band_move_frees_a_long_buffer_with_everything_above_its_floor() {
+    let steps = 60u64;
+    let mut bufs: Vec<Tiny> = (0..steps).map(|k| (1, k, k, 1)).collect();
+    let mut offsets: Vec<u64> = (0..steps).map(|k| k % 2).collect();
+    bufs.push((1, 0, steps - 1, 1));
+    offsets.push(2);
+    let p = problem(&bufs);
+    let sizes: Vec<u64> = bufs.iter().map(planned).collect();
+    assert_eq!(
+        validate(
+            &p,
+            &Plan::new("hand", 1, offsets.clone(), sizes.clone()).unwrap()
+        ),
+        Ok(())
+    );
+    let items = items_of(&p);
+    // the long buffer is long-lived for the window search (widest 2 %, over 16 steps)
+    assert!(steps - 1 > window::long_cut(&items));
+    let params = SolverParams::default();
+    let mut limits = nodes_only(1_000_000);
+    let (out, proven) = window::improve(&items, offsets, 2, None, &params, &mut limits);
+    let plan = Plan::new("bands", 1, out, sizes).unwrap();
+    assert_eq!(validate(&p, &plan), Ok(()));
+    assert_eq!(plan.peak, 2);
+    assert_eq!(proven, 2);
+    let c = limits.counts;
+    assert_eq!((c.bands, c.bands_ok), (1, 1), "{c:?}");
+    assert_eq!(c.relocations, 0);
+}

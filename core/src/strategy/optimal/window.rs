@@ -14,9 +14,16 @@
 //!   long-lived ones), and each buffer it displaces is re-placed by a window; the move is
 //!   undone unless all of them fit.
 //!
+//! * **Bands** (when windows fail, and first for long-lived buffers): over the tall buffer's
+//!   lifetime, every free buffer above a floor is freed, long-lived ones included, and the
+//!   band is re-solved exactly inside `[floor, T]` against the fixed rest.
+//!
 //! The search stops at the node or time limit, at the bound, or after
 //! [`MAX_MISSES`] rounds in a row at the smallest step that lowered nothing (so it ends
-//! without a clock too). It proves nothing: the lower bound comes back unchanged.
+//! without a clock too). Each window or band that is searched to exhaustion proves only
+//! that its buffers do not fit under its target with the rest where it was (counted, not a
+//! bound); one that freed every movable buffer against no obstacle proves that nothing fits
+//! under its target at all, and raises the lower bound that comes back.
 //!
 //! Memory: the buffers sorted by start (plus the list of long-lived ones), per-buffer marks and
 //! one window's instance at a time, linear in the input. Recursion: the decision search's,
@@ -38,6 +45,8 @@ const MAX_MISSES: u32 = 24;
 /// times [`SolverParams::window_buffers`]: every free buffer live with the tall one, long-lived
 /// ones included, re-solved exactly against the rest.
 const SECTION_WINDOW_FACTOR: usize = 4;
+/// The larger band move frees up to this many times [`SolverParams::window_buffers`].
+const BAND_FACTOR: usize = 4;
 /// Spots (fewest bytes displaced first) a relocation tries.
 const RELOCATE_SPOTS: usize = 6;
 
@@ -195,7 +204,8 @@ pub(crate) fn peak(items: &[Item], off: &[u64]) -> u64 {
 }
 
 /// Improves `offsets` (a valid plan of `items`) window by window; returns the offsets and the
-/// proven lower bound (the window search proves nothing: `lb` unchanged).
+/// proven lower bound: `lb`, raised only by a re-solve of every movable buffer at once
+/// (small inputs or windows as large as the problem).
 pub(crate) fn improve(
     items: &[Item],
     mut offsets: Vec<u64>,
@@ -220,10 +230,16 @@ pub(crate) fn improve(
         log: Vec::new(),
         t_min: items.iter().map(|it| it.start).min().unwrap_or(0),
         t_max: items.iter().map(|it| it.end).max().unwrap_or(0),
+        movable: items
+            .iter()
+            .filter(|it| it.size > 0 && it.fixed.is_none())
+            .count(),
+        proven: lb,
     };
     let mut delta = (p - goal).div_ceil(2);
     let mut misses = 0u32;
-    while p > goal && !limits.stopped {
+    while p > goal.max(w.proven) && !limits.stopped {
+        let goal = goal.max(w.proven);
         let t = p - delta.min(p - goal);
         let ok = w.lower_to(t, &mut offsets, limits);
         let was = p;
@@ -242,7 +258,18 @@ pub(crate) fn improve(
         }
         delta = delta.min(p.saturating_sub(goal)).max(1);
     }
-    (offsets, lb)
+    let proven = w.proven.min(p);
+    (offsets, proven)
+}
+
+/// The shape of a band move ([`Windows::band`]): the tall buffer's lifetime widened by
+/// `reach` steps; about `want` buffers freed; the floor at least `depth` times what the
+/// tall buffers stick out over the target below the lowest of them.
+#[derive(Clone, Copy)]
+struct Band {
+    reach: u64,
+    want: usize,
+    depth: u64,
 }
 
 struct Windows<'a> {
@@ -259,6 +286,11 @@ struct Windows<'a> {
     /// First and last step of the schedule.
     t_min: u64,
     t_max: u64,
+    /// Non-empty buffers that are not pinned.
+    movable: usize,
+    /// Proven lower bound: the caller's, raised by a re-solve that freed every movable
+    /// buffer with no obstacle and proved that nothing fits under its target.
+    proven: u64,
 }
 
 impl Windows<'_> {
@@ -289,7 +321,8 @@ impl Windows<'_> {
             if !self.index.is_long(&items[i]) {
                 let attempts = if self.params.section_windows { 4 } else { 3 };
                 for attempt in 0..attempts {
-                    if limits.stopped {
+                    // stopped, or proven that nothing fits under `t` at all
+                    if limits.stopped || self.proven > t {
                         return false;
                     }
                     if self.window(i, t, attempt, off, limits) {
@@ -298,7 +331,32 @@ impl Windows<'_> {
                     }
                 }
             }
-            if !placed && !limits.stopped {
+            if !placed && self.params.band_moves {
+                let base = self.params.window_buffers.max(2);
+                let width = items[i].end - items[i].start;
+                let wide = (width / 4).max(8);
+                for shape in [
+                    Band {
+                        reach: 0,
+                        want: base,
+                        depth: 1,
+                    },
+                    Band {
+                        reach: wide,
+                        want: base.saturating_mul(BAND_FACTOR),
+                        depth: 4,
+                    },
+                ] {
+                    if limits.stopped || self.proven > t {
+                        return false;
+                    }
+                    if top(items, off, i) <= t || self.band(i, t, shape, off, limits) {
+                        placed = true;
+                        break;
+                    }
+                }
+            }
+            if !placed && !limits.stopped && self.proven <= t {
                 placed = self.relocate(i, t, off, limits);
             }
             self.log.clear();
@@ -550,9 +608,161 @@ impl Windows<'_> {
                 }
                 true
             }
-            Decision::Infeasible | Decision::Unknown => false,
+            Decision::Infeasible => {
+                limits.counts.windows_exhausted += 1;
+                if obstacles.is_empty() && free.len() == self.movable {
+                    self.proven = self.proven.max(t.saturating_add(1));
+                }
+                false
+            }
+            Decision::Unknown => {
+                limits.counts.windows_cut += 1;
+                false
+            }
         }
     }
+
+    /// A band move around tall buffer `c` at capacity `t`: over the steps of `c`'s lifetime
+    /// widened by `reach`, every free buffer at or above a floor `f` is freed (`f` as high
+    /// as leaves about `want` of them, and never above a buffer that sticks out over `t`),
+    /// and re-solved exactly inside `[f, t]` against the fixed rest (what lies below `f`
+    /// cannot move, so it is one obstacle `[0, f)`; other buffers count only with their
+    /// part inside `[f, t]`). The re-solve is the one neighbourhood that frees long-lived
+    /// buffers at the peak together with everything above the floor around them: a
+    /// rectangle of the plan, repacked. Commits and returns `true` on a fit.
+    fn band(
+        &mut self,
+        c: usize,
+        t: u64,
+        shape: Band,
+        off: &mut [u64],
+        limits: &mut Limits<'_>,
+    ) -> bool {
+        let Band { reach, want, depth } = shape;
+        let items = self.items;
+        let (a, b) = (
+            items[c].start.saturating_sub(reach),
+            items[c].end.saturating_add(reach),
+        );
+        let mut cands: Vec<usize> = Vec::new();
+        self.index.query(items, a, b, &mut cands);
+        // the scan is work too: one node per 64 buffers looked at
+        if !charge(limits, cands.len()) {
+            return false;
+        }
+        cands.retain(|&i| items[i].fixed.is_none());
+        // the lowest tall buffer must be able to come down by what it sticks out, so the
+        // floor goes `depth` times that below it
+        let (mut tall_floor, mut over) = (off[c], 0u64);
+        for &i in &cands {
+            if top(items, off, i) > t {
+                tall_floor = tall_floor.min(off[i]);
+                over = over.max(top(items, off, i) - t);
+            }
+        }
+        let tall_floor = tall_floor.saturating_sub(over.saturating_mul(depth));
+        // the floor: the `want`-th highest offset, lowered under the lowest tall buffer
+        let f = if cands.len() > want {
+            let k = want.max(1) - 1;
+            let (_, nth, _) = cands.select_nth_unstable_by_key(k, |&i| u64::MAX - off[i]);
+            off[*nth].min(tall_floor)
+        } else {
+            0
+        };
+        let mut free: Vec<usize> = cands.into_iter().filter(|&i| off[i] >= f).collect();
+        if free.len() > want.saturating_mul(2) {
+            return false; // the tall buffers reach too low: not a band of this size
+        }
+        free.sort_unstable();
+        free.dedup();
+        for &i in &free {
+            self.mark[i] = true;
+        }
+        let mut obstacles: Vec<usize> = Vec::new();
+        let mut scanned = 0usize;
+        let (mut lo, mut hi) = (u64::MAX, 0u64);
+        for &i in &free {
+            lo = lo.min(items[i].start);
+            hi = hi.max(items[i].end);
+            self.buf.clear();
+            self.index
+                .query(items, items[i].start, items[i].end, &mut self.buf);
+            scanned += self.buf.len();
+            for &j in &self.buf {
+                if !self.mark[j] && off[j] < t && top(items, off, j) > f {
+                    self.mark[j] = true;
+                    obstacles.push(j);
+                }
+            }
+        }
+        for &i in free.iter().chain(&obstacles) {
+            self.mark[i] = false;
+        }
+        // building the instance costs about (free buffers + sections) x obstacles
+        let build = scanned
+            .saturating_add(free.len().saturating_mul(3).saturating_mul(obstacles.len()) / 64);
+        if !charge(limits, build) {
+            return false;
+        }
+        let floor = (f > 0).then_some(Item {
+            size: f,
+            align: 1,
+            start: lo,
+            end: hi,
+            fixed: Some(0),
+        });
+        let sub: Vec<Item> = free
+            .iter()
+            .map(|&i| Item {
+                fixed: None,
+                ..items[i]
+            })
+            .chain(obstacles.iter().map(|&j| {
+                let from = off[j].max(f);
+                Item {
+                    fixed: Some(from),
+                    size: top(items, off, j).min(t) - from,
+                    ..items[j]
+                }
+            }))
+            .chain(floor)
+            .collect();
+        let inst = Inst::new(&sub);
+        limits.counts.bands += 1;
+        let budget = WINDOW_NODES_BASE
+            .saturating_add(WINDOW_NODES_PER_BUFFER.saturating_mul(free.len() as u64));
+        match with_budget(limits, budget, |l| decide(&inst, self.params, t, l)) {
+            Decision::Found(placed) => {
+                limits.counts.bands_ok += 1;
+                for (k, &s) in inst.free.iter().enumerate() {
+                    let i = free[s];
+                    self.log.push((i, off[i]));
+                    off[i] = placed[k];
+                    self.must[i] = false;
+                }
+                true
+            }
+            Decision::Infeasible => {
+                limits.counts.bands_exhausted += 1;
+                if f == 0 && obstacles.is_empty() && free.len() == self.movable {
+                    self.proven = self.proven.max(t.saturating_add(1));
+                }
+                false
+            }
+            Decision::Unknown => {
+                limits.counts.bands_cut += 1;
+                false
+            }
+        }
+    }
+}
+
+/// Charges `work` buffers looked at (one node per 64), at least one node; `false` once a
+/// limit is hit.
+fn charge(limits: &mut Limits<'_>, work: usize) -> bool {
+    let extra = (work / 64) as u64;
+    limits.nodes = limits.nodes.saturating_add(extra);
+    limits.tick()
 }
 
 /// Runs `f` with at most `budget` more nodes (the global limits still apply).
