@@ -173,7 +173,8 @@ struct ShapeArgs {
     /// buffer when the input dies there, as runtimes do (ONNX models; off by default).
     #[arg(long)]
     alias_views: bool,
-    /// The order the ops run in (default: the graph's `"schedule"`, else file order).
+    /// The order the ops run in (default: the graph's `"schedule"`, else file order; for
+    /// `validate --model`, the plan's own, as its `problem.schedule` records it).
     #[arg(long, value_enum)]
     schedule: Option<ScheduleArg>,
 }
@@ -725,15 +726,22 @@ fn run_validate(
     }
     let model = match model {
         Some((m, opts)) => {
-            // the plan's own op order unless --schedule says otherwise: its lifetimes follow it
+            // the plan's own op order (absent: file order, whatever the graph's "schedule"
+            // says) unless --schedule says otherwise: its lifetimes follow it
             let mut opts = opts.clone();
+            let planned = file.problem.schedule.as_deref().unwrap_or("file");
+            if let Some(given) = opts.order.filter(|o| o.name() != planned) {
+                eprintln!(
+                    "warning: {shown}: the plan was made in op order '{planned}'; --schedule {} loads the model in another, so its lifetimes differ",
+                    given.name()
+                );
+            }
             if opts.order.is_none() {
-                if let Some(name) = &file.problem.schedule {
-                    opts.order = Some(
-                        memplan_core::graph::ScheduleOrder::from_name(name)
-                            .map_err(|e| e.at(&shown))?,
-                    );
-                }
+                opts.order = Some(match &file.problem.schedule {
+                    Some(name) => memplan_core::graph::ScheduleOrder::from_name(name)
+                        .map_err(|e| e.at(&shown))?,
+                    None => memplan_core::graph::ScheduleOrder::File,
+                });
             }
             let loaded = load::read(m, &opts)?;
             for w in &loaded.lowered.warnings {

@@ -428,11 +428,17 @@ fn a_plan_records_its_op_order_and_validate_loads_the_model_in_it() {
     assert_eq!((span("a"), span("b")), ((0, 1), (2, 3)));
     let (code, out, err) = common::run_in(".", &["validate", &p, "--model", model]);
     assert_eq!(code, 0, "the plan's own order: {out}{err}");
-    let (code, out, _) = common::run_in(
+    let (code, out, err) = common::run_in(
         ".",
         &["validate", &p, "--model", model, "--schedule", "file"],
     );
     assert_eq!(code, 1);
+    assert!(
+        err.contains(
+            "the plan was made in op order 'ge-dfs'; --schedule file loads the model in another"
+        ),
+        "{err}"
+    );
     // live sets by hand: GE's order peaks at a + c + x = 1048576 + 128 bytes, file order at
     // a + b + x = 2097152 + 64; the no-reuse total is the same 2 MiB + 192
     assert!(
@@ -442,10 +448,31 @@ fn a_plan_records_its_op_order_and_validate_loads_the_model_in_it() {
         ),
         "{out}"
     );
-    // file order is the default and is not written
+    // file order is the default and is not written; absent, validate reads file order
+    // even when the graph's own "schedule" is GE's
     let (code, out, _) = common::run_in(".", &["plan", model, "--format", "json"]);
     assert_eq!(code, 0);
     assert!(!out.contains("\"schedule\""), "{out}");
+    let dfs = dir.join("order-dfs.json");
+    let text = std::fs::read_to_string(model).expect("model");
+    std::fs::write(&dfs, text.replacen("{", "{\"schedule\": \"ge-dfs\", ", 1)).expect("write");
+    let dfs = dfs.to_string_lossy().into_owned();
+    let (code, _, err) = common::run_in(
+        ".",
+        &[
+            "plan",
+            &dfs,
+            "--schedule",
+            "file",
+            "--format",
+            "json",
+            "-o",
+            &p,
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    let (code, out, err) = common::run_in(".", &["validate", &p, "--model", &dfs]);
+    assert_eq!(code, 0, "file order, as the plan was made: {out}{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
 

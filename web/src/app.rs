@@ -469,8 +469,9 @@ impl App {
             bindings: self.bindings.clone(),
             gears: self.gears.clone(),
             shown_gear: self.shown_gear,
-            alias_views: self.alias_views,
-            schedule: self.schedule,
+            // graph settings: a link to a buffer list does not carry them
+            alias_views: self.alias_views && self.last_kind == Some(true),
+            schedule: self.schedule.filter(|_| self.last_kind == Some(true)),
             budget: self.budget,
             panes: self.panes.clone(),
             focus: self.focus,

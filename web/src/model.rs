@@ -265,6 +265,13 @@ pub fn build_with(
         }
         Some(f) => f,
     };
+    // a buffer list has no graph to lower: the model form's switches, hidden for it, stay
+    // on for the next graph but say nothing here
+    let lowering = if format == CoreFormat::Csv {
+        Lowering::default()
+    } else {
+        lowering
+    };
     let opts = LoadOptions {
         dims: bindings.clone(),
         gears: gears.to_vec(),
