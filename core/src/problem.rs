@@ -228,7 +228,8 @@ impl Problem {
     }
 
     /// Checks the problem's own invariants: `start <= end < steps`, alignment >= 1, unique
-    /// names, fixed offsets aligned.
+    /// names, fixed offsets aligned, producers and readers at steps of the schedule, each
+    /// op's predecessors at earlier steps.
     ///
     /// # Errors
     /// [`crate::ErrorKind::Invalid`] naming the first bad buffer.
@@ -264,6 +265,19 @@ impl Problem {
             if b.alignment == 0 {
                 return Err(Error::invalid("alignment 0 (must be >= 1)").at(at()));
             }
+            // producer and readers are op steps: an index past the schedule reads nothing
+            if let Some(&s) = b
+                .producer
+                .iter()
+                .chain(&b.readers)
+                .find(|&&s| s >= self.steps && self.steps != u64::MAX)
+            {
+                return Err(Error::invalid(alloc::format!(
+                    "its producer or a reader is at step {s}, but the problem has {} steps",
+                    self.steps
+                ))
+                .at(at()));
+            }
             if let Some(off) = b.fixed_offset {
                 if off % b.alignment != 0 {
                     return Err(Error::invalid(alloc::format!(
@@ -272,6 +286,16 @@ impl Problem {
                     ))
                     .at(at()));
                 }
+            }
+        }
+        for (i, o) in self.ops.iter().enumerate() {
+            let at = || alloc::format!("op '{}' (step {i})", o.name.escape_debug());
+            // ops wait only for ops that ran before them: the schedule is topological
+            if let Some(&p) = o.preds.iter().find(|&&p| p >= i as u64) {
+                return Err(Error::invalid(alloc::format!(
+                    "waits for the op at step {p}, which does not run before it"
+                ))
+                .at(at()));
             }
         }
         Ok(())
@@ -319,6 +343,30 @@ mod tests {
         assert!(!a.conflicts(&b));
         b.gear = None;
         assert!(a.conflicts(&b));
+    }
+
+    #[test]
+    fn check_refuses_steps_outside_the_schedule() {
+        let mut p = Problem::from_buffers("p", alloc::vec![Buffer::new("a", 1, 0, 1)]);
+        p.buffers[0].readers = alloc::vec![999];
+        let e = p.check().unwrap_err().to_string();
+        assert!(
+            e.contains("buffer 'a'")
+                && e.contains("a reader is at step 999, but the problem has 2 steps"),
+            "{e}"
+        );
+        p.buffers[0].readers.clear();
+        p.ops = alloc::vec![OpInfo::default(), OpInfo::default()];
+        p.ops[1].name = "B".into();
+        p.ops[1].preds = alloc::vec![1];
+        let e = p.check().unwrap_err().to_string();
+        assert!(
+            e.contains("op 'B' (step 1)")
+                && e.contains("waits for the op at step 1, which does not run before it"),
+            "{e}"
+        );
+        p.ops[1].preds = alloc::vec![0];
+        assert!(p.check().is_ok());
     }
 
     #[test]

@@ -631,6 +631,9 @@ pub fn check_entry(file: &PlanFile, e: &PlanEntry) -> core::result::Result<(), S
             ));
         }
     }
+    if e.alignment == 0 {
+        return Err(String::from("plan alignment 0 (must be >= 1)"));
+    }
     if e.buffers.len() != p.buffers {
         return Err(alloc::format!(
             "lists {} buffers, the problem has {}",
