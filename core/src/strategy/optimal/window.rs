@@ -679,14 +679,28 @@ impl Windows<'_> {
             self.mark[i] = true;
         }
         let mut obstacles: Vec<usize> = Vec::new();
+        // the freed lifetimes as disjoint runs of steps: one time query per run, not per
+        // freed buffer (long-lived ones overlap, and each would return the same thousands)
+        let mut spans: Vec<(u64, u64)> = free
+            .iter()
+            .map(|&i| (items[i].start, items[i].end))
+            .collect();
+        spans.sort_unstable();
+        let mut runs: Vec<(u64, u64)> = Vec::new();
+        for (s0, e0) in spans {
+            match runs.last_mut() {
+                Some(r) if s0 <= r.1.saturating_add(1) => r.1 = r.1.max(e0),
+                _ => runs.push((s0, e0)),
+            }
+        }
+        let (lo, hi) = (
+            runs.first().map_or(0, |r| r.0),
+            runs.last().map_or(0, |r| r.1),
+        );
         let mut scanned = 0usize;
-        let (mut lo, mut hi) = (u64::MAX, 0u64);
-        for &i in &free {
-            lo = lo.min(items[i].start);
-            hi = hi.max(items[i].end);
+        for &(s0, e0) in &runs {
             self.buf.clear();
-            self.index
-                .query(items, items[i].start, items[i].end, &mut self.buf);
+            self.index.query(items, s0, e0, &mut self.buf);
             scanned += self.buf.len();
             for &j in &self.buf {
                 if !self.mark[j] && off[j] < t && top(items, off, j) > f {
