@@ -235,6 +235,7 @@ pub(crate) fn improve(
             .filter(|it| it.size > 0 && it.fixed.is_none())
             .count(),
         proven: lb,
+        exhausted: (0, 0),
     };
     let mut delta = (p - goal).div_ceil(2);
     let mut misses = 0u32;
@@ -259,6 +260,16 @@ pub(crate) fn improve(
         delta = delta.min(p.saturating_sub(goal)).max(1);
     }
     let proven = w.proven.min(p);
+    // what the notes can claim: nothing under the final peak moving only that many buffers
+    let (t, most) = w.exhausted;
+    if most > 0 && t.saturating_add(1) == p {
+        let c = &mut limits.counts;
+        if c.exhausted_peak == 0 || p < c.exhausted_peak {
+            (c.exhausted_peak, c.exhausted_most) = (p, most as u64);
+        } else if p == c.exhausted_peak {
+            c.exhausted_most = c.exhausted_most.max(most as u64);
+        }
+    }
     (offsets, proven)
 }
 
@@ -291,9 +302,21 @@ struct Windows<'a> {
     /// Proven lower bound: the caller's, raised by a re-solve that freed every movable
     /// buffer with no obstacle and proved that nothing fits under its target.
     proven: u64,
+    /// The highest target a window or band was searched to exhaustion at, and the most
+    /// buffers such a re-solve freed there.
+    exhausted: (u64, usize),
 }
 
 impl Windows<'_> {
+    /// Records a re-solve of `n` buffers searched to exhaustion at target `t`.
+    fn note_exhausted(&mut self, t: u64, n: usize) {
+        if t > self.exhausted.0 {
+            self.exhausted = (t, n);
+        } else if t == self.exhausted.0 {
+            self.exhausted.1 = self.exhausted.1.max(n);
+        }
+    }
+
     /// Tries to bring every free buffer under `t`; `true` when all of them are.
     fn lower_to(&mut self, t: u64, off: &mut [u64], limits: &mut Limits<'_>) -> bool {
         let items = self.items;
@@ -610,6 +633,7 @@ impl Windows<'_> {
             }
             Decision::Infeasible => {
                 limits.counts.windows_exhausted += 1;
+                self.note_exhausted(t, free.len());
                 if obstacles.is_empty() && free.len() == self.movable {
                     self.proven = self.proven.max(t.saturating_add(1));
                 }
@@ -758,6 +782,7 @@ impl Windows<'_> {
             }
             Decision::Infeasible => {
                 limits.counts.bands_exhausted += 1;
+                self.note_exhausted(t, free.len());
                 if f == 0 && obstacles.is_empty() && free.len() == self.movable {
                     self.proven = self.proven.max(t.saturating_add(1));
                 }
