@@ -32,8 +32,9 @@
 //!   long-lived ones are moved to a low-collision spot and what they displace is re-placed.
 //!   When the window search gives up with time left, the long layout is searched further and
 //!   the window search runs again from the better layout.
-//!   When windows fail, band moves free everything above a floor over a tall buffer's
-//!   lifetime (long-lived buffers included) and re-solve it against the fixed rest.
+//!   For long-lived buffers above the target, band moves free everything above a floor over
+//!   the buffer's lifetime (long-lived buffers included) and re-solve it against the fixed
+//!   rest.
 //!   Memory stays linear in the input; each window is a small exact search. The plan's stats
 //!   and notes count what the large-input search tried and kept (`windows`,
 //!   `windows_accepted`, `windows_exhausted`, `windows_cut`, the same for `bands`,
@@ -161,10 +162,13 @@ pub struct SolverParams {
     /// kv-cache, tiled ResNet-50 and tiled IOPDDL traces every such subset packed at the
     /// live-set bound or was too large to settle, so it raised nothing (`docs/benchmarks.md`).
     pub local_bound: bool,
-    /// When the windows around a tall buffer fail (and for long-lived tall buffers), free
-    /// every buffer above a floor over the tall buffer's lifetime (about `window_buffers`,
-    /// then 4 x as many over a wider span) and re-solve that band exactly against the fixed
-    /// rest ([`window`]'s band moves).
+    /// For a long-lived buffer above the target (which windows do not move), free every
+    /// buffer above a floor over its lifetime (about `window_buffers`, then 4 x as many over
+    /// a wider span), long-lived ones included, and re-solve that band exactly against the
+    /// fixed rest ([`window`]'s band moves), before relocating it. Tried for short tall
+    /// buffers too (after their windows) they fitted a few times on the tiled IOPDDL trace
+    /// but took the windows' time elsewhere and lowered no peak beyond the run-to-run noise
+    /// (`docs/benchmarks.md`, issue 17), so they run for long-lived ones only.
     pub band_moves: bool,
 }
 

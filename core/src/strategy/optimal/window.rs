@@ -14,9 +14,9 @@
 //!   long-lived ones), and each buffer it displaces is re-placed by a window; the move is
 //!   undone unless all of them fit.
 //!
-//! * **Bands** (when windows fail, and first for long-lived buffers): over the tall buffer's
-//!   lifetime, every free buffer above a floor is freed, long-lived ones included, and the
-//!   band is re-solved exactly inside `[floor, T]` against the fixed rest.
+//! * **Bands** (long-lived buffers, before relocation): over the tall buffer's lifetime,
+//!   every free buffer above a floor is freed, long-lived ones included, and the band is
+//!   re-solved exactly inside `[floor, T]` against the fixed rest.
 //!
 //! The search stops at the node or time limit, at the bound, or after
 //! [`MAX_MISSES`] rounds in a row at the smallest step that lowered nothing (so it ends
@@ -354,7 +354,7 @@ impl Windows<'_> {
                     }
                 }
             }
-            if !placed && self.params.band_moves {
+            if !placed && self.params.band_moves && self.index.is_long(&items[i]) {
                 let base = self.params.window_buffers.max(2);
                 let width = items[i].end - items[i].start;
                 let wide = (width / 4).max(8);
