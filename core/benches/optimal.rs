@@ -7,7 +7,8 @@
 //! real traces of `testdata/benchmarks` (or `$MEMPLAN_BENCHMARKS`), then generated
 //! instances (the older trace-like `gen:` ones, transformer training, KV-cache inference,
 //! tiled real traces, the long-short shape). Each input: `portfolio` on its own, then
-//! `optimal`, in the same run. Prints one Markdown table row per input; then, for files named like
+//! `optimal`, in the same run; "exhausted / cut" counts the windows and band moves searched
+//! to exhaustion without a fit and those cut by their node budget. Prints one Markdown table row per input; then, for files named like
 //! MiniMalloc's `X.CAPACITY.csv`, a second table: capacity mode at that capacity (the setting
 //! of MiniMalloc's published solve times), the time to a plan that fits. Last, the scale
 //! table: every packing heuristic (`portfolio`, `optimal` too) once at 10^6 buffers
@@ -120,8 +121,8 @@ fn main() {
         ));
         args.push(format!("tile:{root}/real/iopddl_G_1.csv:30:1"));
     }
-    println!("| input | buffers | lower bound | portfolio peak (s) | portfolio / LB | seed peak | best peak | best / LB | proven | nodes | windows (fitted) | moves kept | time (s) | peak RSS (MiB) |");
-    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+    println!("| input | buffers | lower bound | portfolio peak (s) | portfolio / LB | seed peak | best peak | best / LB | proven | nodes | windows (fitted) | exhausted / cut | bands (fitted) | moves kept | time (s) | peak RSS (MiB) |");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     let mut capacity_rows = Vec::new();
     for a in &args {
         let problem = if let Some(spec) = a.strip_prefix("gen:") {
@@ -217,7 +218,7 @@ fn main() {
                 let c = s.plan.search.map(|x| x.counts).unwrap_or_default();
                 let lb = s.lower_bound.max(1) as f64;
                 println!(
-                    "| {} | {} | {} | {} | {:.5} | {} | {} | {:.5} | {} | {} | {} ({}) | {} | {:.2} | {} |",
+                    "| {} | {} | {} | {} | {:.5} | {} | {} | {:.5} | {} | {} | {} ({}) | {} / {} | {} ({}) | {} | {:.2} | {} |",
                     problem.name,
                     problem.buffers.len(),
                     s.lower_bound,
@@ -230,6 +231,10 @@ fn main() {
                     s.nodes,
                     c.windows,
                     c.windows_accepted,
+                    c.windows_exhausted + c.bands_exhausted,
+                    c.windows_cut + c.bands_cut,
+                    c.bands,
+                    c.bands_accepted,
                     c.relocations_accepted + c.layout_moves_accepted,
                     secs,
                     peak_rss_mib().map_or("?".into(), |m| m.to_string()),

@@ -417,6 +417,11 @@ pub struct SearchCounts {
     /// Band moves cut by their node budget or a limit.
     #[cfg_attr(feature = "serde", serde(default))]
     pub bands_cut: u64,
+    /// The most buffers one window or band freed that was searched to exhaustion at one
+    /// byte under the final peak (against the rest of the plan as it then was): no plan
+    /// under the peak moves only those; 0 when none was.
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub exhausted_under_peak: u64,
     /// Relocations of a buffer tried.
     pub relocations: u64,
     /// Relocations kept.
@@ -455,6 +460,7 @@ impl Search {
                     ("bands_accepted", c.bands_accepted),
                     ("bands_exhausted", c.bands_exhausted),
                     ("bands_cut", c.bands_cut),
+                    ("exhausted_under_peak", c.exhausted_under_peak),
                     ("relocations", c.relocations),
                     ("relocations_accepted", c.relocations_accepted),
                     ("layout_moves", c.layout_moves),

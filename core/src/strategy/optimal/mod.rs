@@ -32,10 +32,16 @@
 //!   long-lived ones are moved to a low-collision spot and what they displace is re-placed.
 //!   When the window search gives up with time left, the long layout is searched further and
 //!   the window search runs again from the better layout.
+//!   For long-lived buffers above the target, band moves free everything above a floor over
+//!   the buffer's lifetime (long-lived buffers included) and re-solve it against the fixed
+//!   rest.
 //!   Memory stays linear in the input; each window is a small exact search. The plan's stats
 //!   and notes count what the large-input search tried and kept (`windows`,
-//!   `windows_accepted`, `relocations`, `relocations_accepted`, `layout_moves`,
-//!   `layout_moves_accepted`, `seed_heuristics`), so a run that ends at its seed says why.
+//!   `windows_accepted`, `windows_exhausted`, `windows_cut`, the same for `bands`,
+//!   `exhausted_under_peak`, `relocations`, `relocations_accepted`, `layout_moves`,
+//!   `layout_moves_accepted`, `seed_heuristics`), so a run that ends at its seed says why:
+//!   how many neighbourhoods were searched to exhaustion (proven not to fit under their
+//!   target with the rest fixed) and how many were cut by their budget.
 //!
 //! Times come from the caller's [`Clock`] (the core has no timer, so it runs on wasm); the
 //! registry entry `optimal` has no clock and turns [`PlanOptions::time_limit_ms`] into a node
@@ -156,10 +162,13 @@ pub struct SolverParams {
     /// kv-cache, tiled ResNet-50 and tiled IOPDDL traces every such subset packed at the
     /// live-set bound or was too large to settle, so it raised nothing (`docs/benchmarks.md`).
     pub local_bound: bool,
-    /// When the windows around a tall buffer fail (and for long-lived tall buffers), free
-    /// every buffer above a floor over the tall buffer's lifetime (about `window_buffers`,
-    /// then 4 x as many over a wider span) and re-solve that band exactly against the fixed
-    /// rest ([`window`]'s band moves).
+    /// For a long-lived buffer above the target (which windows do not move), free every
+    /// buffer above a floor over its lifetime (about `window_buffers`, then 4 x as many over
+    /// a wider span), long-lived ones included, and re-solve that band exactly against the
+    /// fixed rest ([`window`]'s band moves), before relocating it. Tried for short tall
+    /// buffers too (after their windows) they fitted a few times on the tiled IOPDDL trace
+    /// but took the windows' time elsewhere and lowered no peak beyond the run-to-run noise
+    /// (`docs/benchmarks.md`, issue 17), so they run for long-lived ones only.
     pub band_moves: bool,
 }
 
@@ -478,6 +487,11 @@ fn run(
             bands_accepted: c.bands_ok,
             bands_exhausted: c.bands_exhausted,
             bands_cut: c.bands_cut,
+            exhausted_under_peak: if c.exhausted_peak == best {
+                c.exhausted_most
+            } else {
+                0
+            },
             relocations: c.relocations,
             relocations_accepted: c.relocations_ok,
             layout_moves: c.layout_moves,
@@ -493,6 +507,12 @@ fn run(
             c.windows, c.windows_ok, c.windows_exhausted, c.windows_cut,
             c.bands, c.bands_ok, c.bands_exhausted, c.bands_cut,
             c.relocations, c.relocations_ok, c.layout_moves, c.layout_moves_ok
+        ));
+    }
+    if c.exhausted_most > 0 && c.exhausted_peak == best && best > lower {
+        notes.push(format!(
+            "searched to exhaustion one byte under the peak: no plan under {best} B moves only the {} buffers of the largest such window or band (the rest of the plan as it then was)",
+            c.exhausted_most
         ));
     }
     let all = super::packing::PORTFOLIO.len() as u64;

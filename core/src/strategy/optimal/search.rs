@@ -49,6 +49,10 @@ pub(crate) struct Counts {
     pub bands_ok: u64,
     pub bands_exhausted: u64,
     pub bands_cut: u64,
+    /// The largest neighbourhood (freed buffers) searched to exhaustion at one byte under
+    /// the peak `exhausted_peak` the search ended a window search with (0 for none).
+    pub exhausted_peak: u64,
+    pub exhausted_most: u64,
     /// Relocations of a buffer tried (spots), and those kept.
     pub relocations: u64,
     pub relocations_ok: u64,

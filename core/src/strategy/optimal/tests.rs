@@ -852,6 +852,8 @@ fn exhausted_windows_are_counted_and_a_whole_problem_window_proves_the_bound() {
     );
     assert!(c.windows_exhausted >= 1, "{c:?}");
     assert_eq!(c.windows_cut, 0);
+    // the exhausted window at 6 freed all seven buffers
+    assert_eq!(c.exhausted_under_peak, 7);
     assert!(
         sol.plan.notes.iter().any(
             |n| n.contains(" searched to exhaustion without a fit, 0 cut by their node budget")

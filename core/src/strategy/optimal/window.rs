@@ -14,9 +14,9 @@
 //!   long-lived ones), and each buffer it displaces is re-placed by a window; the move is
 //!   undone unless all of them fit.
 //!
-//! * **Bands** (when windows fail, and first for long-lived buffers): over the tall buffer's
-//!   lifetime, every free buffer above a floor is freed, long-lived ones included, and the
-//!   band is re-solved exactly inside `[floor, T]` against the fixed rest.
+//! * **Bands** (long-lived buffers, before relocation): over the tall buffer's lifetime,
+//!   every free buffer above a floor is freed, long-lived ones included, and the band is
+//!   re-solved exactly inside `[floor, T]` against the fixed rest.
 //!
 //! The search stops at the node or time limit, at the bound, or after
 //! [`MAX_MISSES`] rounds in a row at the smallest step that lowered nothing (so it ends
@@ -235,6 +235,7 @@ pub(crate) fn improve(
             .filter(|it| it.size > 0 && it.fixed.is_none())
             .count(),
         proven: lb,
+        exhausted: (0, 0),
     };
     let mut delta = (p - goal).div_ceil(2);
     let mut misses = 0u32;
@@ -259,6 +260,16 @@ pub(crate) fn improve(
         delta = delta.min(p.saturating_sub(goal)).max(1);
     }
     let proven = w.proven.min(p);
+    // what the notes can claim: nothing under the final peak moving only that many buffers
+    let (t, most) = w.exhausted;
+    if most > 0 && t.saturating_add(1) == p {
+        let c = &mut limits.counts;
+        if c.exhausted_peak == 0 || p < c.exhausted_peak {
+            (c.exhausted_peak, c.exhausted_most) = (p, most as u64);
+        } else if p == c.exhausted_peak {
+            c.exhausted_most = c.exhausted_most.max(most as u64);
+        }
+    }
     (offsets, proven)
 }
 
@@ -291,9 +302,21 @@ struct Windows<'a> {
     /// Proven lower bound: the caller's, raised by a re-solve that freed every movable
     /// buffer with no obstacle and proved that nothing fits under its target.
     proven: u64,
+    /// The highest target a window or band was searched to exhaustion at, and the most
+    /// buffers such a re-solve freed there.
+    exhausted: (u64, usize),
 }
 
 impl Windows<'_> {
+    /// Records a re-solve of `n` buffers searched to exhaustion at target `t`.
+    fn note_exhausted(&mut self, t: u64, n: usize) {
+        if t > self.exhausted.0 {
+            self.exhausted = (t, n);
+        } else if t == self.exhausted.0 {
+            self.exhausted.1 = self.exhausted.1.max(n);
+        }
+    }
+
     /// Tries to bring every free buffer under `t`; `true` when all of them are.
     fn lower_to(&mut self, t: u64, off: &mut [u64], limits: &mut Limits<'_>) -> bool {
         let items = self.items;
@@ -331,7 +354,7 @@ impl Windows<'_> {
                     }
                 }
             }
-            if !placed && self.params.band_moves {
+            if !placed && self.params.band_moves && self.index.is_long(&items[i]) {
                 let base = self.params.window_buffers.max(2);
                 let width = items[i].end - items[i].start;
                 let wide = (width / 4).max(8);
@@ -610,6 +633,7 @@ impl Windows<'_> {
             }
             Decision::Infeasible => {
                 limits.counts.windows_exhausted += 1;
+                self.note_exhausted(t, free.len());
                 if obstacles.is_empty() && free.len() == self.movable {
                     self.proven = self.proven.max(t.saturating_add(1));
                 }
@@ -679,14 +703,28 @@ impl Windows<'_> {
             self.mark[i] = true;
         }
         let mut obstacles: Vec<usize> = Vec::new();
+        // the freed lifetimes as disjoint runs of steps: one time query per run, not per
+        // freed buffer (long-lived ones overlap, and each would return the same thousands)
+        let mut spans: Vec<(u64, u64)> = free
+            .iter()
+            .map(|&i| (items[i].start, items[i].end))
+            .collect();
+        spans.sort_unstable();
+        let mut runs: Vec<(u64, u64)> = Vec::new();
+        for (s0, e0) in spans {
+            match runs.last_mut() {
+                Some(r) if s0 <= r.1.saturating_add(1) => r.1 = r.1.max(e0),
+                _ => runs.push((s0, e0)),
+            }
+        }
+        let (lo, hi) = (
+            runs.first().map_or(0, |r| r.0),
+            runs.last().map_or(0, |r| r.1),
+        );
         let mut scanned = 0usize;
-        let (mut lo, mut hi) = (u64::MAX, 0u64);
-        for &i in &free {
-            lo = lo.min(items[i].start);
-            hi = hi.max(items[i].end);
+        for &(s0, e0) in &runs {
             self.buf.clear();
-            self.index
-                .query(items, items[i].start, items[i].end, &mut self.buf);
+            self.index.query(items, s0, e0, &mut self.buf);
             scanned += self.buf.len();
             for &j in &self.buf {
                 if !self.mark[j] && off[j] < t && top(items, off, j) > f {
@@ -744,6 +782,7 @@ impl Windows<'_> {
             }
             Decision::Infeasible => {
                 limits.counts.bands_exhausted += 1;
+                self.note_exhausted(t, free.len());
                 if f == 0 && obstacles.is_empty() && free.len() == self.movable {
                     self.proven = self.proven.max(t.saturating_add(1));
                 }
