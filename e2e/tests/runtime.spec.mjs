@@ -2,6 +2,9 @@
 // on the default model with its statistics and occupancy view; acl-pool agrees with
 // `memplan simulate`; knobs change the result and travel in the share link.
 import { test, expect } from '@playwright/test';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { memplan } from './memplan.mjs';
 
 const KINDS = ['pool', 'reuse', 'bfc', 'acl-pool', 'acl-tiered', 'ge-v1', 'ge-v2'];
@@ -74,4 +77,24 @@ test('acl-pool agrees with `memplan simulate`, its knobs change it and stay in t
   await expect(again.getByTestId('pane1-strategy')).toHaveValue('runtime-acl-pool');
   await expect(again.getByTestId('pane1-knob-num-blocks')).toHaveValue('8');
   await expect(again.getByTestId('pane1-allocs')).toContainText(`${small.failures} failed`);
+});
+
+test('every runtime replay of a graph is valid, on screen and for `memplan validate`', async ({ page }) => {
+  // A replay allocates at the producer and frees after the last reader: GE's zero-copy,
+  // no-reuse and atomic rules are planning rules it does not follow, so it is checked (and
+  // exported) without them. Before, every runtime pane on a graph said "invalid plan".
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'memplan-replay-'));
+  for (const sample of ['resnet50', 'ge-streams']) {
+    await page.goto(`/?sample=${sample}`);
+    await expect(page.locator('html[data-ready]')).toHaveCount(1);
+    for (const k of KINDS) {
+      await page.getByTestId('pane1-strategy').selectOption(`runtime-${k}`);
+      await expect(page.getByTestId('pane1-valid')).toBeVisible();
+      await expect(page.getByTestId('pane1-invalid')).toHaveCount(0);
+    }
+    const [d] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export-json').click()]);
+    const file = path.join(dir, `${sample}.plan.json`);
+    fs.writeFileSync(file, fs.readFileSync(await d.path()));
+    expect(memplan(['validate', file])).toContain('valid');
+  }
 });

@@ -33,6 +33,15 @@ pub fn plan_json(
     };
     let mut file =
         PlanFile::new(input, &built.problem, extras, &runs).map_err(|e| e.to_string())?;
+    // a runtime replay obeys none of GE's rules (analysis::REPLAY_RULES): its entry lists
+    // none, so that `memplan validate` checks it as the page does
+    for (entry, (settings, _)) in file.plans.iter_mut().zip(plans) {
+        if crate::settings::is_runtime(&settings.strategy) {
+            for b in &mut entry.buffers {
+                b.flags.clear();
+            }
+        }
+    }
     file.playground = playground.map(str::to_string);
     file.to_json().map_err(|e| e.to_string())
 }

@@ -170,10 +170,10 @@ pub fn pane(p: &PaneProps) -> Html {
             };
             let valid = match &r.valid {
                 Ok(()) => {
-                    html! { <span class="ok" title="the independent validator accepts this plan">{ "✓ valid" }</span> }
+                    html! { <span class="ok" data-testid={format!("pane{i}-valid")} title="the independent validator accepts this plan">{ "✓ valid" }</span> }
                 }
                 Err(e) => {
-                    html! { <span class="error" title={e.clone()}>{ "✗ invalid plan" }</span> }
+                    html! { <span class="error" data-testid={format!("pane{i}-invalid")} title={e.clone()}>{ "✗ invalid plan" }</span> }
                 }
             };
             let gap = r
@@ -307,6 +307,8 @@ pub fn pane(p: &PaneProps) -> Html {
                     <option value="ge" selected={s.ge_padding}>{ "GE: ceil32 + 32" }</option>
                     <option value="none" selected={!s.ge_padding}>{ "none (raw bytes)" }</option>
                 </select>
+                // GE's planning rules; a runtime replay frees each tensor after its last reader
+                if !settings::is_runtime(&s.strategy) {
                 <span class="checks">
                     <label><input type="checkbox" checked={s.reuse} onchange={change(|n, e| n.reuse = event_checked(e))} />{ " reuse" }</label>
                     <label title="graph inputs and outputs are user buffers, not reused"><input type="checkbox" checked={s.zero_copy_io} onchange={change(|n, e| n.zero_copy_io = event_checked(e))} />{ " zero-copy I/O" }</label>
@@ -318,6 +320,7 @@ pub fn pane(p: &PaneProps) -> Html {
                         <label title="GE's I/O reuse options (ge.exec.inputReuseMemIndexes / outputReuseMemIndexes for every index): graph inputs and outputs stay zero-copy user buffers after the feature maps, but ordinary blocks nest inside them over their live range"><input type="checkbox" data-testid={format!("pane{i}-zero-copy-reuse")} checked={s.zero_copy_reuse} onchange={change(|n, e| n.zero_copy_reuse = event_checked(e))} />{ " zero-copy reuse" }</label>
                     }
                 </span>
+                }
             </div>
             { stats }
         </section>
