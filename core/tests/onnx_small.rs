@@ -683,3 +683,23 @@ fn gather_index_out_of_range_is_refused() {
     let m = parse(&with_index(-3), &OnnxOptions::default()).unwrap();
     assert_eq!(shape_of(&m, "y"), k(&[2, 2]));
 }
+
+#[test]
+fn a_model_whose_output_is_its_input_has_no_ops_to_plan() {
+    // the reviewer's passthru.onnx: graph input x[2,3] is the only output, no node
+    let bytes = model(
+        17,
+        graph(
+            vec![],
+            vec![vi("x", FLOAT, vec![dim_v(2), dim_v(3)])],
+            &["x"],
+            vec![],
+        ),
+    );
+    let e =
+        memplan_core::import::load::load("passthru.onnx", &bytes, &Default::default()).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "the graph has no ops: nothing runs, so there is nothing to plan"
+    );
+}
