@@ -703,3 +703,100 @@ fn a_model_whose_output_is_its_input_has_no_ops_to_plan() {
         "the graph has no ops: nothing runs, so there is nothing to plan"
     );
 }
+
+/// The import's error for `bytes`, as the CLI shows it after the file name.
+fn refusal(bytes: &[u8]) -> String {
+    parse(bytes, &OnnxOptions::default())
+        .and_then(|m| m.graph.lower(&Bindings::new()).map(|_| ()))
+        .unwrap_err()
+        .to_string()
+}
+
+#[test]
+fn a_graph_input_listed_twice_is_refused() {
+    // the reviewer's dupin.onnx: x[2,3] and x[5,5]; onnxruntime refuses it
+    let bytes = model(
+        17,
+        graph(
+            vec![node("Relu", "relu", &["x"], &["y"], vec![])],
+            vec![
+                vi("x", FLOAT, vec![dim_v(2), dim_v(3)]),
+                vi("x", FLOAT, vec![dim_v(5), dim_v(5)]),
+            ],
+            &["y"],
+            vec![],
+        ),
+    );
+    assert_eq!(
+        refusal(&bytes),
+        "graph input 'x': is listed twice among the graph inputs"
+    );
+}
+
+#[test]
+fn split_counts_that_disagree_with_the_outputs_are_refused() {
+    // Split-18 on x[4,3] with 2 outputs: num_outputs must be 2 (ONNX Split-18), a split
+    // input must have 2 parts, not both may be given
+    let split = |attrs: Vec<AttributeProto>, ins: &[&str], inits: Vec<TensorProto>| {
+        model(
+            18,
+            graph(
+                vec![node("Split", "split0", ins, &["a", "b"], attrs)],
+                vec![vi("x", FLOAT, vec![dim_v(4), dim_v(3)])],
+                &["a", "b"],
+                inits,
+            ),
+        )
+    };
+    let x = &["x"][..];
+    assert_eq!(
+        refusal(&split(vec![int("num_outputs", 0)], x, vec![])),
+        "op 'split0' (Split): num_outputs 0 must be at least 1"
+    );
+    assert_eq!(
+        refusal(&split(vec![int("num_outputs", 3)], x, vec![])),
+        "op 'split0' (Split): num_outputs 3 but the node has 2 outputs"
+    );
+    let xs = &["x", "s"][..];
+    assert_eq!(
+        refusal(&split(vec![], xs, vec![i64_init("s", &[1, 1, 2])])),
+        "op 'split0' (Split): 3 split parts for 2 outputs"
+    );
+    assert_eq!(
+        refusal(&split(
+            vec![int("num_outputs", 2)],
+            xs,
+            vec![i64_init("s", &[2, 2])]
+        )),
+        "op 'split0' (Split): has both a split input and num_outputs (give one)"
+    );
+    // the agreeing form still imports: 4 rows in 2 parts of 2 rows, 2*3*4 = 24 B each
+    let m = parse(
+        &split(vec![int("num_outputs", 2)], x, vec![]),
+        &OnnxOptions::default(),
+    )
+    .unwrap();
+    assert_eq!(shape_of(&m, "b"), k(&[2, 3]));
+}
+
+#[test]
+fn range_with_step_zero_is_refused_as_never_ending() {
+    // the reviewer's range0.onnx: Range(0, 10, 0) with constant bounds
+    let scalar = |n: &str, v: i64| TensorProto {
+        dims: vec![],
+        ..i64_init(n, &[v])
+    };
+    let bytes = model(
+        17,
+        graph(
+            vec![node("Range", "range0", &["a", "b", "c"], &["y"], vec![])],
+            vec![],
+            &["y"],
+            vec![scalar("a", 0), scalar("b", 10), scalar("c", 0)],
+        ),
+    );
+    assert_eq!(
+        refusal(&bytes),
+        "op 'range0' (Range): step (delta) 0: the range never ends"
+    );
+}

@@ -378,8 +378,14 @@ impl Importer<'_> {
             info.val = None;
             self.define(scopes, level, info, &mut run)?;
         }
-        // Graph inputs that are not initializers.
+        // Graph inputs that are not initializers. An input listed twice has two declared
+        // shapes for one tensor: onnxruntime refuses the model ("Duplicate definition-site").
+        let mut listed = BTreeSet::new();
         for (k, vi) in g.input.iter().enumerate() {
+            if !listed.insert(vi.name.as_str()) {
+                return Err(Error::invalid("is listed twice among the graph inputs")
+                    .at(format!("graph input '{}'", vi.name)));
+            }
             if scopes[level].contains_key(&vi.name) {
                 continue;
             }
