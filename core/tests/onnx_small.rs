@@ -800,3 +800,23 @@ fn range_with_step_zero_is_refused_as_never_ending() {
         "op 'range0' (Range): step (delta) 0: the range never ends"
     );
 }
+
+#[test]
+fn an_unknown_elem_type_is_named_by_its_number() {
+    // the reviewer's dtype.onnx: input x[2,3] with elem_type 99 (no TensorProto.DataType)
+    let bytes = model(
+        17,
+        graph(
+            vec![node("Relu", "relu", &["x"], &["y"], vec![])],
+            vec![vi("x", 99, vec![dim_v(2), dim_v(3)])],
+            &["y"],
+            vec![],
+        ),
+    );
+    let m = parse(&bytes, &OnnxOptions::default()).unwrap();
+    let x = m.graph.tensor_id("x").unwrap();
+    assert_eq!(
+        m.graph.tensors[x].unknown_why(&Bindings::new()),
+        "dtype not inferred (inference stopped at tensor 'x': elem_type 99 is not an ONNX data type memplan knows)"
+    );
+}

@@ -263,6 +263,13 @@ impl Importer<'_> {
         }
         if let Some(tt) = t.tensor_type.as_ref().or(t.sparse_tensor_type.as_ref()) {
             info.dtype = DType::from_onnx(tt.elem_type);
+            // 0 is UNDEFINED (left to inference); any other code we cannot size is named
+            if info.dtype.is_none() && tt.elem_type != 0 {
+                info.cause = Some(format!(
+                    "tensor '{}': elem_type {} is not an ONNX data type memplan knows",
+                    vi.name, tt.elem_type
+                ));
+            }
         }
         info.shape = self.declared_shape(&vi.name, &vi.name, t)?;
         if input {
