@@ -820,3 +820,22 @@ fn an_unknown_elem_type_is_named_by_its_number() {
         "dtype not inferred (inference stopped at tensor 'x': elem_type 99 is not an ONNX data type memplan knows)"
     );
 }
+
+#[test]
+fn a_full_file_with_a_non_utf8_name_says_so_not_cut_short() {
+    // conv_relu() with the node name "relu" made "r\xfflu": protobuf strings must be UTF-8;
+    // prost names the field innermost first (NodeProto.name inside GraphProto.node ...)
+    let mut bytes = conv_relu();
+    let at = bytes
+        .windows(5)
+        .position(|w| w == b"\x04relu")
+        .map(|k| k + 1)
+        .expect("the node name, length-prefixed, in the bytes");
+    bytes[at + 1] = 0xff;
+    let e = parse(&bytes, &OnnxOptions::default()).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Parse);
+    assert_eq!(
+        e.to_string(),
+        "not a valid ONNX model (protobuf): failed to decode Protobuf message: NodeProto.name: GraphProto.node: ModelProto.graph: invalid string value: data is not UTF-8 encoded; a string field (named above) holds bytes that are not UTF-8, which protobuf strings must be"
+    );
+}

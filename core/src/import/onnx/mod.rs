@@ -108,13 +108,24 @@ pub(crate) const MAX_VAL: usize = 4096;
 /// file or after binding), an input shape that contradicts the file;
 /// [`crate::ErrorKind::Overflow`] naming the tensor whose size exceeds `u64`.
 pub fn parse(bytes: &[u8], opts: &OnnxOptions) -> Result<OnnxModel> {
-    let mut model = ModelProto::decode(bytes)
-        .map_err(|e| {
-            Error::parse(format!(
-                "not a valid ONNX model (protobuf): {e}; the file is cut short, or is not ONNX ({} bytes read)",
+    let mut model = ModelProto::decode(bytes).map_err(|e| {
+        let e = e.to_string();
+        // prost names the field ("NodeProto.name: invalid string value: data is not UTF-8
+        // encoded"): a whole file with a bad string is neither cut short nor foreign
+        let why = if e.ends_with("data is not UTF-8 encoded") {
+            String::from(
+                "a string field (named above) holds bytes that are not UTF-8, which protobuf strings must be",
+            )
+        } else if e.ends_with("recursion limit reached") {
+            String::from("messages nest deeper than protobuf decoding allows")
+        } else {
+            format!(
+                "the file is cut short, or is not ONNX ({} bytes read)",
                 bytes.len()
-            ))
-        })?;
+            )
+        };
+        Error::parse(format!("not a valid ONNX model (protobuf): {e}; {why}"))
+    })?;
     if let Some(g) = model.graph.as_mut() {
         ops::nchwc::annotate_block(g);
     }
