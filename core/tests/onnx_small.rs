@@ -705,6 +705,7 @@ fn a_model_whose_output_is_its_input_has_no_ops_to_plan() {
 }
 
 /// The import's error for `bytes`, as the CLI shows it after the file name.
+#[allow(clippy::unwrap_used)] // test helper: an accepted model fails the test
 fn refusal(bytes: &[u8]) -> String {
     parse(bytes, &OnnxOptions::default())
         .and_then(|m| m.graph.lower(&Bindings::new()).map(|_| ()))
