@@ -1,5 +1,7 @@
 //! `memplan`: plan, compare, validate and inspect static memory plans from the command line.
 
+#[macro_use]
+mod term;
 mod load;
 mod simulate;
 
@@ -295,7 +297,7 @@ fn main() -> ExitCode {
         },
         Command::Strategies => {
             for s in memplan_core::strategies() {
-                println!("{:<22} {}", s.name, s.summary);
+                outln!("{:<22} {}", s.name, s.summary);
             }
             Ok(())
         }
@@ -332,7 +334,7 @@ fn main() -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("error: {e}");
+            errln!("error: {e}");
             // 2: a bad command line (as clap's own errors), 1: bad input or a failure
             match e.kind() {
                 ErrorKind::BadOption | ErrorKind::UnknownStrategy => ExitCode::from(2),
@@ -371,7 +373,7 @@ fn run_inspect(
         }
     }
     std::io::stdout()
-        .write_all(text.as_bytes())
+        .write_all(term::clean(&text).as_bytes())
         .map_err(|e| Error::invalid(e.to_string()))
 }
 
@@ -458,7 +460,7 @@ fn run_plan(args: &PlanArgs) -> Result<bool, Error> {
     let lowered = input.lowered;
     let problem = &lowered.problem;
     for w in &lowered.warnings {
-        eprintln!("warning: {shown}: {w}");
+        errln!("warning: {shown}: {w}");
     }
     let bounds = memplan_core::lower_bound(problem).map_err(|e| e.at(&shown))?;
     // per strategy run: the name asked, the plan, its time and its gear overlay
@@ -518,8 +520,8 @@ fn run_plan(args: &PlanArgs) -> Result<bool, Error> {
     };
     let file = PlanFile::new(&shown, problem, extras, &runs).map_err(|e| e.at(&shown))?;
     let text = match args.format {
-        Format::Json => file.to_json()?,
-        Format::Table => table(&file, &opts),
+        Format::Json => term::json(&file.to_json()?).into_owned(),
+        Format::Table => term::clean(&table(&file, &opts)).into_owned(),
         Format::Csv => {
             let p = plans
                 .first()
@@ -530,13 +532,19 @@ fn run_plan(args: &PlanArgs) -> Result<bool, Error> {
     match &args.out {
         Some(path) => std::fs::write(path, text)
             .map_err(|e| Error::invalid(format!("cannot write: {e}")).at(path.display()))?,
-        None => std::io::stdout()
-            .write_all(text.as_bytes())
-            .map_err(|e| Error::invalid(e.to_string()))?,
+        None => {
+            let text = match args.format {
+                Format::Csv => term::csv(&text),
+                _ => std::borrow::Cow::Borrowed(text.as_str()),
+            };
+            std::io::stdout()
+                .write_all(text.as_bytes())
+                .map_err(|e| Error::invalid(e.to_string()))?;
+        }
     }
     if !failed.is_empty() {
         for e in &failed {
-            eprintln!("error: {e}");
+            errln!("error: {e}");
         }
         return Err(Error::new(
             failed[0].kind(),
@@ -563,7 +571,7 @@ fn run_plan(args: &PlanArgs) -> Result<bool, Error> {
             } else {
                 String::new()
             };
-            eprintln!(
+            errln!(
                 "{shown}: {}: peak {} B exceeds the capacity {cap} B by {} B{why}",
                 p.strategy,
                 p.peak,
@@ -745,7 +753,7 @@ fn run_validate(
             }
             let loaded = load::read(m, &opts)?;
             for w in &loaded.lowered.warnings {
-                eprintln!("warning: {}: {w}", m.display());
+                errln!("warning: {}: {w}", m.display());
             }
             Some(loaded.lowered.problem)
         }
@@ -759,13 +767,13 @@ fn run_validate(
             None => Ok(()),
         });
         match checked {
-            Ok(()) => println!(
+            Ok(()) => outln!(
                 "{name:<34} valid   peak {}",
                 units::with_exact(e.peak_bytes)
             ),
             Err(why) => {
-                println!("{name:<34} INVALID: {why}");
-                eprintln!("error: {shown}: plan {name}: {why}");
+                outln!("{name:<34} INVALID: {why}");
+                errln!("error: {shown}: plan {name}: {why}");
                 bad += 1;
             }
         }

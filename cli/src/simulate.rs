@@ -17,7 +17,7 @@ pub fn run(args: &SimArgs) -> Result<bool, Error> {
     let shown = args.input.display().to_string();
     let loaded = load::read(&args.input, &shapes)?;
     for w in &loaded.lowered.warnings {
-        eprintln!("warning: {shown}: {w}");
+        errln!("warning: {shown}: {w}");
     }
     let problem = loaded.lowered.problem;
     let bounds = memplan_core::lower_bound(&problem).map_err(|e| e.at(&shown))?;
@@ -46,7 +46,9 @@ pub fn run(args: &SimArgs) -> Result<bool, Error> {
                 "allocators": reports.iter().map(|r| summary_json(r, args.details)).collect::<Vec<_>>(),
                 "tiered": tiers,
             });
-            serde_json::to_string_pretty(&v).map_err(|e| Error::invalid(e.to_string()))? + "\n"
+            let text =
+                serde_json::to_string_pretty(&v).map_err(|e| Error::invalid(e.to_string()))?;
+            crate::term::json(&text).into_owned() + "\n"
         }
         _ => table(
             &shown,
@@ -56,10 +58,10 @@ pub fn run(args: &SimArgs) -> Result<bool, Error> {
             tiers.as_ref(),
         ),
     };
-    print!("{text}");
+    print!("{}", crate::term::clean(&text));
     let mut ok = true;
     for r in reports.iter().filter(|r| r.failures > 0) {
-        eprintln!(
+        errln!(
             "{}: {} of {} allocation(s) failed (exit status 3)",
             r.allocator,
             r.failures,
@@ -68,7 +70,7 @@ pub fn run(args: &SimArgs) -> Result<bool, Error> {
         ok = false;
     }
     if let Some(t) = tiers.as_ref().filter(|t| !t.unplaced.is_empty()) {
-        eprintln!(
+        errln!(
             "tiered: {} tensor(s) fit no level (exit status 3)",
             t.unplaced.len()
         );

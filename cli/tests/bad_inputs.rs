@@ -33,6 +33,10 @@ fn bad_inputs_fail_with_one_clear_line() {
             "error: cycle.json: op 'A': is on a cycle: the graph has no topological order",
         ),
         ("overflow.json", "error: overflow.json: size of tensor 'x' overflows u64"),
+        (
+            "no-ops.json",
+            "error: no-ops.json: the graph has no ops: nothing runs, so there is nothing to plan",
+        ),
         ("missing.onnx", "error: missing.onnx: cannot read: No such file or directory (os error 2)"),
         (
             "live-overflow.csv",
@@ -48,6 +52,15 @@ fn bad_inputs_fail_with_one_clear_line() {
         wrong.extend(common::refusal_mismatch(file, &run(&["plan", file]), want));
     }
     assert!(wrong.is_empty(), "\n{}", wrong.join("\n"));
+}
+
+#[test]
+fn simulate_refuses_a_graph_with_no_ops() {
+    let want =
+        "error: no-ops.json: the graph has no ops: nothing runs, so there is nothing to plan";
+    let run = run(&["simulate", "no-ops.json"]);
+    let wrong = common::refusal_mismatch("no-ops.json", &run, want);
+    assert!(wrong.is_none(), "{wrong:?}");
 }
 
 #[test]

@@ -683,3 +683,160 @@ fn gather_index_out_of_range_is_refused() {
     let m = parse(&with_index(-3), &OnnxOptions::default()).unwrap();
     assert_eq!(shape_of(&m, "y"), k(&[2, 2]));
 }
+
+#[test]
+fn a_model_whose_output_is_its_input_has_no_ops_to_plan() {
+    // the reviewer's passthru.onnx: graph input x[2,3] is the only output, no node
+    let bytes = model(
+        17,
+        graph(
+            vec![],
+            vec![vi("x", FLOAT, vec![dim_v(2), dim_v(3)])],
+            &["x"],
+            vec![],
+        ),
+    );
+    let e =
+        memplan_core::import::load::load("passthru.onnx", &bytes, &Default::default()).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "the graph has no ops: nothing runs, so there is nothing to plan"
+    );
+}
+
+/// The import's error for `bytes`, as the CLI shows it after the file name.
+#[allow(clippy::unwrap_used)] // test helper: an accepted model fails the test
+fn refusal(bytes: &[u8]) -> String {
+    parse(bytes, &OnnxOptions::default())
+        .and_then(|m| m.graph.lower(&Bindings::new()).map(|_| ()))
+        .unwrap_err()
+        .to_string()
+}
+
+#[test]
+fn a_graph_input_listed_twice_is_refused() {
+    // the reviewer's dupin.onnx: x[2,3] and x[5,5]; onnxruntime refuses it
+    let bytes = model(
+        17,
+        graph(
+            vec![node("Relu", "relu", &["x"], &["y"], vec![])],
+            vec![
+                vi("x", FLOAT, vec![dim_v(2), dim_v(3)]),
+                vi("x", FLOAT, vec![dim_v(5), dim_v(5)]),
+            ],
+            &["y"],
+            vec![],
+        ),
+    );
+    assert_eq!(
+        refusal(&bytes),
+        "graph input 'x': is listed twice among the graph inputs"
+    );
+}
+
+#[test]
+fn split_counts_that_disagree_with_the_outputs_are_refused() {
+    // Split-18 on x[4,3] with 2 outputs: num_outputs must be 2 (ONNX Split-18), a split
+    // input must have 2 parts, not both may be given
+    let split = |attrs: Vec<AttributeProto>, ins: &[&str], inits: Vec<TensorProto>| {
+        model(
+            18,
+            graph(
+                vec![node("Split", "split0", ins, &["a", "b"], attrs)],
+                vec![vi("x", FLOAT, vec![dim_v(4), dim_v(3)])],
+                &["a", "b"],
+                inits,
+            ),
+        )
+    };
+    let x = &["x"][..];
+    assert_eq!(
+        refusal(&split(vec![int("num_outputs", 0)], x, vec![])),
+        "op 'split0' (Split): num_outputs 0 must be at least 1"
+    );
+    assert_eq!(
+        refusal(&split(vec![int("num_outputs", 3)], x, vec![])),
+        "op 'split0' (Split): num_outputs 3 but the node has 2 outputs"
+    );
+    let xs = &["x", "s"][..];
+    assert_eq!(
+        refusal(&split(vec![], xs, vec![i64_init("s", &[1, 1, 2])])),
+        "op 'split0' (Split): 3 split parts for 2 outputs"
+    );
+    assert_eq!(
+        refusal(&split(
+            vec![int("num_outputs", 2)],
+            xs,
+            vec![i64_init("s", &[2, 2])]
+        )),
+        "op 'split0' (Split): has both a split input and num_outputs (give one)"
+    );
+    // the agreeing form still imports: 4 rows in 2 parts of 2 rows, 2*3*4 = 24 B each
+    let m = parse(
+        &split(vec![int("num_outputs", 2)], x, vec![]),
+        &OnnxOptions::default(),
+    )
+    .unwrap();
+    assert_eq!(shape_of(&m, "b"), k(&[2, 3]));
+}
+
+#[test]
+fn range_with_step_zero_is_refused_as_never_ending() {
+    // the reviewer's range0.onnx: Range(0, 10, 0) with constant bounds
+    let scalar = |n: &str, v: i64| TensorProto {
+        dims: vec![],
+        ..i64_init(n, &[v])
+    };
+    let bytes = model(
+        17,
+        graph(
+            vec![node("Range", "range0", &["a", "b", "c"], &["y"], vec![])],
+            vec![],
+            &["y"],
+            vec![scalar("a", 0), scalar("b", 10), scalar("c", 0)],
+        ),
+    );
+    assert_eq!(
+        refusal(&bytes),
+        "op 'range0' (Range): step (delta) 0: the range never ends"
+    );
+}
+
+#[test]
+fn an_unknown_elem_type_is_named_by_its_number() {
+    // the reviewer's dtype.onnx: input x[2,3] with elem_type 99 (no TensorProto.DataType)
+    let bytes = model(
+        17,
+        graph(
+            vec![node("Relu", "relu", &["x"], &["y"], vec![])],
+            vec![vi("x", 99, vec![dim_v(2), dim_v(3)])],
+            &["y"],
+            vec![],
+        ),
+    );
+    let m = parse(&bytes, &OnnxOptions::default()).unwrap();
+    let x = m.graph.tensor_id("x").unwrap();
+    assert_eq!(
+        m.graph.tensors[x].unknown_why(&Bindings::new()),
+        "dtype not inferred (inference stopped at tensor 'x': elem_type 99 is not an ONNX data type memplan knows)"
+    );
+}
+
+#[test]
+fn a_full_file_with_a_non_utf8_name_says_so_not_cut_short() {
+    // conv_relu() with the node name "relu" made "r\xfflu": protobuf strings must be UTF-8;
+    // prost names the field innermost first (NodeProto.name inside GraphProto.node ...)
+    let mut bytes = conv_relu();
+    let at = bytes
+        .windows(5)
+        .position(|w| w == b"\x04relu")
+        .map(|k| k + 1)
+        .expect("the node name, length-prefixed, in the bytes");
+    bytes[at + 1] = 0xff;
+    let e = parse(&bytes, &OnnxOptions::default()).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Parse);
+    assert_eq!(
+        e.to_string(),
+        "not a valid ONNX model (protobuf): failed to decode Protobuf message: NodeProto.name: GraphProto.node: ModelProto.graph: invalid string value: data is not UTF-8 encoded; a string field (named above) holds bytes that are not UTF-8, which protobuf strings must be"
+    );
+}

@@ -702,8 +702,14 @@ impl Graph {
     ///
     /// # Errors
     /// As [`Graph::schedule`]; [`crate::ErrorKind::Overflow`] naming a tensor whose size
-    /// exceeds `u64`; [`crate::ErrorKind::Invalid`] for a ref output naming a non-input.
+    /// exceeds `u64`; [`crate::ErrorKind::Invalid`] for a ref output naming a non-input, or a
+    /// graph with no ops (its live ranges are op steps: with none, no tensor is ever live).
     pub fn lower(&self, bindings: &Bindings) -> Result<Lowered> {
+        if self.ops.is_empty() {
+            return Err(Error::invalid(
+                "the graph has no ops: nothing runs, so there is nothing to plan",
+            ));
+        }
         let schedule = self.schedule()?;
         let steps = schedule.len() as u64;
         let last = steps.saturating_sub(1);
@@ -1039,6 +1045,24 @@ mod tests {
             outputs: TensorId::list(&[3]),
             order: Default::default(),
         }
+    }
+
+    #[test]
+    fn a_graph_with_no_ops_is_refused() {
+        // input x is also the output, nothing runs: there are no steps for x to be live in
+        let g = Graph {
+            name: "passthru".into(),
+            tensors: vec![Tensor::with_bytes("x", 64)],
+            inputs: TensorId::list(&[0]),
+            outputs: TensorId::list(&[0]),
+            ..Graph::default()
+        };
+        let e = g.lower(&Bindings::new()).unwrap_err();
+        assert_eq!(e.kind(), crate::ErrorKind::Invalid);
+        assert_eq!(
+            e.to_string(),
+            "the graph has no ops: nothing runs, so there is nothing to plan"
+        );
     }
 
     #[test]

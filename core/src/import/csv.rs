@@ -13,13 +13,17 @@ use crate::error::{Error, Result};
 use crate::plan::Plan;
 use crate::problem::{Buffer, Problem};
 
+/// The columns a header may name (any case, any order); any other name is refused, so that a
+/// misspelt `alignment` or `offset` is not silently dropped.
+pub const COLUMNS: [&str; 6] = ["id", "lower", "upper", "size", "alignment", "offset"];
+
 /// Parses MiniMalloc CSV text. A header row is required (`id,lower,upper,size` with optional
-/// `alignment` and `offset` columns, any order). Errors say `line N: ...` (1-based); the caller
+/// `alignment` and `offset` columns, any order; no other column: [`COLUMNS`]). Errors say `line N: ...` (1-based); the caller
 /// adds the file name with [`Error::at`].
 ///
 /// # Errors
-/// [`crate::ErrorKind::Parse`] for a malformed row or number (negative, fractional, beyond
-/// `u64`); [`crate::ErrorKind::Invalid`] for `lower >= upper` or a duplicate id.
+/// [`crate::ErrorKind::Parse`] for an unknown column, a malformed row or number (negative,
+/// fractional, beyond `u64`); [`crate::ErrorKind::Invalid`] for `lower >= upper` or a duplicate id.
 pub fn parse(name: &str, text: &str) -> Result<Problem> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let rows = records(text)?;
@@ -50,6 +54,16 @@ pub fn parse(name: &str, text: &str) -> Result<Problem> {
         ))
         .at("line 1"));
     };
+    if let Some(c) = cols
+        .iter()
+        .find(|c| !c.is_empty() && !COLUMNS.contains(&c.as_str()))
+    {
+        return Err(Error::parse(alloc::format!(
+            "unknown column '{c}' (known: {})",
+            COLUMNS.join(", ")
+        ))
+        .at("line 1"));
+    }
     let (al_c, off_c) = (col("alignment"), col("offset"));
     let mut buffers = Vec::new();
     let mut seen: alloc::collections::BTreeMap<String, usize> = alloc::collections::BTreeMap::new();
@@ -62,6 +76,18 @@ pub fn parse(name: &str, text: &str) -> Result<Problem> {
                 "expected {} fields, found {}",
                 cols.len(),
                 fields.len()
+            ))
+            .at(at));
+        }
+        // a column the header leaves unnamed (a trailing comma) may only be empty
+        if let Some((k, f)) = fields
+            .iter()
+            .enumerate()
+            .find(|(k, f)| cols[*k].is_empty() && !f.is_empty())
+        {
+            return Err(Error::parse(alloc::format!(
+                "value '{f}' in column {}, which the header leaves unnamed",
+                k + 1
             ))
             .at(at));
         }
@@ -366,6 +392,27 @@ mod tests {
         let text = write(&p, None);
         assert_eq!(text, "id,lower,upper,size\n\"ff\u{c}\",0,1,4\n");
         assert_eq!(parse("t", &text).unwrap().buffers, p.buffers);
+    }
+
+    #[test]
+    fn unknown_columns_are_refused_not_dropped() {
+        let e = |t: &str| parse("t", t).unwrap_err().to_string();
+        // the reviewer's typo.csv: misspelt alignment and offset
+        assert_eq!(
+            e("id,lower,upper,size,aligment,ofset\na,0,2,10,64,\nb,0,2,10,64,100\n"),
+            "line 1: unknown column 'aligment' (known: id, lower, upper, size, alignment, offset)"
+        );
+        assert_eq!(
+            e("ID,Lower,Upper,Size,Foo\na,0,2,10,bar\n"),
+            "line 1: unknown column 'foo' (known: id, lower, upper, size, alignment, offset)"
+        );
+        // a trailing comma (an unnamed, empty column) is fine; a value under it is not
+        let p = parse("t", "id,lower,upper,size,\na,0,2,10,\n").unwrap();
+        assert_eq!(p.buffers[0].size, 10);
+        assert_eq!(
+            e("id,lower,upper,size,\na,0,2,10,\nb,0,2,10,64\n"),
+            "line 3: value '64' in column 5, which the header leaves unnamed"
+        );
     }
 
     #[test]

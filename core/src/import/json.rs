@@ -301,6 +301,20 @@ pub fn parse(text: &str) -> Result<Graph> {
             .iter()
             .map(|f| parse_flags(f, &at))
             .collect::<Result<Vec<_>>>()?;
+        // A weight or constant is loaded, never computed: an op writing one would be planned
+        // as if it read a value it writes. Updating a weight in place is written as a new
+        // output with `ref_outputs` onto the weight (GE: Assign onto a Variable).
+        for (&o, name) in outputs.iter().zip(&ro.outputs) {
+            let onto_constant = ref_outputs
+                .iter()
+                .any(|&(out, inp)| out == o && tensors[inp.index()].constant);
+            if tensors[o.index()].constant && !onto_constant {
+                return Err(Error::invalid(alloc::format!(
+                    "writes tensor '{name}', which is a weight or constant (\"kind\"): an op cannot write a constant; to update a weight in place, write a new output with \"ref_outputs\" onto it"
+                ))
+                .at(at));
+            }
+        }
         ops.push(Op {
             name: ro.name,
             op_type: ro.op_type,
@@ -361,6 +375,38 @@ mod tests {
         assert_eq!(l.problem.buffers.len(), 3);
         assert_eq!(l.problem.buffers[0].size, 32);
         assert_eq!(l.problem.weight_bytes, 64);
+    }
+
+    #[test]
+    fn an_op_writing_a_weight_is_refused_unless_it_is_a_ref_onto_it() {
+        // the reviewer's weight_written.json
+        let e = parse(
+            r#"{"format":"memplan.graph/1","tensors":[{"name":"x","bytes":64},
+            {"name":"w","bytes":64,"kind":"weight"}],
+            "ops":[{"name":"A","inputs":["x"],"outputs":["w"]}],
+            "inputs":["x"],"outputs":["w"]}"#,
+        )
+        .unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "op 'A': writes tensor 'w', which is a weight or constant (\"kind\"): an op cannot write a constant; to update a weight in place, write a new output with \"ref_outputs\" onto it"
+        );
+        // docs/formats.md ref_outputs: Assign's output v onto the weight w is w's memory
+        // (GE rule 9); v declared a weight too is still that documented case
+        for kind in ["", r#","kind":"weight""#] {
+            let text = alloc::format!(
+                r#"{{"format":"memplan.graph/1","tensors":[{{"name":"x","bytes":64}},
+                {{"name":"w","bytes":64,"kind":"weight"}},{{"name":"v","bytes":64{kind}}},
+                {{"name":"y","bytes":64}}],
+                "ops":[{{"name":"Assign","inputs":["w","x"],"outputs":["v"],
+                         "attrs":{{"ref_outputs":{{"v":"w"}}}}}},
+                       {{"name":"B","inputs":["v"],"outputs":["y"]}}],
+                "inputs":["x"],"outputs":["y"]}}"#
+            );
+            let l = parse(&text).unwrap().lower(&Bindings::new()).unwrap();
+            let names: Vec<&str> = l.problem.buffers.iter().map(|b| b.name.as_str()).collect();
+            assert_eq!(names, ["x", "y"], "{kind}");
+        }
     }
 
     /// x feeds A and B; C reads a, D reads b and c; `w_on_b` gives B a weight input.

@@ -496,6 +496,19 @@ mod tests {
         assert!(e.to_string().contains("--batch lists gear 1 twice"), "{e}");
     }
 
+    #[cfg(feature = "serde")]
+    #[test]
+    fn a_graph_with_no_ops_is_refused_by_the_pipeline() {
+        // the reviewer's no_ops.json with x as the output too (the page loads through here)
+        let json = br#"{"format": "memplan.graph/1", "tensors": [{"name": "x", "bytes": 64}],
+            "ops": [], "inputs": ["x"], "outputs": ["x"]}"#;
+        let e = load("p.json", json, &LoadOptions::default()).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "the graph has no ops: nothing runs, so there is nothing to plan"
+        );
+    }
+
     #[test]
     fn a_known_extension_decides_the_format() {
         assert_eq!(Format::detect("garbage.csv", b"garbage\n"), Format::Csv);

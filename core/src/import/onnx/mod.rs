@@ -108,13 +108,24 @@ pub(crate) const MAX_VAL: usize = 4096;
 /// file or after binding), an input shape that contradicts the file;
 /// [`crate::ErrorKind::Overflow`] naming the tensor whose size exceeds `u64`.
 pub fn parse(bytes: &[u8], opts: &OnnxOptions) -> Result<OnnxModel> {
-    let mut model = ModelProto::decode(bytes)
-        .map_err(|e| {
-            Error::parse(format!(
-                "not a valid ONNX model (protobuf): {e}; the file is cut short, or is not ONNX ({} bytes read)",
+    let mut model = ModelProto::decode(bytes).map_err(|e| {
+        let e = e.to_string();
+        // prost names the field ("NodeProto.name: invalid string value: data is not UTF-8
+        // encoded"): a whole file with a bad string is neither cut short nor foreign
+        let why = if e.ends_with("data is not UTF-8 encoded") {
+            String::from(
+                "a string field (named above) holds bytes that are not UTF-8, which protobuf strings must be",
+            )
+        } else if e.ends_with("recursion limit reached") {
+            String::from("messages nest deeper than protobuf decoding allows")
+        } else {
+            format!(
+                "the file is cut short, or is not ONNX ({} bytes read)",
                 bytes.len()
-            ))
-        })?;
+            )
+        };
+        Error::parse(format!("not a valid ONNX model (protobuf): {e}; {why}"))
+    })?;
     if let Some(g) = model.graph.as_mut() {
         ops::nchwc::annotate_block(g);
     }
@@ -263,6 +274,13 @@ impl Importer<'_> {
         }
         if let Some(tt) = t.tensor_type.as_ref().or(t.sparse_tensor_type.as_ref()) {
             info.dtype = DType::from_onnx(tt.elem_type);
+            // 0 is UNDEFINED (left to inference); any other code we cannot size is named
+            if info.dtype.is_none() && tt.elem_type != 0 {
+                info.cause = Some(format!(
+                    "tensor '{}': elem_type {} is not an ONNX data type memplan knows",
+                    vi.name, tt.elem_type
+                ));
+            }
         }
         info.shape = self.declared_shape(&vi.name, &vi.name, t)?;
         if input {
@@ -378,8 +396,14 @@ impl Importer<'_> {
             info.val = None;
             self.define(scopes, level, info, &mut run)?;
         }
-        // Graph inputs that are not initializers.
+        // Graph inputs that are not initializers. An input listed twice has two declared
+        // shapes for one tensor: onnxruntime refuses the model ("Duplicate definition-site").
+        let mut listed = BTreeSet::new();
         for (k, vi) in g.input.iter().enumerate() {
+            if !listed.insert(vi.name.as_str()) {
+                return Err(Error::invalid("is listed twice among the graph inputs")
+                    .at(format!("graph input '{}'", vi.name)));
+            }
             if scopes[level].contains_key(&vi.name) {
                 continue;
             }

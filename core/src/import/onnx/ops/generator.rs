@@ -92,6 +92,10 @@ pub(super) fn constant_of_shape(n: &NodeProto, _opset: i64, ins: &[Option<&Info>
     Ok(alloc::vec![with_val(out(Some(dt), dims), v)])
 }
 
+/// A Range step of 0 never reaches its limit: onnxruntime refuses it ("delta in Range
+/// operator can not be zero").
+const STEP_ZERO: &str = "step (delta) 0: the range never ends";
+
 /// Range: `max(ceil((limit-start)/delta), 0)` elements.
 pub(super) fn range(_n: &NodeProto, _opset: i64, ins: &[Option<&Info>]) -> R<Vec<O>> {
     let dt0 = dtype(ins, 0);
@@ -103,6 +107,9 @@ pub(super) fn range(_n: &NodeProto, _opset: i64, ins: &[Option<&Info>]) -> R<Vec
         let (Some(s), Some(l), Some(d)) = (s, l, d) else {
             return why("empty operand");
         };
+        if d == 0.0 {
+            return hard(STEP_ZERO);
+        }
         let nn = f2i(libm::ceil((l - s) / d).max(0.0));
         return Ok(alloc::vec![out(dt, alloc::vec![V::K(nn)])]);
     }
@@ -111,7 +118,8 @@ pub(super) fn range(_n: &NodeProto, _opset: i64, ins: &[Option<&Info>]) -> R<Vec
         return why("empty operand");
     };
     let len = match (s.k(), l.k(), d.k()) {
-        (Some(s), Some(l), Some(d)) if d != 0 => {
+        (_, _, Some(0)) => return hard(STEP_ZERO),
+        (Some(s), Some(l), Some(d)) => {
             let num = l.checked_sub(s).or_why(|| "overflow".into())?;
             // ceil(num / d) for either sign of d: truncate, then step away from zero when
             // the remainder has the sign of d.

@@ -523,6 +523,20 @@ pub(super) fn split(n: &NodeProto, opset: i64, ins: &[Option<&Info>]) -> R<Vec<O
     } else {
         attr_ints(n, "split").filter(|s| !s.is_empty())
     };
+    // ONNX Split-18: `num_outputs` or a `split` input, not both, and it says how many
+    // outputs there are; onnxruntime refuses a node that disagrees.
+    let num_outputs = attr_i(n, "num_outputs");
+    if let Some(k) = num_outputs {
+        if split.is_some() {
+            return hard("has both a split input and num_outputs (give one)");
+        }
+        if k < 1 {
+            return hard(format!("num_outputs {k} must be at least 1"));
+        }
+        if k != nout as i64 {
+            return hard(format!("num_outputs {k} but the node has {nout} outputs"));
+        }
+    }
     let d = &x[ax];
     let parts: Vec<V> = match split {
         Some(sp) => {
@@ -546,7 +560,7 @@ pub(super) fn split(n: &NodeProto, opset: i64, ins: &[Option<&Info>]) -> R<Vec<O
             sp.into_iter().map(V::K).collect()
         }
         None => {
-            let k = attr_i(n, "num_outputs").unwrap_or(nout as i64).max(1);
+            let k = num_outputs.unwrap_or(nout as i64).max(1);
             match d.k() {
                 Some(dv) => {
                     let c = dv.checked_add(k - 1).or_why(|| "overflow".into())? / k;
