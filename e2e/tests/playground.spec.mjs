@@ -4,6 +4,7 @@
 import { test, expect } from '@playwright/test';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { memplan } from './memplan.mjs';
 
 const samples = fileURLToPath(new URL('../../static/samples/', import.meta.url));
 
@@ -290,4 +291,34 @@ test('a known extension decides the parser; content is sniffed only without one'
   await expect(err).toHaveCount(0);
   await expect(page.locator('section.summary')).toContainText('MiniMalloc CSV');
   await peak(page, 0);
+});
+
+test('dims a file leaves unnamed stay unknown, as in the CLI, until the user binds them', async ({ page }) => {
+  // ppocr's input is [?, 3, ?, ?] with no names: the CLI plans only what does not depend on
+  // them and counts the rest as of unknown size; the page used to bind all three to 1
+  const f = 'static/samples/ppocr_mobile_v2_cls.stripped.onnx';
+  const cli = (extra) => JSON.parse(memplan(['plan', f, '--strategy', 'ge-block', '--strategy', 'greedy-size-best-fit', '--format', 'json', ...extra]));
+  const open = cli([]);
+  expect(open.problem.unknown_size_tensors).toBeGreaterThan(100);
+  await page.goto('/');
+  await ready(page);
+  await page.getByTestId('file').setInputFiles(`${samples}/ppocr_mobile_v2_cls.stripped.onnx`);
+  await expect(page.locator('section.summary')).toContainText('ppocr_mobile_v2_cls');
+  await expect(page.getByTestId('dim-x axis 2')).toHaveValue('');
+  await expect(page.getByTestId('unknown-size')).toHaveAttribute('data-count', String(open.problem.unknown_size_tensors));
+  await expect(page.getByTestId('unknown-size')).toContainText('x axis 0, x axis 2, x axis 3');
+  await expect(page.getByTestId('pane1-peak')).toHaveAttribute('data-bytes', String(open.plans[1].peak_bytes));
+  // the sample opens at the classifier's documented 1 × 3 × 48 × 192 crop
+  const crop = cli(['--dim', 'x axis 0=1', '--dim', 'x axis 2=48', '--dim', 'x axis 3=192']);
+  expect(crop.problem.unknown_size_tensors).toBe(0);
+  await page.getByTestId('sample').selectOption('ppocr_cls');
+  await expect(page.getByTestId('dim-x axis 3')).toHaveValue('192');
+  await expect(page.getByTestId('unknown-size')).toHaveCount(0);
+  for (const i of [0, 1]) {
+    await expect(page.getByTestId(`pane${i}-peak`)).toHaveAttribute('data-bytes', String(crop.plans[i].peak_bytes));
+  }
+  // clearing a field gives the dim back to unknown
+  await page.getByTestId('dim-x axis 3').fill('');
+  await page.getByTestId('dim-x axis 3').dispatchEvent('change');
+  await expect(page.getByTestId('unknown-size')).toContainText('x axis 3');
 });

@@ -1197,6 +1197,12 @@ impl Component for App {
                         }
                         if after == After::Fresh {
                             self.bindings.clear();
+                            if let model::Origin::Sample(id) = &src.origin {
+                                if let Some(s) = samples::find(id) {
+                                    self.bindings
+                                        .extend(s.dims.iter().map(|&(d, v)| (d.to_string(), v)));
+                                }
+                            }
                             self.gears.clear();
                             self.shown_gear = None;
                             self.step = None;
@@ -1290,6 +1296,13 @@ impl Component for App {
                 self.hover = None;
                 self.refresh_view();
                 self.sync_hash();
+            }
+            // a dim the file does not name goes back to unknown when its field is cleared
+            Msg::Bind(k, v) if v.trim().is_empty() && memplan_core::graph::is_unknown_dim(&k) => {
+                if self.bindings.remove(&k).is_some() {
+                    self.rebuild();
+                    self.sync_hash();
+                }
             }
             Msg::Bind(k, v) => match v.trim().parse::<u64>() {
                 Ok(n) if (1..=model::MAX_DIM).contains(&n) => {

@@ -303,12 +303,19 @@ fn checked(source: &Source, mut built: Built) -> Result<Built, String> {
     Ok(built)
 }
 
-/// Default bindings: every symbol of `symbols` not bound in `current` gets 1.
+/// Default bindings, as the CLI's ([`memplan_core::Graph::bind_unbound_to_one`]): every
+/// named symbol of `symbols` not bound in `current` gets 1; a dim the file does not name
+/// (`x axis 0`, [`memplan_core::graph::is_unknown_dim`]) stays unknown until the user binds it,
+/// so the tensors it sizes are counted as of unknown size, not planned on a guess.
 pub fn default_bindings(symbols: &[String], current: &Bindings) -> Bindings {
     symbols
         .iter()
         .take(MAX_SYMBOLS)
-        .map(|s| (s.clone(), current.get(s).copied().unwrap_or(1)))
+        .filter_map(|s| match current.get(s) {
+            Some(&v) => Some((s.clone(), v)),
+            None if memplan_core::graph::is_unknown_dim(s) => None,
+            None => Some((s.clone(), 1)),
+        })
         .collect()
 }
 

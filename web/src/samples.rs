@@ -29,6 +29,9 @@ pub struct Sample {
     pub source: &'static str,
     /// Licence of the file.
     pub licence: &'static str,
+    /// Dims the file leaves unnamed, bound when the sample opens to the input shape its
+    /// source documents (a user's own file keeps them unknown until bound).
+    pub dims: &'static [(&'static str, u64)],
 }
 
 /// Every built-in sample, in menu order.
@@ -40,6 +43,7 @@ pub const SAMPLES: &[Sample] = &[
         format: SampleFormat::Onnx,
         source: "torchvision MobileNetV2 exported with torch.onnx (random weights, weights stripped)",
         licence: "BSD-3-Clause (torchvision)",
+        dims: &[],
     },
     Sample {
         id: "resnet50",
@@ -48,6 +52,7 @@ pub const SAMPLES: &[Sample] = &[
         format: SampleFormat::Onnx,
         source: "torchvision ResNet-50 exported with torch.onnx (random weights, weights stripped)",
         licence: "BSD-3-Clause (torchvision)",
+        dims: &[],
     },
     Sample {
         id: "vit_b_16",
@@ -56,6 +61,7 @@ pub const SAMPLES: &[Sample] = &[
         format: SampleFormat::Onnx,
         source: "torchvision ViT-B/16 exported with torch.onnx (random weights, weights stripped)",
         licence: "BSD-3-Clause (torchvision)",
+        dims: &[],
     },
     Sample {
         id: "ppocr_cls",
@@ -64,6 +70,8 @@ pub const SAMPLES: &[Sample] = &[
         format: SampleFormat::Onnx,
         source: "PyPI rapidocr-onnxruntime 1.4.4, models/ch_ppocr_mobile_v2.0_cls_infer.onnx (weights stripped)",
         licence: "Apache-2.0 (PaddleOCR)",
+        // PaddleOCR's text-direction classifier runs on 3 × 48 × 192 crops (cls_image_shape)
+        dims: &[("x axis 0", 1), ("x axis 2", 48), ("x axis 3", 192)],
     },
     Sample {
         id: "mobilenet-v2-blocks",
@@ -72,6 +80,7 @@ pub const SAMPLES: &[Sample] = &[
         format: SampleFormat::Json,
         source: "memplan (web/tools/gen_mobilenet_sample.py), shapes as torchvision MobileNetV2",
         licence: "Apache-2.0",
+        dims: &[],
     },
     Sample {
         id: "ge-streams",
@@ -80,6 +89,7 @@ pub const SAMPLES: &[Sample] = &[
         format: SampleFormat::Json,
         source: "memplan, hand-written: a side branch on stream 1, an HCCL-style output in P2P_DDR memory, every shape by `batch` (set gears to see dynamic batch)",
         licence: "Apache-2.0",
+        dims: &[],
     },
     Sample {
         id: "tetris",
@@ -88,6 +98,7 @@ pub const SAMPLES: &[Sample] = &[
         format: SampleFormat::Csv,
         source: "memplan, hand-written in MiniMalloc's CSV format",
         licence: "Apache-2.0",
+        dims: &[],
     },
 ];
 

@@ -199,7 +199,7 @@ impl App {
                             });
                             html! {
                                 <label>{ d }{ " = " }
-                                    <input type="number" min="1" class="num" data-testid={format!("dim-{d}")} value={self.bindings.get(d).copied().unwrap_or(1).to_string()} {onchange} />
+                                    <input type="number" min="1" class="num" data-testid={format!("dim-{d}")} placeholder="unknown" value={self.bindings.get(d).map(ToString::to_string).unwrap_or_default()} {onchange} />
                                 </label>
                             }
                         }) }
@@ -250,6 +250,12 @@ impl App {
                         <span data-testid="views-aliased" data-bytes={v.bytes.to_string()}>{ format!(" · views aliased: {} tensors share their input's buffer ({} not allocated)", v.tensors, format::binary(v.bytes)) }</span>
                     }
                 </p>
+                if !b.unknown.is_empty() {
+                    <p class="banner note" data-testid="unknown-size" data-count={b.unknown.len().to_string()}>
+                        { format!("{} tensor(s) of unknown size are not planned: no figure here counts them. ", b.unknown.len()) }
+                        { unknown_dims_hint(&b.symbols, &self.bindings) }
+                    </p>
+                }
                 { self.view_planned_sizes() }
                 { self.view_budget(ctx, lb.lower_bound) }
                 if !b.warnings.is_empty() {
@@ -853,6 +859,23 @@ pub(crate) fn model_title(file: &str, graph: &str) -> String {
         graph.to_string()
     } else {
         stem.to_string()
+    }
+}
+
+/// What to do about tensors of unknown size: the dims the file leaves unnamed and unbound.
+fn unknown_dims_hint(symbols: &[String], bindings: &memplan_core::Bindings) -> String {
+    let open: Vec<&str> = symbols
+        .iter()
+        .filter(|s| memplan_core::graph::is_unknown_dim(s) && !bindings.contains_key(*s))
+        .map(String::as_str)
+        .collect();
+    if open.is_empty() {
+        "Their shapes are not inferred (the warnings say why).".into()
+    } else {
+        format!(
+            "Give the dims the file leaves unnamed above: {}.",
+            open.join(", ")
+        )
     }
 }
 
