@@ -199,7 +199,7 @@ impl App {
                             });
                             html! {
                                 <label>{ d }{ " = " }
-                                    <input type="number" min="1" class="num" data-testid={format!("dim-{d}")} placeholder="unknown" value={self.bindings.get(d).map(ToString::to_string).unwrap_or_default()} {onchange} />
+                                    <input type="number" min="1" class="num" data-testid={format!("dim-{d}")} placeholder="?" title="unknown until you give it" value={self.bindings.get(d).map(ToString::to_string).unwrap_or_default()} {onchange} />
                                 </label>
                             }
                         }) }
