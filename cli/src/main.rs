@@ -561,7 +561,9 @@ fn run_plan(args: &PlanArgs) -> Result<bool, Error> {
     };
     let mut fits = true;
     for (_, p, _, _) in &plans {
-        if p.peak > cap {
+        // every arena must fit: with one per memory type, together
+        let need = p.device_bytes();
+        if need > cap {
             fits = false;
             let why = if cap < bounds.lower_bound {
                 format!(
@@ -571,11 +573,15 @@ fn run_plan(args: &PlanArgs) -> Result<bool, Error> {
             } else {
                 String::new()
             };
+            let what = if p.arenas.len() > 1 {
+                "its arenas together"
+            } else {
+                "peak"
+            };
             errln!(
-                "{shown}: {}: peak {} B exceeds the capacity {cap} B by {} B{why}",
+                "{shown}: {}: {what} {need} B exceeds the capacity {cap} B by {} B{why}",
                 p.strategy,
-                p.peak,
-                p.peak - cap
+                need - cap
             );
         }
     }
@@ -659,10 +665,16 @@ fn table(f: &PlanFile, o: &PlanOptions) -> String {
         "strategy", "peak", "peak bytes", "/ lower", "time"
     );
     for e in &f.plans {
+        // the bound counts every memory type: measure all the plan's arenas against it
+        let device = if e.arenas.is_empty() {
+            e.peak_bytes
+        } else {
+            e.arenas.iter().fold(0u64, |a, x| a.saturating_add(x.bytes))
+        };
         let ratio = if p.lower_bound_bytes == 0 {
             1.0
         } else {
-            e.peak_bytes as f64 / p.lower_bound_bytes as f64
+            device as f64 / p.lower_bound_bytes as f64
         };
         let _ = writeln!(
             s,
@@ -677,6 +689,19 @@ fn table(f: &PlanFile, o: &PlanOptions) -> String {
             for n in &e.notes {
                 let _ = writeln!(s, "  {n}");
             }
+        }
+        if e.arenas.len() > 1 {
+            let list: Vec<String> = e
+                .arenas
+                .iter()
+                .map(|a| format!("{} {}", a.name, units::binary(a.bytes)))
+                .collect();
+            let _ = writeln!(
+                s,
+                "  arenas: {} = {} ({device} B; the peak above is HBM's)",
+                list.join(" + "),
+                units::binary(device)
+            );
         }
         for line in imas_lines(&f.input, e) {
             let _ = writeln!(s, "  {line}");

@@ -547,3 +547,29 @@ fn every_plan_validates_against_its_model() {
     assert!(checked >= 30, "plans checked: {checked}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// With every tensor in P2P memory GE's headline peak (HBM's) is 0 B; the budget, the ratio
+/// to the bound and the comparison take every arena. By hand, GE sizes ceil32(b) + 32 rounded
+/// to 512: t (1 MiB) 1049088 B in P2P's feature map; the zero-copy graph I/O x (1 MiB)
+/// 1049088 and y (1 KiB) 1536: 2099712 B in P2P, 0 in HBM.
+#[test]
+fn a_budget_counts_every_memory_type() {
+    let model = "tests/adversarial/p2p.json";
+    let (code, out, err) = common::run_in(
+        ".",
+        &["plan", model, "-s", "ge-block", "--capacity", "2MiB"],
+    );
+    assert_eq!(code, 3, "{out}{err}");
+    assert!(
+        err.contains("ge-block:binary-block: its arenas together 2099712 B exceeds the capacity 2097152 B by 2560 B"),
+        "{err}"
+    );
+    assert!(
+        out.contains(
+            "arenas: HBM 0 B + P2P_DDR 2.00 MiB = 2.00 MiB (2099712 B; the peak above is HBM's)"
+        ),
+        "{out}"
+    );
+    // 2099712 / 2097152 (the live-set bound: x and t at step 0)
+    assert!(out.contains("1.0012"), "{out}");
+}

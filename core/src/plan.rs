@@ -475,6 +475,21 @@ impl Search {
 }
 
 impl Plan {
+    /// The bytes the device must hold for this plan: [`Plan::peak`] with one offset space;
+    /// with one arena per memory type ([`Plan::arenas`], GE), their sum (the headline peak
+    /// is HBM's alone, so a P2P- or host-heavy plan would otherwise look free). What budgets,
+    /// comparisons between plans and the ratio to the lower bound (which counts every type)
+    /// use. Saturates at `u64::MAX` (arena sizes are checked when planned).
+    pub fn device_bytes(&self) -> u64 {
+        if self.arenas.is_empty() {
+            self.peak
+        } else {
+            self.arenas
+                .iter()
+                .fold(0u64, |a, x| a.saturating_add(x.bytes))
+        }
+    }
+
     /// A plan from offsets and sizes; the peak is computed, checked.
     ///
     /// # Errors

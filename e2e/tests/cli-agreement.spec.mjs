@@ -129,6 +129,9 @@ test('GE streams and memory types: columns, one arena bar per type and the 400 M
     await expect(rows.nth(k)).toHaveAttribute('data-bytes', String(a.bytes));
   }
   await expect(page.getByTestId('pane0-peak')).toHaveAttribute('data-bytes', String(one.arenas[0].bytes));
+  // budgets and the comparison with other panes count every arena (the P2P tensor too)
+  const all = one.arenas.reduce((a, x) => a + x.bytes, 0);
+  await expect(page.getByTestId('pane0-device')).toHaveAttribute('data-bytes', String(all));
   // the table gains stream and memory columns for this model (not for plain ONNX models)
   const head = page.getByTestId('tensor-table').locator('thead th');
   await expect(head.filter({ hasText: /^stream$/ })).toHaveCount(1);

@@ -161,10 +161,12 @@ pub fn pane(p: &PaneProps) -> Html {
             }
         }
         Some(Ok(r)) => {
+            // every arena together: GE's headline peak is HBM's alone (Plan::device_bytes)
+            let need = r.plan.device_bytes();
             let diff = match p.baseline {
                 Some(b) if i > 0 => html! {
                     <div class="stat diff"><dt>{ "vs pane 1" }</dt>
-                    <dd data-testid={format!("pane{i}-diff")}>{ format::diff(b, r.plan.peak) }</dd></div>
+                    <dd data-testid={format!("pane{i}-diff")}>{ format::diff(b, need) }</dd></div>
                 },
                 _ => html! {},
             };
@@ -188,17 +190,21 @@ pub fn pane(p: &PaneProps) -> Html {
                     { diff }
                     if let Some(b) = p.budget {
                         <div class="stat"><dt title="the memory budget set above the panes">{ "Budget" }</dt>
-                            <dd data-testid={format!("pane{i}-budget")} data-fits={(r.plan.peak <= b).to_string()}>
-                                if r.plan.peak <= b {
-                                    <span class="ok">{ format!("fits, {} to spare", format::binary(b - r.plan.peak)) }</span>
+                            <dd data-testid={format!("pane{i}-budget")} data-fits={(need <= b).to_string()}>
+                                if need <= b {
+                                    <span class="ok">{ format!("fits, {} to spare", format::binary(b - need)) }</span>
                                 } else {
-                                    <span class="error">{ format!("over by {}", format::bytes(r.plan.peak - b)) }</span>
+                                    <span class="error">{ format!("over by {}", format::bytes(need - b)) }</span>
                                 }
                             </dd></div>
                     }
-                    <div class="stat"><dt title="live-set lower bound on this pane's planned sizes (padding and alignment included): what any placement of these sizes needs; the sentence below measures from raw bytes">{ "÷ lower bound (planned sizes)" }</dt><dd>{ format::ratio(r.plan.peak, r.lower_bound) }<span class="muted">{ format!(" of {}", format::binary(r.lower_bound)) }</span></dd></div>
+                    <div class="stat"><dt title="live-set lower bound on this pane's planned sizes (padding and alignment included): what any placement of these sizes needs; the sentence below measures from raw bytes">{ "÷ lower bound (planned sizes)" }</dt><dd>{ format::ratio(need, r.lower_bound) }<span class="muted">{ format!(" of {}", format::binary(r.lower_bound)) }</span></dd></div>
                     if !r.plan.arenas.is_empty() {
                         { arenas_view(i, &r.plan.arenas) }
+                    }
+                    if r.plan.arenas.len() > 1 {
+                        <div class="stat"><dt title="the bytes of every memory type's arena: what budgets, the comparison with pane 1 and the ratio to the lower bound (which counts every type) use; the peak above is HBM's">{ "All arenas" }</dt>
+                            <dd data-testid={format!("pane{i}-device")} data-bytes={need.to_string()}>{ format::bytes(need) }</dd></div>
                     }
                     <div class="stat"><dt>{ "No-reuse total" }</dt><dd>{ format::bytes(r.no_reuse) }</dd></div>
                     <div class="stat"><dt>{ "Blocks" }</dt><dd>{ if r.plan.blocks.is_empty() { "—".to_string() } else { r.plan.blocks.len().to_string() } }</dd></div>

@@ -347,7 +347,7 @@ impl App {
             .results
             .first()
             .and_then(|r| r.as_ref().as_ref().ok())
-            .map(|r| r.plan.peak);
+            .map(|r| r.plan.device_bytes());
         let on_change = link.callback(|(i, s)| Msg::SetPane(i, s));
         let on_remove = link.callback(Msg::RemovePane);
         let on_focus = link.callback(Msg::Focus);
