@@ -716,8 +716,12 @@ impl Nester<'_> {
             let (mut s, mut e) = (m.start, m.end);
             // Merge with the intervals it meets: the last starting at or before `e`, and
             // earlier ones while they reach `s`.
-            while let Some((&(st, a), &z)) =
-                self.covered.range((stream, 0)..=(stream, e)).next_back()
+            // (The last key up to `(stream, e)`, if on the stream: one bound to search.)
+            while let Some((&(st, a), &z)) = self
+                .covered
+                .range(..=(stream, e))
+                .next_back()
+                .filter(|(k, _)| k.0 == stream)
             {
                 if z < s {
                     break;
@@ -751,8 +755,9 @@ impl Nester<'_> {
         let Some(last) = near.last() else {
             return false;
         };
-        let mut it = self.covered.range((st, 0)..=(st, last.end));
-        let mut cur = it.next_back();
+        // Ranges with one bound (one search); a key of another stream ends the stream's.
+        let mut it = self.covered.range(..=(st, last.end));
+        let mut cur = it.next_back().filter(|(k, _)| k.0 == st);
         for m in near.iter().rev() {
             let mut steps = 0;
             while let Some((&(_, a), _)) = cur {
@@ -761,11 +766,11 @@ impl Nester<'_> {
                 }
                 steps += 1;
                 if steps > 8 {
-                    it = self.covered.range((st, 0)..=(st, m.end));
-                    cur = it.next_back();
+                    it = self.covered.range(..=(st, m.end));
+                    cur = it.next_back().filter(|(k, _)| k.0 == st);
                     break;
                 }
-                cur = it.next_back();
+                cur = it.next_back().filter(|(k, _)| k.0 == st);
             }
             match cur {
                 // No interval starts at or before this member's end, nor an earlier one's.
