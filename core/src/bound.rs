@@ -126,7 +126,10 @@ fn sort_live_events(events: &mut Vec<(u64, bool, u64, usize)>) {
             .and_then(|t| t.checked_mul(2))
             .map(|k| k + usize::from(e.1))
     };
-    let max = events.iter().map(key).try_fold(0usize, |m, k| k.map(|k| m.max(k)));
+    let max = events
+        .iter()
+        .map(key)
+        .try_fold(0usize, |m, k| k.map(|k| m.max(k)));
     let Some(max) = max.filter(|&m| m / 4 <= events.len()) else {
         events.sort_by_key(|&(t, alloc, _, _)| (t, alloc));
         return;
