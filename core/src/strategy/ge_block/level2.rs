@@ -41,8 +41,9 @@
 //! What keeps them cheap, all without changing a plan: the member tests read compact copies
 //! of the member lifetimes kept per block in member order ([`Span`]); a chain keeps its
 //! spans apart for the scan down and the room of each run of [`GROUP`] links for the way
-//! up; the candidate loop and the covered test make one range query of their map per pass
-//! rather than one per element.
+//! up; the candidate loop makes one range query of its set per pass rather than one per
+//! element; the covered lifetimes ([`Covered`]) are a sorted list searched by halving while
+//! short (a tree once long), and a candidate that may nest is walked without that test.
 
 use alloc::collections::{BTreeMap, BTreeSet};
 use alloc::vec::Vec;
