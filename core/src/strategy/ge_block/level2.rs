@@ -1241,7 +1241,7 @@ impl Nester<'_> {
 
 /// Entries of [`Covered`] kept in a sorted list (searched by halving, inserted by a move)
 /// before a tree takes over.
-const FLAT_COVERED: usize = 256;
+const FLAT_COVERED: usize = 1024;
 
 /// The merged member lifetimes of [`Nester::covered`], by `(stream, first step)` → last
 /// step: a sorted list while short (most parents' subtrees), a tree once long.
