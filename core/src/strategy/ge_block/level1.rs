@@ -111,7 +111,7 @@ pub(crate) fn assign(units: &Units, class: SizeClass) -> Vec<BlockData> {
     let events = units.events.get_or_init(|| events(units));
     let mut blocks: Vec<BlockData> = Vec::new();
     let mut block_of: Vec<usize> = alloc::vec![usize::MAX; units.list.len()];
-    // Each reusable unit's free list, numbered once (sorted keys) rather than looked up at
+    // Each reusable unit's free list, numbered once (by a map from its key) rather than looked up at
     // every event.
     let range = single_range(units);
     let key_of = |u: &super::units::Unit| -> Key {
@@ -136,7 +136,7 @@ pub(crate) fn assign(units: &Units, class: SizeClass) -> Vec<BlockData> {
         }
     }
     let lists = list_ids.len();
-    let mut free: Vec<Vec<usize>> = alloc::vec![Vec::new(); lists + 1];
+    let mut free: Vec<Vec<usize>> = alloc::vec![Vec::new(); lists];
     for &(_, phase, _, u) in events {
         let Some(unit) = units.list.get(u) else {
             continue;
