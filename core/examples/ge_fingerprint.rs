@@ -7,7 +7,8 @@
 //!
 //! `cargo run --release -p memplan-core --example ge_fingerprint [big] > fp.txt` (`big` adds the
 //! bench's 100k problem), then `diff` two runs' files (the timings in the last column differ).
-//! `... --example ge_fingerprint prof STRATEGY N REPS` plans the bench's `N`-buffer problem
+//! `... --example ge_fingerprint prof STRATEGY N REPS` plans the bench's `N`-buffer problem (or
+//! a `gen` spec such as `train:20000:1`)
 //! `REPS` times (exact sizes, as the bench does) for `perf stat` or cachegrind; `REPS` = 0
 //! measures the problem generation alone, to subtract.
 #![allow(
@@ -150,9 +151,13 @@ fn main() {
     let args: Vec<String> = std::env::args().collect();
     if args.get(1).map(String::as_str) == Some("prof") {
         let strat = args.get(2).map_or("ge-block", String::as_str);
-        let n: usize = args.get(3).and_then(|x| x.parse().ok()).unwrap_or(100_000);
+        let spec = args.get(3).map_or("100000", String::as_str);
         let reps: usize = args.get(4).and_then(|x| x.parse().ok()).unwrap_or(1);
-        let p = generate(n, 0x5EED + n as u64);
+        // A number: the bench's problem of that size; otherwise a `gen` spec.
+        let (n, p) = match spec.parse::<usize>() {
+            Ok(n) => (n, generate(n, 0x5EED + n as u64)),
+            Err(_) => (0, gen::by_spec(spec).unwrap()),
+        };
         let t = std::time::Instant::now();
         for _ in 0..reps {
             std::hint::black_box(plan(&p, strat, &PlanOptions::exact()).unwrap());
@@ -196,9 +201,9 @@ fn main() {
     for f in fs {
         let name = f.strip_prefix(root).unwrap().display().to_string();
         let bytes = std::fs::read(&f).unwrap();
-        match load::load(&name, &bytes, &load::LoadOptions::default()) {
-            Ok(l) => problems.push((name, l.lowered.problem)),
-            Err(_) => {} // e.g. shapes oracles
+        // Files that are no problem (e.g. shape oracles) are left out.
+        if let Ok(l) = load::load(&name, &bytes, &load::LoadOptions::default()) {
+            problems.push((name, l.lowered.problem));
         }
     }
     let exact = PlanOptions::exact();

@@ -95,7 +95,7 @@ fn live_peak(problem: &Problem, sizes: &[u64], keep: impl Fn(usize) -> bool) -> 
             events.push((b.end.saturating_add(1), false, sizes[i], i));
         }
     }
-    events.sort_unstable_by_key(|&(t, alloc, _, _)| (t, alloc));
+    sort_live_events(&mut events);
     let (mut cur, mut best, mut at) = (0u64, 0u64, 0u64);
     for (t, is_alloc, s, i) in events {
         if is_alloc {
@@ -114,6 +114,49 @@ fn live_peak(problem: &Problem, sizes: &[u64], keep: impl Fn(usize) -> bool) -> 
         }
     }
     Ok((best, at))
+}
+
+/// Sorts [`live_peak`]'s events by (step, frees before allocations), in buffer order within
+/// one key: a counting sort when the steps are dense (linear, the usual case), a sort
+/// otherwise.
+fn sort_live_events(events: &mut Vec<(u64, bool, u64, usize)>) {
+    let key = |e: &(u64, bool, u64, usize)| {
+        usize::try_from(e.0)
+            .ok()
+            .and_then(|t| t.checked_mul(2))
+            .map(|k| k + usize::from(e.1))
+    };
+    let max = events
+        .iter()
+        .map(key)
+        .try_fold(0usize, |m, k| k.map(|k| m.max(k)));
+    let Some(max) = max.filter(|&m| m / 4 <= events.len()) else {
+        events.sort_by_key(|&(t, alloc, _, _)| (t, alloc));
+        return;
+    };
+    // `next[k]`: where the next event of key k goes.
+    let mut next = alloc::vec![0usize; max + 2];
+    for k in events.iter().filter_map(key) {
+        if let Some(c) = next.get_mut(k + 1) {
+            *c += 1;
+        }
+    }
+    for k in 1..next.len() {
+        let prev = next.get(k - 1).copied().unwrap_or(0);
+        if let Some(c) = next.get_mut(k) {
+            *c += prev;
+        }
+    }
+    let mut out = alloc::vec![(0, false, 0, 0); events.len()];
+    for e in events.iter() {
+        if let Some(n) = key(e).and_then(|k| next.get_mut(k)) {
+            if let Some(slot) = out.get_mut(*n) {
+                *slot = *e;
+            }
+            *n += 1;
+        }
+    }
+    *events = out;
 }
 
 #[cfg(test)]

@@ -111,7 +111,7 @@ pub(crate) fn assign(units: &Units, class: SizeClass) -> Vec<BlockData> {
     let events = units.events.get_or_init(|| events(units));
     let mut blocks: Vec<BlockData> = Vec::new();
     let mut block_of: Vec<usize> = alloc::vec![usize::MAX; units.list.len()];
-    // Each reusable unit's free list, numbered once (sorted keys) rather than looked up at
+    // Each reusable unit's free list, numbered once (by a map from its key) rather than looked up at
     // every event.
     let range = single_range(units);
     let key_of = |u: &super::units::Unit| -> Key {
@@ -123,27 +123,20 @@ pub(crate) fn assign(units: &Units, class: SizeClass) -> Vec<BlockData> {
         };
         (u.mem, u.stream, u.gear, c)
     };
-    let mut keyed: Vec<(Key, UnitId)> = units
-        .list
-        .iter()
-        .enumerate()
-        .filter(|(_, u)| u.role == Role::Reusable)
-        .map(|(i, u)| (key_of(u), i))
-        .collect();
-    keyed.sort_unstable();
+    let mut list_ids: alloc::collections::BTreeMap<Key, usize> = Default::default();
     let mut list_of: Vec<usize> = alloc::vec![usize::MAX; units.list.len()];
-    let mut lists = 0;
-    let mut last: Option<Key> = None;
-    for &(k, u) in &keyed {
-        if last.is_some_and(|l| l != k) {
-            lists += 1;
+    for (i, u) in units.list.iter().enumerate() {
+        if u.role != Role::Reusable {
+            continue;
         }
-        last = Some(k);
-        if let Some(slot) = list_of.get_mut(u) {
-            *slot = lists;
+        let fresh = list_ids.len();
+        let id = *list_ids.entry(key_of(u)).or_insert(fresh);
+        if let Some(slot) = list_of.get_mut(i) {
+            *slot = id;
         }
     }
-    let mut free: Vec<Vec<usize>> = alloc::vec![Vec::new(); lists + 1];
+    let lists = list_ids.len();
+    let mut free: Vec<Vec<usize>> = alloc::vec![Vec::new(); lists];
     for &(_, phase, _, u) in events {
         let Some(unit) = units.list.get(u) else {
             continue;

@@ -41,8 +41,9 @@
 //! What keeps them cheap, all without changing a plan: the member tests read compact copies
 //! of the member lifetimes kept per block in member order ([`Span`]); a chain keeps its
 //! spans apart for the scan down and the room of each run of [`GROUP`] links for the way
-//! up; the candidate loop and the covered test make one range query of their map per pass
-//! rather than one per element.
+//! up; the candidate loop makes one range query of its set per pass rather than one per
+//! element; the covered lifetimes ([`Covered`]) are a sorted list searched by halving while
+//! short (a tree once long), and a candidate that may nest is walked without that test.
 
 use alloc::collections::{BTreeMap, BTreeSet};
 use alloc::vec::Vec;
@@ -86,7 +87,7 @@ struct Nester<'a> {
     /// The member lifetimes of every block in the current parent's subtree, merged, by
     /// `(stream, first step)` → last step: a walk splits a candidate only at a block of its
     /// stream one of whose members one of its own crosses.
-    covered: BTreeMap<(u32, u64), u64>,
+    covered: Covered,
     /// Each block's place in the list ([`order`]).
     keys: Vec<Key>,
     /// The lifetimes of each block's members, in member order.
@@ -490,7 +491,7 @@ pub(crate) fn reuse_by_lifetime(
         at,
         hull,
         keys,
-        covered: BTreeMap::new(),
+        covered: Covered::default(),
         bspan,
     };
     let mut splits = 0;
@@ -712,21 +713,41 @@ impl Nester<'_> {
             return;
         };
         let stream = blk.stream;
-        for m in blk.units.iter().filter_map(|&u| self.units.list.get(u)) {
+        let members = blk.units.iter().filter_map(|&u| self.units.list.get(u));
+        if let Some(t) = self.covered.tree.as_mut() {
+            for m in members {
+                cover_tree(t, stream, m.start, m.end);
+            }
+            return;
+        }
+        let v = &mut self.covered.flat;
+        for m in members {
             let (mut s, mut e) = (m.start, m.end);
             // Merge with the intervals it meets: the last starting at or before `e`, and
-            // earlier ones while they reach `s`.
-            while let Some((&(st, a), &z)) =
-                self.covered.range((stream, 0)..=(stream, e)).next_back()
-            {
-                if z < s {
+            // earlier ones while they reach `s` (a run ending at `to`; they are disjoint, so
+            // a merged end starts no new one).
+            let to = v.partition_point(|x| x.0 <= (stream, e));
+            let mut from = to;
+            while let Some(&((st, a), z)) = from.checked_sub(1).and_then(|i| v.get(i)) {
+                if st != stream || z < s {
                     break;
                 }
-                self.covered.remove(&(st, a));
                 s = s.min(a);
                 e = e.max(z);
+                from -= 1;
             }
-            self.covered.insert((stream, s), e);
+            if from < to {
+                if let Some(x) = v.get_mut(from) {
+                    *x = ((stream, s), e);
+                }
+                v.drain(from + 1..to);
+            } else {
+                v.insert(from, ((stream, s), e));
+            }
+        }
+        // A long list costs a long move per insertion: a tree from here on.
+        if v.len() > FLAT_COVERED {
+            self.covered.tree = Some(v.drain(..).collect());
         }
     }
 
@@ -745,32 +766,21 @@ impl Nester<'_> {
             .get(..rest.partition_point(|m| m.start <= he))
             .unwrap_or(&[]);
         // A member crosses the covered interval that starts last at or before its end, if
-        // any. From the last member back, those intervals come in the map's order: one
-        // range, walked backwards (searched again after a long run of intervals between
-        // two members).
-        let Some(last) = near.last() else {
-            return false;
-        };
-        let mut it = self.covered.range((st, 0)..=(st, last.end));
-        let mut cur = it.next_back();
+        // any. From the last member back, those intervals come earlier and earlier, so each
+        // search is of what is left before the last one found.
+        if let Some(t) = &self.covered.tree {
+            return meets_tree(t, st, near);
+        }
+        let flat = &self.covered.flat;
+        let mut upto = flat.len();
         for m in near.iter().rev() {
-            let mut steps = 0;
-            while let Some((&(_, a), _)) = cur {
-                if a <= m.end {
-                    break;
-                }
-                steps += 1;
-                if steps > 8 {
-                    it = self.covered.range((st, 0)..=(st, m.end));
-                    cur = it.next_back();
-                    break;
-                }
-                cur = it.next_back();
-            }
-            match cur {
+            let head = flat.get(..upto).unwrap_or(&[]);
+            upto = head.partition_point(|x| x.0 <= (st, m.end));
+            match upto.checked_sub(1).and_then(|j| head.get(j)) {
                 // No interval starts at or before this member's end, nor an earlier one's.
                 None => return false,
-                Some((_, &z)) if z >= m.start => return true,
+                Some(&((s2, _), _)) if s2 != st => return false,
+                Some(&(_, z)) if z >= m.start => return true,
                 Some(_) => {}
             }
         }
@@ -1227,6 +1237,77 @@ impl Nester<'_> {
             x = n.up;
         }
     }
+}
+
+/// Entries of [`Covered`] kept in a sorted list (searched by halving, inserted by a move)
+/// before a tree takes over.
+const FLAT_COVERED: usize = 1024;
+
+/// The merged member lifetimes of [`Nester::covered`], by `(stream, first step)` → last
+/// step: a sorted list while short (most parents' subtrees), a tree once long.
+#[derive(Debug, Default)]
+struct Covered {
+    flat: Vec<((u32, u64), u64)>,
+    tree: Option<BTreeMap<(u32, u64), u64>>,
+}
+
+impl Covered {
+    fn clear(&mut self) {
+        self.flat.clear();
+        self.tree = None;
+    }
+}
+
+/// [`Nester::cover`] of one member `[s, e]` on `stream` into the tree: merged with the
+/// intervals it meets (the last starting at or before `e`, and earlier ones while they
+/// reach `s`).
+fn cover_tree(t: &mut BTreeMap<(u32, u64), u64>, stream: u32, mut s: u64, mut e: u64) {
+    while let Some((&(st, a), &z)) = t
+        .range(..=(stream, e))
+        .next_back()
+        .filter(|(k, _)| k.0 == stream)
+    {
+        if z < s {
+            break;
+        }
+        t.remove(&(st, a));
+        s = s.min(a);
+        e = e.max(z);
+    }
+    t.insert((stream, s), e);
+}
+
+/// [`Nester::meets_covered`] on the tree for the candidate's members `near` on stream `st`:
+/// from the last member back, the interval that starts last at or before each one's end.
+fn meets_tree(t: &BTreeMap<(u32, u64), u64>, st: u32, near: &[Span]) -> bool {
+    let Some(last) = near.last() else {
+        return false;
+    };
+    let mut it = t.range(..=(st, last.end));
+    let mut cur = it.next_back().filter(|(k, _)| k.0 == st);
+    for m in near.iter().rev() {
+        let mut steps = 0;
+        while let Some((&(_, a), _)) = cur {
+            if a <= m.end {
+                break;
+            }
+            steps += 1;
+            if steps > 8 {
+                // A long run of intervals between two members: search again.
+                it = t.range(..=(st, m.end));
+                cur = it.next_back().filter(|(k, _)| k.0 == st);
+                break;
+            }
+            cur = it.next_back().filter(|(k, _)| k.0 == st);
+        }
+        match cur {
+            // No interval starts at or before this member's end, nor an earlier one's.
+            None => return false,
+            Some((_, &z)) if z >= m.start => return true,
+            Some(_) => {}
+        }
+    }
+    false
 }
 
 /// The children the continuous-input or zero-copy block at `pk` takes from the later blocks
