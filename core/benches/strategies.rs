@@ -21,7 +21,7 @@ mod timing;
 use timing::{cpu_time, time};
 
 use memplan_core::import::csv;
-use memplan_core::{lower_bound, validate, Buffer, PlanOptions, Problem, StrategyInfo};
+use memplan_core::{lower_bound, validate, PlanOptions, StrategyInfo};
 
 /// The registry, or the strategies named in `MEMPLAN_BENCH_STRATEGIES` (comma-separated).
 fn strategies() -> Vec<&'static StrategyInfo> {
@@ -34,57 +34,6 @@ fn strategies() -> Vec<&'static StrategyInfo> {
         .collect()
 }
 
-/// xorshift64*: tiny, seeded, good enough to shape a test problem.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n.max(1)
-    }
-}
-
-/// A network-like problem of `n` buffers over `n` steps: one tensor produced per step; most
-/// are read by the next op or two, some by ops a few steps later (branches), a few are long
-/// skip connections, a handful live to the end (graph outputs, caches). Sizes are log-uniform
-/// from 256 B to 4 MiB, a third of them drawn from a small palette of repeated shapes.
-fn generate(n: usize, seed: u64) -> Problem {
-    let mut rng = Rng(seed.max(1));
-    let palette: Vec<u64> = (0..16).map(|_| 64 << rng.below(16)).collect();
-    let steps = n as u64;
-    let bufs = (0..n)
-        .map(|i| {
-            let size = if rng.below(3) == 0 {
-                palette[usize::try_from(rng.below(16)).unwrap_or(0)]
-            } else {
-                let exp = 8 + rng.below(15); // 2^8 ..= 2^22
-                ((1u64 << exp) + rng.below(1 << exp)) / 64 * 64
-            };
-            let r = rng.below(1000);
-            let len = match r {
-                0..=99 => 0,                      // workspace: one step
-                100..=699 => 1 + rng.below(2),    // read by the next op or two
-                700..=899 => 3 + rng.below(14),   // branches
-                900..=979 => 17 + rng.below(184), // skip connections
-                980..=997 => 201 + rng.below(1800),
-                _ => steps, // lives to the end
-            };
-            let start = i as u64;
-            let end = (start + len).min(steps - 1);
-            Buffer::new(format!("t{i}"), size, start, end)
-        })
-        .collect();
-    Problem::from_buffers(format!("generated-{n}"), bufs)
-}
-
-/// CPU time of this thread so far (Linux `/proc/thread-self/schedstat`), if readable.
-/// The bench reports CPU time because the machine is shared: wall time counts the time the
-/// scheduler gives to other processes.
 fn ms(d: Duration) -> String {
     let m = d.as_secs_f64() * 1e3;
     if m < 10.0 {
@@ -155,7 +104,7 @@ fn main() {
     let mut quality: Vec<Vec<Option<f64>>> = vec![vec![None; sizes.len()]; names.len()];
     let mut lbs = Vec::new();
     for (c, &n) in sizes.iter().enumerate() {
-        let p = generate(n, 0x5EED + n as u64);
+        let p = gen::network(n, 0x5EED + n as u64);
         let reps = if n <= 10_000 { 5 } else { 2 };
         let (t_lb, lb) = time(reps, || lower_bound(&p).expect("lower bound"));
         times[names.len() + 1][c] = Some(t_lb);

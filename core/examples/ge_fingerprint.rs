@@ -34,49 +34,6 @@ impl Write for Fnv {
     }
 }
 
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n.max(1)
-    }
-}
-
-/// Exactly the bench's `generate` (core/benches/strategies.rs).
-fn generate(n: usize, seed: u64) -> Problem {
-    let mut rng = Rng(seed.max(1));
-    let palette: Vec<u64> = (0..16).map(|_| 64 << rng.below(16)).collect();
-    let steps = n as u64;
-    let bufs = (0..n)
-        .map(|i| {
-            let size = if rng.below(3) == 0 {
-                palette[usize::try_from(rng.below(16)).unwrap_or(0)]
-            } else {
-                let exp = 8 + rng.below(15);
-                ((1u64 << exp) + rng.below(1 << exp)) / 64 * 64
-            };
-            let r = rng.below(1000);
-            let len = match r {
-                0..=99 => 0,
-                100..=699 => 1 + rng.below(2),
-                700..=899 => 3 + rng.below(14),
-                900..=979 => 17 + rng.below(184),
-                980..=997 => 201 + rng.below(1800),
-                _ => steps,
-            };
-            let start = i as u64;
-            let end = (start + len).min(steps - 1);
-            Buffer::new(format!("t{i}"), size, start, end)
-        })
-        .collect();
-    Problem::from_buffers(format!("generated-{n}"), bufs)
-}
-
 /// The tests' `generated` (ge_block/tests.rs), with streams and op edges.
 fn generated(n: usize, seed: u64, streams: u32) -> Problem {
     let mut x = seed.max(1);
@@ -155,7 +112,7 @@ fn main() {
         let reps: usize = args.get(4).and_then(|x| x.parse().ok()).unwrap_or(1);
         // A number: the bench's problem of that size; otherwise a `gen` spec.
         let (n, p) = match spec.parse::<usize>() {
-            Ok(n) => (n, generate(n, 0x5EED + n as u64)),
+            Ok(n) => (n, gen::network(n, 0x5EED + n as u64)),
             Err(_) => (0, gen::by_spec(spec).unwrap()),
         };
         let t = std::time::Instant::now();
@@ -174,7 +131,7 @@ fn main() {
         sizes.push(100_000);
     }
     for &n in &sizes {
-        problems.push((format!("bench-{n}"), generate(n, 0x5EED + n as u64)));
+        problems.push((format!("bench-{n}"), gen::network(n, 0x5EED + n as u64)));
     }
     for (n, seed, s) in [
         (3000, 1, 1),

@@ -10,7 +10,9 @@ use memplan_core::{lower_bound, validate, PlanOptions, StrategyInfo};
 
 use crate::gen;
 
-/// CPU time this thread has run (Linux `schedstat`, nanoseconds); `None` elsewhere.
+/// CPU time of this thread so far (Linux `/proc/thread-self/schedstat`), if readable. The
+/// benches report CPU time because the machine is shared: wall time counts the time the
+/// scheduler gives to other processes.
 pub fn cpu_time() -> Option<Duration> {
     let s = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
     let ns: u64 = s.split_whitespace().next()?.parse().ok()?;
