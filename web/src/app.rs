@@ -143,6 +143,8 @@ pub enum Msg {
     WorkerError(String),
     /// Stop planning pane `i` in the worker.
     Cancel(usize),
+    /// Stop parsing the file in the worker.
+    CancelParse,
     /// Plan pane `i` again (after a cancel or an error).
     Retry(usize),
     /// Redraw the elapsed time of the plan in flight.
@@ -178,6 +180,23 @@ pub fn memplan_test_panic(place: &str) {
     } else {
         panic!("test panic requested by the page (memplan_test_panic)");
     }
+}
+
+/// A file being parsed in the worker (files of [`model::PARSE_IN_WORKER_BYTES`] or more).
+pub(crate) struct Parsing {
+    /// Identifies the job (from the planning jobs' counter).
+    id: u64,
+    /// The file: kept here, the worker gets a copy of its bytes.
+    pub(crate) source: Source,
+    /// What the load does once parsed; `None`: the open model built again (new bindings,
+    /// gears or views switch).
+    after: Option<After>,
+    bindings: Bindings,
+    gears: Vec<u64>,
+    /// When it was asked for, milliseconds (page clock).
+    pub(crate) since_ms: f64,
+    /// Sent to the worker (it may still be starting).
+    sent: bool,
 }
 
 /// The table's sort when the link says nothing.
@@ -254,9 +273,6 @@ pub struct App {
     pub(crate) panes: Vec<PaneSettings>,
     pub(crate) results: Vec<Rc<Result<PaneResult, String>>>,
     cache: HashMap<PaneSettings, Rc<Result<PaneResult, String>>>,
-    /// A newly opened model built once before it replaces the open one (so that a file that
-    /// fails leaves the open model on screen), handed to the next [`App::rebuild`].
-    prebuilt: Option<model::Built>,
     /// `memplan:ready` was posted to the host page (after the first load, so that a model the
     /// host sends is not replaced by the sample the page opens with).
     ready_posted: bool,
@@ -270,6 +286,14 @@ pub struct App {
     worker_ready: bool,
     /// The job in flight.
     pub(crate) running: Option<crate::worker::Running>,
+    /// The file being parsed in the worker: planning waits for it.
+    pub(crate) parsing: Option<Parsing>,
+    /// Files the worker parsed (a test hook: `data-worker-parsed`).
+    parsed: u64,
+    /// The parse job the open model came from (`None`: parsed on the page).
+    built_parse: Option<u64>,
+    /// The parse job whose problem the running worker keeps (it plans that one by reference).
+    worker_parsed: Option<u64>,
     /// Id of the last job sent.
     job_id: u64,
     /// Jobs the worker answered.
@@ -682,8 +706,57 @@ impl App {
         self.load_sample(ctx, &id, after);
     }
 
-    /// Parses and lowers the source under the bindings, then plans every pane.
+    /// Parses and lowers the source under the bindings, then plans every pane (a large file
+    /// in the worker: the open model stays on screen until it answers).
     fn rebuild(&mut self) {
+        let Some(src) = self.source.clone() else {
+            self.cache.clear();
+            self.built = None;
+            self.replan();
+            return;
+        };
+        let (bindings, gears) = (self.bindings.clone(), self.gears.clone());
+        if self.parse_in_worker(&src) {
+            self.request_parse(src, None, bindings, gears);
+        } else {
+            let outcome = model::build_settled(&src, &bindings, &gears, self.alias_views);
+            self.install(outcome, None);
+        }
+    }
+
+    /// Whether `src` is parsed in the worker (large, and a worker can be started).
+    fn parse_in_worker(&self, src: &Source) -> bool {
+        self.link.is_some() && src.bytes.len() >= model::PARSE_IN_WORKER_BYTES
+    }
+
+    /// Sends `src` to the worker to parse; a parse or plan in flight is stopped (it was for
+    /// what this replaces).
+    fn request_parse(
+        &mut self,
+        src: Source,
+        after: Option<After>,
+        bindings: Bindings,
+        gears: Vec<u64>,
+    ) {
+        if self.parsing.is_some() || self.running.is_some() {
+            self.stop_worker();
+        }
+        self.job_id += 1;
+        self.loading = Some(format!("Parsing {} in a background worker…", src.name));
+        self.parsing = Some(Parsing {
+            id: self.job_id,
+            source: src,
+            after,
+            bindings,
+            gears,
+            since_ms: platform::now_ms(),
+            sent: false,
+        });
+        self.pump();
+    }
+
+    /// Shows a built model (or its error) and plans every pane.
+    fn install(&mut self, outcome: model::Outcome, parse: Option<u64>) {
         self.cache.clear();
         // the job in flight plans the old problem
         if self.running.take().is_some() {
@@ -691,38 +764,85 @@ impl App {
         }
         self.built = None;
         self.error = None;
-        let Some(src) = &self.source else { return };
-        let mut first = match self.prebuilt.take() {
-            Some(b) if self.bindings.is_empty() && self.gears.is_empty() => Ok(b),
-            _ => model::build_with(src, &self.bindings, &self.gears, self.alias_views),
-        };
-        if let (Err(e), false) = (&first, self.gears.is_empty()) {
-            // Gears the model cannot take (no symbolic batch dim…): say why, plan without.
-            self.notice = Some(format!("Gears not applied: {e}"));
-            self.gears.clear();
-            first = model::build_with(src, &self.bindings, &self.gears, self.alias_views);
+        self.bindings = outcome.bindings;
+        self.gears = outcome.gears;
+        if outcome.notice.is_some() {
+            self.notice = outcome.notice;
         }
-        let built = match first {
-            Ok(b) => {
-                let want = model::default_bindings(&b.symbols, &self.bindings);
-                if want != self.bindings {
-                    self.bindings = want;
-                    model::build_with(src, &self.bindings, &self.gears, self.alias_views)
-                } else {
-                    Ok(b)
-                }
-            }
-            Err(e) => Err(e),
-        };
-        match built {
-            Ok(b) => {
+        match (outcome.built, &self.source) {
+            (Ok(b), Some(src)) => {
                 self.inline = inline_ref(src, &b);
                 self.last_kind = Some(b.is_graph);
                 self.built = Some(Rc::new(b));
+                self.built_parse = parse;
             }
-            Err(e) => self.error = Some(e),
+            (Ok(_), None) => {}
+            (Err(e), _) => self.error = Some(e),
         }
         self.replan();
+    }
+
+    /// A loaded file built (on the page or in the worker): it replaces the open model, or,
+    /// when a newly picked file fails, the open model stays with the message.
+    fn loaded(
+        &mut self,
+        ctx: &Context<Self>,
+        src: Source,
+        after: After,
+        outcome: model::Outcome,
+        parse: Option<u64>,
+    ) {
+        // a link's model, or the first model of the page: on failure the default sample
+        // stands in (else the page would open empty)
+        let from_link = (after == After::Keep || self.source.is_none()) && !self.fell_back;
+        if after == After::Fresh && self.built.is_some() {
+            if let Err(e) = &outcome.built {
+                self.error = Some(self.still_showing(e.clone()));
+                // a plan of the open model stopped for the parse is sent again
+                self.pump();
+                return;
+            }
+        }
+        if after == After::Fresh {
+            self.shown_gear = None;
+            self.step = None;
+            self.link_error = None;
+            self.notice = None;
+            self.missing_model = None;
+        }
+        let was_graph = self.last_kind;
+        self.source = Some(src);
+        self.vp = if after == After::Keep {
+            self.link_view.take()
+        } else {
+            None
+        };
+        self.hover = None;
+        self.selected = None;
+        if after == After::Fresh {
+            self.push_next = true;
+            self.selected_name = None;
+            self.search.clear();
+        }
+        // a model of the other kind (graph or buffer list): the panes follow it before they
+        // plan, so that no plan is started (and stopped) for the old kind's settings
+        if let Ok(b) = &outcome.built {
+            if after == After::Fresh && kind_changed(was_graph, b.is_graph) {
+                let g = b.is_graph;
+                self.panes.iter_mut().for_each(|p| p.retarget(g));
+            }
+        }
+        self.install(outcome, parse);
+        if from_link && self.built.is_none() {
+            let e = self.error.take().unwrap_or_default();
+            self.fall_back(ctx, e);
+            return;
+        }
+        if let (Some(name), Some(b)) = (self.selected_name.take(), &self.built) {
+            self.selected = b.problem.buffers.iter().position(|x| x.name == name);
+            self.reveal_selected_row();
+        }
+        self.sync_hash();
     }
 
     fn replan(&mut self) {
@@ -856,7 +976,7 @@ impl App {
 
     /// Settings some pane shows that wait for the worker, in pane order.
     fn waiting(&self) -> Vec<PaneSettings> {
-        let Some(b) = &self.built else {
+        let Some(b) = self.built.as_ref().filter(|_| self.parsing.is_none()) else {
             return Vec::new();
         };
         let mut out: Vec<PaneSettings> = Vec::new();
@@ -876,34 +996,82 @@ impl App {
     fn stop_worker(&mut self) {
         self.worker = None;
         self.worker_ready = false;
+        self.worker_parsed = None;
         self.running = None;
+        // a parse in flight is sent again to the next worker
+        if let Some(p) = &mut self.parsing {
+            p.sent = false;
+        }
+    }
+
+    /// Starts the worker if there is none; `false` if the browser refused (then `why` says so).
+    fn ensure_worker(&mut self) -> Result<(), String> {
+        if self.worker.is_some() {
+            return Ok(());
+        }
+        let Some(link) = self.link.clone() else {
+            return Err("no page to answer".into());
+        };
+        let (l1, l2) = (link.clone(), link);
+        let w = platform::PlanWorker::spawn(
+            crate::worker::SCRIPT,
+            move |t| l1.send_message(Msg::WorkerText(t)),
+            move |e| l2.send_message(Msg::WorkerError(e)),
+        )
+        .map_err(|e| format!("Could not start the background worker: {e}"))?;
+        self.worker = Some(w);
+        Ok(())
+    }
+
+    /// Sends the file waiting to be parsed, once the worker listens.
+    fn send_parse(&mut self) {
+        if self.parsing.as_ref().is_none_or(|p| p.sent) {
+            return;
+        }
+        if let Err(e) = self.ensure_worker() {
+            let p = self
+                .parsing
+                .take()
+                .map(|p| p.source.name)
+                .unwrap_or_default();
+            self.loading = None;
+            self.error = Some(self.still_showing(format!("{p}: {e}")));
+            return;
+        }
+        let Some(p) = self.parsing.as_ref().filter(|_| self.worker_ready) else {
+            return;
+        };
+        let job = crate::worker::ParseJob {
+            id: p.id,
+            name: p.source.name.clone(),
+            format: p.source.format,
+            bindings: p.bindings.clone(),
+            gears: p.gears.clone(),
+            alias_views: self.alias_views,
+        };
+        if let (Some(w), Ok(header)) = (&self.worker, serde_json::to_string(&job)) {
+            w.post_with_bytes(&header, &p.source.bytes);
+        }
+        if let Some(p) = &mut self.parsing {
+            p.sent = true;
+        }
     }
 
     /// Sends the next waiting pane to the worker, or stops a job no pane shows any more.
     fn pump(&mut self) {
         use crate::worker::{next_step, Job, Running, Step};
+        self.send_parse();
         loop {
             match next_step(self.running.as_ref(), &self.waiting()) {
                 Step::Wait => break,
                 Step::Stop => self.stop_worker(),
                 Step::Send(settings) => {
-                    let (Some(link), Some(b)) = (self.link.clone(), self.built.clone()) else {
+                    let (Some(_), Some(b)) = (&self.link, self.built.clone()) else {
                         break;
                     };
-                    if self.worker.is_none() {
-                        let (l1, l2) = (link.clone(), link.clone());
-                        match platform::PlanWorker::spawn(
-                            crate::worker::SCRIPT,
-                            move |t| l1.send_message(Msg::WorkerText(t)),
-                            move |e| l2.send_message(Msg::WorkerError(e)),
-                        ) {
-                            Ok(w) => self.worker = Some(w),
-                            Err(e) => {
-                                let why = format!("Could not start the planning worker: {e}");
-                                self.settle(settings, Err(why));
-                                return;
-                            }
-                        }
+                    if let Err(why) = self.ensure_worker() {
+                        self.settle(settings, Err(why));
+                        return;
                     }
                     if !self.worker_ready {
                         break;
@@ -913,9 +1081,12 @@ impl App {
                     let panic_for_test = TEST_PANIC_WORKER.with(|c| c.replace(false));
                     #[cfg(not(target_arch = "wasm32"))]
                     let panic_for_test = false;
+                    // a large file's problem stays in the worker that parsed it
+                    let by_ref = self.built_parse.filter(|p| self.worker_parsed == Some(*p));
                     let job = Job {
                         id: self.job_id,
-                        problem: b.problem.clone(),
+                        problem: by_ref.is_none().then(|| b.problem.clone()),
+                        parsed: by_ref.unwrap_or(0),
                         settings: settings.clone(),
                         panic_for_test,
                     };
@@ -932,12 +1103,13 @@ impl App {
                 }
             }
         }
-        match (&self.running, &self.ticker, &self.link) {
-            (Some(_), None, Some(link)) => {
+        let busy = self.running.is_some() || self.parsing.is_some();
+        match (busy, &self.ticker, &self.link) {
+            (true, None, Some(link)) => {
                 let link = link.clone();
                 self.ticker = Some(platform::every(200, move || link.send_message(Msg::Tick)));
             }
-            (None, Some(_), _) => self.ticker = None,
+            (false, Some(_), _) => self.ticker = None,
             _ => {}
         }
     }
@@ -1088,12 +1260,15 @@ impl Component for App {
                 .collect(),
             results: Vec::new(),
             cache: HashMap::new(),
-            prebuilt: None,
             ready_posted: false,
             fell_back: false,
             link: None,
             worker: None,
             worker_ready: false,
+            parsing: None,
+            parsed: 0,
+            built_parse: None,
+            worker_parsed: None,
             running: None,
             job_id: 0,
             jobs_done: 0,
@@ -1156,8 +1331,6 @@ impl Component for App {
             }
             Msg::Loaded(r, after) => {
                 self.loading = None;
-                // a link's model, or the first model of the page: on failure the default
-                // sample stands in (else the page would open empty)
                 let from_link = (after == After::Keep || self.source.is_none()) && !self.fell_back;
                 if !self.ready_posted {
                     // a host page waits for this before it sends a model; the message is
@@ -1167,62 +1340,18 @@ impl Component for App {
                 }
                 match r {
                     Ok(src) => {
-                        // a new file that does not build leaves the open model on screen
-                        if after == After::Fresh && self.built.is_some() {
-                            match model::build_with(
-                                &src,
-                                &Default::default(),
-                                &[],
-                                self.alias_views,
-                            ) {
-                                Ok(b) => self.prebuilt = Some(b),
-                                Err(e) => {
-                                    self.error = Some(self.still_showing(e));
-                                    return true;
-                                }
-                            }
-                        }
-                        if after == After::Fresh {
-                            self.bindings.clear();
-                            self.gears.clear();
-                            self.shown_gear = None;
-                            self.step = None;
-                            self.link_error = None;
-                            self.notice = None;
-                            self.missing_model = None;
-                        }
-                        let was_graph = self.last_kind;
-                        self.source = Some(src);
-                        self.vp = if after == After::Keep {
-                            self.link_view.take()
-                        } else {
-                            None
+                        // a new model starts from its own defaults; a link's keeps its settings
+                        let (bindings, gears) = match after {
+                            After::Fresh => (Bindings::new(), Vec::new()),
+                            After::Keep => (self.bindings.clone(), self.gears.clone()),
                         };
-                        self.hover = None;
-                        self.selected = None;
-                        if after == After::Fresh {
-                            self.push_next = true;
-                            self.selected_name = None;
-                            self.search.clear();
+                        if self.parse_in_worker(&src) {
+                            self.request_parse(src, Some(after), bindings, gears);
+                        } else {
+                            let outcome =
+                                model::build_settled(&src, &bindings, &gears, self.alias_views);
+                            self.loaded(ctx, src, after, outcome, None);
                         }
-                        self.rebuild();
-                        if from_link && self.built.is_none() {
-                            let e = self.error.take().unwrap_or_default();
-                            self.fall_back(ctx, e);
-                            return true;
-                        }
-                        if let (Some(name), Some(b)) = (self.selected_name.take(), &self.built) {
-                            self.selected = b.problem.buffers.iter().position(|x| x.name == name);
-                            self.reveal_selected_row();
-                        }
-                        if let Some(b) = &self.built {
-                            if after == After::Fresh && kind_changed(was_graph, b.is_graph) {
-                                let g = b.is_graph;
-                                self.panes.iter_mut().for_each(|p| p.retarget(g));
-                                self.replan();
-                            }
-                        }
-                        self.sync_hash();
                     }
                     Err(e) if from_link => self.fall_back(ctx, e),
                     Err(e) => self.error = Some(self.still_showing(e)),
@@ -1573,6 +1702,30 @@ impl Component for App {
                     self.pump();
                     return false;
                 }
+                if let Some(json) = text.strip_prefix(crate::worker::PARSED) {
+                    let Ok(parsed) = crate::worker::read_parsed(json) else {
+                        return false;
+                    };
+                    if self.parsing.as_ref().map(|p| p.id) != Some(parsed.id) {
+                        return false;
+                    }
+                    let Some(p) = self.parsing.take() else {
+                        return false;
+                    };
+                    self.loading = None;
+                    self.parsed += 1;
+                    platform::set_root_attr("data-worker-parsed", &self.parsed.to_string());
+                    // the worker keeps the problem it built: plans refer to it
+                    self.worker_parsed = Some(parsed.id);
+                    match p.after {
+                        Some(after) => {
+                            self.loaded(ctx, p.source, after, parsed.outcome, Some(parsed.id))
+                        }
+                        None => self.install(parsed.outcome, Some(parsed.id)),
+                    }
+                    self.pump();
+                    return true;
+                }
                 let Ok(done) = serde_json::from_str::<crate::worker::Done>(&text) else {
                     return false;
                 };
@@ -1589,6 +1742,14 @@ impl Component for App {
                 self.settle(done.settings, done.result);
             }
             Msg::WorkerError(e) => {
+                if let Some(p) = self.parsing.take() {
+                    self.stop_worker();
+                    self.loading = None;
+                    let e = format!("{}: the background worker stopped while parsing it: {e}. The file may need more memory than the browser allows.", p.source.name);
+                    self.error = Some(self.still_showing(e));
+                    self.pump();
+                    return true;
+                }
                 let running = self.running.take();
                 let started = self.worker_ready;
                 self.stop_worker();
@@ -1628,7 +1789,18 @@ impl Component for App {
                     self.replan();
                 }
             }
-            Msg::Tick => return self.running.is_some(),
+            Msg::Tick => return self.running.is_some() || self.parsing.is_some(),
+            Msg::CancelParse => {
+                let Some(p) = self.parsing.take() else {
+                    return false;
+                };
+                self.stop_worker();
+                self.loading = None;
+                let secs = (platform::now_ms() - p.since_ms) / 1000.0;
+                let e = format!("Parsing {} cancelled after {secs:.1} s", p.source.name);
+                self.error = Some(self.still_showing(e));
+                self.pump();
+            }
             Msg::Resized => {
                 if self.embed {
                     platform::post_height();

@@ -124,7 +124,13 @@ impl App {
                 if let Some(n) = self.notice.as_ref().filter(|n| !n.is_empty()) {
                     <div class="banner note" role="status" data-testid="notice">{ n }{ " " }<button type="button" class="icon" aria-label="dismiss" onclick={close}>{ "×" }</button></div>
                 }
-                if let Some(l) = &self.loading {
+                if let Some(p) = &self.parsing {
+                    <div class="banner note" role="status" data-testid="parsing">
+                        { self.loading.clone().unwrap_or_default() }
+                        <span data-testid="parse-elapsed">{ format!(" {:.1} s", (crate::platform::now_ms() - p.since_ms) / 1000.0) }</span>{ " " }
+                        <button type="button" data-testid="parse-cancel" onclick={ctx.link().callback(|_| Msg::CancelParse)}>{ "Cancel" }</button>
+                    </div>
+                } else if let Some(l) = &self.loading {
                     <div class="banner note" role="status">{ l }</div>
                 }
             </>

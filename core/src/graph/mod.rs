@@ -443,6 +443,7 @@ pub struct Lowered {
 
 /// A tensor the planner leaves out because its size is unknown.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct UnknownTensor {
     /// The tensor's name.
     pub name: String,
