@@ -72,3 +72,19 @@ test('the summary gives the planned no-reuse total and padding waste once when e
   await page.getByTestId('pane1-align').selectOption('64');
   await expect(line).toContainText('pane 1: no-reuse 208 B, padding waste 0 B · pane 2: no-reuse 512 B, padding waste 304 B');
 });
+
+test('removing the pane a diff compares against ends the compare view and its note', async ({ page }) => {
+  await tetris(page);
+  await page.getByTestId('compare-mode').selectOption('diff');
+  await expect(page.getByTestId('diff-moved')).toHaveAttribute('data-moved', '6');
+  // three panes by default: remove panes 3 and 2, one pane is left
+  for (const n of [3, 2]) {
+    if (await page.getByRole('button', { name: `remove pane ${n}` }).count()) {
+      await page.getByRole('button', { name: `remove pane ${n}` }).click();
+    }
+  }
+  await expect(page.getByTestId('pane1')).toHaveCount(0);
+  await expect(page.getByTestId('diff-moved')).toHaveCount(0);
+  await expect(page.getByTestId('compare-note')).toHaveCount(0);
+  await expect(page.getByTestId('compare-mode')).toHaveCount(0);
+});

@@ -291,3 +291,25 @@ test('a known extension decides the parser; content is sniffed only without one'
   await expect(page.locator('section.summary')).toContainText('MiniMalloc CSV');
   await peak(page, 0);
 });
+
+test('a dim or gear notice clears once a valid value is typed in that field, not in another', async ({ page }) => {
+  await page.goto('/');
+  await ready(page);
+  const notice = page.getByTestId('notice');
+  const set = async (id, v) => {
+    await page.getByTestId(id).fill(v);
+    await page.getByTestId(id).dispatchEvent('change');
+  };
+  await set('dim-batch', '0');
+  await expect(notice).toContainText("'batch' must be a whole number");
+  // a valid gear list is another field: the dim's notice stays
+  await set('gears', '');
+  await expect(notice).toContainText("'batch' must be a whole number");
+  await set('dim-batch', '2');
+  await expect(notice).toHaveCount(0);
+  await set('gears', '1,x');
+  await expect(notice).toContainText("gear 'x' is not a batch size");
+  await set('gears', '1,2');
+  await expect(notice).toHaveCount(0);
+  await expect(page.getByTestId('pane0-peak')).toBeVisible();
+});

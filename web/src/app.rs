@@ -145,6 +145,10 @@ pub enum Msg {
     Cancel(usize),
     /// Stop parsing the file in the worker.
     CancelParse,
+    /// Show the file the worker parsed (decoded in the task before, [`App::parsed_ready`]).
+    InstallParsed,
+    /// Show the plans the worker answered (stored in the task before).
+    Replan,
     /// Plan pane `i` again (after a cancel or an error).
     Retry(usize),
     /// Redraw the elapsed time of the plan in flight.
@@ -290,6 +294,12 @@ pub struct App {
     pub(crate) parsing: Option<Parsing>,
     /// Files the worker parsed (a test hook: `data-worker-parsed`).
     parsed: u64,
+    /// The worker's answer to [`App::parsing`], decoded, shown in the next task
+    /// ([`Msg::InstallParsed`]): each is up to ~150 ms on a 62k-buffer trace.
+    parsed_ready: Option<crate::worker::Parsed>,
+    /// The input whose error [`App::notice`] shows (`"gears"`, `"dim:<name>"`), if any: a
+    /// valid value typed there clears it.
+    notice_field: Option<String>,
     /// The parse job the open model came from (`None`: parsed on the page).
     built_parse: Option<u64>,
     /// The parse job whose problem the running worker keeps (it plans that one by reference).
@@ -766,8 +776,8 @@ impl App {
         self.error = None;
         self.bindings = outcome.bindings;
         self.gears = outcome.gears;
-        if outcome.notice.is_some() {
-            self.notice = outcome.notice;
+        if let Some(n) = outcome.notice {
+            self.field_notice("gears", n);
         }
         match (outcome.built, &self.source) {
             (Ok(b), Some(src)) => {
@@ -780,6 +790,20 @@ impl App {
             (Err(e), _) => self.error = Some(e),
         }
         self.replan();
+    }
+
+    /// Shows `message` as the notice about input `field`.
+    fn field_notice(&mut self, field: &str, message: String) {
+        self.notice = Some(message);
+        self.notice_field = Some(field.to_string());
+    }
+
+    /// Clears the notice if it is about input `field` (a valid value was typed there).
+    fn clear_notice_of(&mut self, field: &str) {
+        if self.notice_field.as_deref() == Some(field) {
+            self.notice = None;
+            self.notice_field = None;
+        }
     }
 
     /// A loaded file built (on the page or in the worker): it replaces the open model, or,
@@ -1267,6 +1291,8 @@ impl Component for App {
             worker_ready: false,
             parsing: None,
             parsed: 0,
+            parsed_ready: None,
+            notice_field: None,
             built_parse: None,
             worker_parsed: None,
             running: None,
@@ -1367,6 +1393,7 @@ impl Component for App {
             }
             Msg::Gears(text) => match model::parse_gears(&text) {
                 Ok(g) => {
+                    self.clear_notice_of("gears");
                     if g != self.gears {
                         self.gears = g;
                         self.shown_gear = None;
@@ -1375,7 +1402,7 @@ impl Component for App {
                         self.sync_hash();
                     }
                 }
-                Err(e) => self.notice = Some(e),
+                Err(e) => self.field_notice("gears", e),
             },
             Msg::Budget(text) => {
                 let parsed = if text.trim().is_empty() {
@@ -1400,15 +1427,14 @@ impl Component for App {
             }
             Msg::Bind(k, v) => match v.trim().parse::<u64>() {
                 Ok(n) if (1..=model::MAX_DIM).contains(&n) => {
+                    self.clear_notice_of(&format!("dim:{k}"));
                     self.bindings.insert(k, n);
                     self.rebuild();
                     self.sync_hash();
                 }
                 _ => {
-                    self.notice = Some(format!(
-                        "'{k}' must be a whole number from 1 to {}",
-                        model::MAX_DIM
-                    ))
+                    let e = format!("'{k}' must be a whole number from 1 to {}", model::MAX_DIM);
+                    self.field_notice(&format!("dim:{k}"), e);
                 }
             },
             Msg::SetPane(i, s) => {
@@ -1442,6 +1468,10 @@ impl Component for App {
                     self.panes.remove(i);
                     if self.focus >= i && self.focus > 0 {
                         self.focus -= 1;
+                    }
+                    // one pane left: nothing to compare (its note would stay otherwise)
+                    if self.panes.len() < 2 {
+                        self.compare = Compare::default();
                     }
                     self.vp = None;
                     self.replan();
@@ -1644,7 +1674,10 @@ impl Component for App {
                 ));
             }
             Msg::CloseDialog => self.dialog = None,
-            Msg::Notice(n) => self.notice = Some(n),
+            Msg::Notice(n) => {
+                self.notice = Some(n);
+                self.notice_field = None;
+            }
             Msg::Export(k) => {
                 self.export(k);
                 return false;
@@ -1709,22 +1742,11 @@ impl Component for App {
                     if self.parsing.as_ref().map(|p| p.id) != Some(parsed.id) {
                         return false;
                     }
-                    let Some(p) = self.parsing.take() else {
-                        return false;
-                    };
-                    self.loading = None;
-                    self.parsed += 1;
-                    platform::set_root_attr("data-worker-parsed", &self.parsed.to_string());
-                    // the worker keeps the problem it built: plans refer to it
-                    self.worker_parsed = Some(parsed.id);
-                    match p.after {
-                        Some(after) => {
-                            self.loaded(ctx, p.source, after, parsed.outcome, Some(parsed.id))
-                        }
-                        None => self.install(parsed.outcome, Some(parsed.id)),
-                    }
-                    self.pump();
-                    return true;
+                    // decoding was this task; showing the model is the next one
+                    self.parsed_ready = Some(parsed);
+                    let link = ctx.link().clone();
+                    platform::after(0, move || link.send_message(Msg::InstallParsed)).forget();
+                    return false;
                 }
                 let Ok(done) = serde_json::from_str::<crate::worker::Done>(&text) else {
                     return false;
@@ -1739,7 +1761,11 @@ impl Component for App {
                     // a worker that panicked is unusable: the next job starts a new one
                     self.stop_worker();
                 }
-                self.settle(done.settings, done.result);
+                // decoding was this task; drawing the plan is the next one
+                self.cache.insert(done.settings, Rc::new(done.result));
+                let link = ctx.link().clone();
+                platform::after(0, move || link.send_message(Msg::Replan)).forget();
+                return false;
             }
             Msg::WorkerError(e) => {
                 if let Some(p) = self.parsing.take() {
@@ -1790,6 +1816,33 @@ impl Component for App {
                 }
             }
             Msg::Tick => return self.running.is_some() || self.parsing.is_some(),
+            Msg::InstallParsed => {
+                let Some(parsed) = self.parsed_ready.take() else {
+                    return false;
+                };
+                // cancelled or replaced since: dropped
+                if self.parsing.as_ref().map(|p| p.id) != Some(parsed.id) {
+                    return false;
+                }
+                let Some(p) = self.parsing.take() else {
+                    return false;
+                };
+                self.loading = None;
+                self.parsed += 1;
+                platform::set_root_attr("data-worker-parsed", &self.parsed.to_string());
+                // the worker that parsed it keeps the problem: plans refer to it
+                if p.sent {
+                    self.worker_parsed = Some(parsed.id);
+                }
+                match p.after {
+                    Some(after) => {
+                        self.loaded(ctx, p.source, after, parsed.outcome, Some(parsed.id))
+                    }
+                    None => self.install(parsed.outcome, Some(parsed.id)),
+                }
+                self.pump();
+            }
+            Msg::Replan => self.replan(),
             Msg::CancelParse => {
                 let Some(p) = self.parsing.take() else {
                     return false;
