@@ -88,3 +88,28 @@ test('removing the pane a diff compares against ends the compare view and its no
   await expect(page.getByTestId('compare-note')).toHaveCount(0);
   await expect(page.getByTestId('compare-mode')).toHaveCount(0);
 });
+
+test('with gears, the compare view draws every pane at the gear shown, not its whole plan', async ({ page }) => {
+  await page.goto('/?sample=resnet50');
+  await expect(page.locator('html[data-ready]')).toHaveCount(1);
+  await page.getByTestId('gears').fill('1,2');
+  await page.getByTestId('gears').dispatchEvent('change');
+  await expect(page.getByTestId('gear')).toHaveValue('2');
+  await page.getByTestId('compare-mode').selectOption('side');
+  const other = page.getByTestId('compare-pane1');
+  const live = async (loc) => Number(await loc.getAttribute('data-live-peak'));
+  await expect(other).toHaveAttribute('data-live-peak', /^[1-9]\d*$/);
+  const atTwo = await live(other);
+  await page.getByTestId('gear').selectOption('1');
+  await expect(other).not.toHaveAttribute('data-live-peak', String(atTwo));
+  const atOne = await live(other);
+  // ResNet-50's activations all carry the batch: gear 1 holds fewer bytes than gear 2
+  expect(atOne).toBeLessThan(atTwo);
+  // the same figure as pane 2's own timeline at gear 1
+  await page.getByTestId('compare-mode').selectOption('off');
+  await page.getByTestId('pane1').getByRole('button', { name: 'show below' }).click();
+  await expect(page.getByTestId('gear')).toHaveValue('1');
+  await expect(page.getByTestId('timeline')).toHaveAttribute('data-live-peak', String(atOne));
+  await page.getByTestId('gear').selectOption('2');
+  await expect(page.getByTestId('timeline')).toHaveAttribute('data-live-peak', String(atTwo));
+});

@@ -268,6 +268,9 @@ pub struct App {
     pub(crate) budget: Option<u64>,
     /// The focused pane's result restricted to the shown gear (only with gears).
     focus_view: Option<Rc<PaneResult>>,
+    /// With gears, every pane's result restricted to the shown gear, by pane (the compare
+    /// view draws the other panes' too).
+    gear_views: Vec<Option<Rc<PaneResult>>>,
     pub(crate) notice: Option<String>,
     pub(crate) bindings: Bindings,
     pub(crate) built: Option<Rc<Built>>,
@@ -387,39 +390,30 @@ impl App {
     /// size 0 (not drawn, not counted in the curve), their blocks are dropped.
     fn refresh_view(&mut self) {
         self.focus_view = None;
+        self.gear_views.clear();
         let (Some(b), Some(g)) = (self.built.clone(), self.gear_shown()) else {
             return;
         };
-        let Some(r) = self
+        self.gear_views = self
             .results
-            .get(self.focus)
-            .and_then(|r| r.as_ref().as_ref().ok())
-        else {
-            return;
-        };
-        let mut v = r.clone();
-        for (i, buf) in b.problem.buffers.iter().enumerate() {
-            if buf.gear.is_some_and(|x| x != g) {
-                if let Some(s) = v.plan.sizes.get_mut(i) {
-                    *s = 0;
-                }
-            }
-        }
-        let sizes = v.plan.sizes.clone();
-        v.plan.blocks.retain(|blk| {
-            blk.members
-                .iter()
-                .any(|&m| sizes.get(m.index()).copied().unwrap_or(0) > 0)
-        });
-        v.curve = analysis::live_curve(&b.problem, &sizes);
-        v.peak_step = analysis::peak_step(&v.curve);
-        self.focus_view = Some(Rc::new(v));
+            .iter()
+            .map(|r| {
+                r.as_ref()
+                    .as_ref()
+                    .ok()
+                    .map(|r| Rc::new(gear_view(&b, r, g)))
+            })
+            .collect();
+        self.focus_view = self.gear_views.get(self.focus).cloned().flatten();
     }
 
     /// The panes drawn with the focused one in the compare view, by index, with their plans:
     /// side by side, every other pane that planned; in a diff, the pane compared against.
     pub(crate) fn compared(&self) -> Vec<(usize, &PaneResult)> {
         let ok = |j: usize| {
+            if let Some(Some(v)) = self.gear_views.get(j) {
+                return Some((j, &**v));
+            }
             self.results
                 .get(j)
                 .and_then(|r| r.as_ref().as_ref().ok())
@@ -1272,6 +1266,7 @@ impl Component for App {
             alias_views: false,
             budget: None,
             focus_view: None,
+            gear_views: Vec::new(),
             notice: None,
             bindings: Bindings::new(),
             built: None,
@@ -1889,6 +1884,28 @@ impl Component for App {
             platform::mark_ready();
         }
     }
+}
+
+/// `r` restricted to gear `g`: other gears' buffers get size 0 (not drawn, not counted in the
+/// curve), their blocks are dropped.
+fn gear_view(b: &Built, r: &PaneResult, g: u64) -> PaneResult {
+    let mut v = r.clone();
+    for (i, buf) in b.problem.buffers.iter().enumerate() {
+        if buf.gear.is_some_and(|x| x != g) {
+            if let Some(s) = v.plan.sizes.get_mut(i) {
+                *s = 0;
+            }
+        }
+    }
+    let sizes = v.plan.sizes.clone();
+    v.plan.blocks.retain(|blk| {
+        blk.members
+            .iter()
+            .any(|&m| sizes.get(m.index()).copied().unwrap_or(0) > 0)
+    });
+    v.curve = analysis::live_curve(&b.problem, &sizes);
+    v.peak_step = analysis::peak_step(&v.curve);
+    v
 }
 
 /// Whether a newly built model is of another kind (graph or buffer list) than the last one

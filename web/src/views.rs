@@ -520,7 +520,7 @@ impl App {
                     else if !self.embed_active { { "Ctrl/⌘ + scroll to zoom (or click the timeline first), drag to pan. " } }
                     if !r.plan.blocks.is_empty() { { "Dashed outlines: GE blocks." } }
                 </p>
-                <div class="svgbox" data-testid="timeline" {onmousemove} {onmousedown} {onclick} {onwheel}
+                <div class="svgbox" data-testid="timeline" data-live-peak={live_peak(r).to_string()} {onmousemove} {onmousedown} {onclick} {onwheel}
                     onmouseup={link.callback(|_| Msg::Up)} onmouseleave={link.callback(|_| Msg::Leave)}>
                     <canvas id="timeline-canvas" class="timeline-canvas" role="img"
                         aria-label="memory timeline: x is the op step, y the offset in the arena; the table below lists the tensors live at the selected step" />
@@ -617,7 +617,7 @@ impl App {
                         let j = *j;
                         let onclick = ctx.link().callback(move |_| Msg::Focus(j));
                         html! {
-                            <figure class="compare-item" data-testid={format!("compare-pane{j}")} data-peak={o.plan.peak.to_string()}>
+                            <figure class="compare-item" data-testid={format!("compare-pane{j}")} data-peak={o.plan.peak.to_string()} data-live-peak={live_peak(o).to_string()}>
                                 <figcaption>
                                     <button type="button" class="linkish" title="show this pane's timeline above" {onclick}>
                                         { format!("Pane {}: {}", j + 1, self.panes[j].label()) }
@@ -881,4 +881,9 @@ mod tests {
         assert_eq!(super::model_title("tetris.csv", ""), "tetris");
         assert_eq!(super::model_title("", "torch_jit"), "torch_jit");
     }
+}
+
+/// The most bytes live at any step of what `r` draws (with gears: of the shown gear).
+fn live_peak(r: &crate::analysis::PaneResult) -> u64 {
+    r.curve.iter().map(|&(_, b)| b).max().unwrap_or(0)
 }
