@@ -49,3 +49,24 @@ test('the exported plan file is the CLI\'s, byte for byte but for the times and 
   const withoutLink = exported.replace(/,\n  "playground": "[^"]*"\n}\n$/, '\n}\n');
   expect(times(withoutLink)).toBe(times(cli));
 });
+
+test('in a diff, the exported SVG carries the outlines of what moved and says against which pane', async ({ page }) => {
+  // static/samples/tetris.csv (compare.spec): no-reuse vs greedy-size-best-fit, c..h move
+  await page.goto('/?sample=tetris');
+  await expect(page.locator('html[data-ready]')).toHaveCount(1);
+  await page.getByTestId('pane0-strategy').selectOption('no-reuse');
+  await page.getByTestId('pane1-strategy').selectOption('greedy-size-best-fit');
+  await expect(page.getByTestId('pane1-peak')).toHaveAttribute('data-bytes', '64');
+  const before = (await download(page, 'export-svg')).bytes.toString('utf8');
+  // timeline.rs MOVED (light): the diff outline colour
+  expect(before).not.toContain('stroke="#c2185b"');
+  await page.getByTestId('compare-mode').selectOption('diff');
+  await expect(page.getByTestId('diff-moved')).toHaveAttribute('data-moved', '6');
+  const svg = (await download(page, 'export-svg')).bytes.toString('utf8');
+  // six tensors moved: each outlined where pane 1 puts it and dashed where pane 2 does
+  expect(svg.match(/stroke="#c2185b"/g)?.length).toBe(12);
+  expect(svg.match(/stroke="#c2185b"[^>]*stroke-dasharray/g)?.length).toBe(6);
+  expect(svg).toContain('diff against pane 2: 6 tensors moved');
+  const png = await download(page, 'export-png');
+  expect(png.bytes.subarray(0, 4)).toEqual(Buffer.from([0x89, 0x50, 0x4e, 0x47]));
+});

@@ -1189,7 +1189,27 @@ impl App {
                         )),
                         ..Default::default()
                     };
-                    let svg = crate::timeline::timeline_svg(&b.problem, &b.info, r, &vp, &o);
+                    let mut o = o;
+                    // in a diff, the outlines of what moved, as on screen, and a caption saying so
+                    let diff = match (self.compare.mode, self.compared().first()) {
+                        (CompareMode::Diff, Some(&(j, other))) => {
+                            let moved = analysis::moved(&r.plan, &other.plan);
+                            let shapes = crate::timeline::diff_shapes(
+                                &b.problem, r, other, &moved, &vp, false,
+                            );
+                            if let Some(t) = &mut o.title {
+                                t.push_str(&format!(
+                                    " · diff against pane {}: {} tensors moved (outlined: here; dashed: in pane {})",
+                                    j + 1,
+                                    moved.len(),
+                                    j + 1
+                                ));
+                            }
+                            shapes
+                        }
+                        _ => Vec::new(),
+                    };
+                    let svg = crate::timeline::timeline_svg(&b.problem, &b.info, r, &vp, &o, diff);
                     if kind == Export::Png {
                         platform::download_png(
                             &format!("{stem}.timeline.png"),

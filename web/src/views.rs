@@ -853,6 +853,11 @@ pub(crate) fn model_title(file: &str, graph: &str) -> String {
     }
 }
 
+/// The most bytes live at any step of what `r` draws (with gears: of the shown gear).
+fn live_peak(r: &crate::analysis::PaneResult) -> u64 {
+    r.curve.iter().map(|&(_, b)| b).max().unwrap_or(0)
+}
+
 #[cfg(test)]
 mod tests {
     #[test]
@@ -881,9 +886,4 @@ mod tests {
         assert_eq!(super::model_title("tetris.csv", ""), "tetris");
         assert_eq!(super::model_title("", "torch_jit"), "torch_jit");
     }
-}
-
-/// The most bytes live at any step of what `r` draws (with gears: of the shown gear).
-fn live_peak(r: &crate::analysis::PaneResult) -> u64 {
-    r.curve.iter().map(|&(_, b)| b).max().unwrap_or(0)
 }
