@@ -170,3 +170,26 @@ test('a large file that does not parse says why, and the open model stays', asyn
   await expect(page.getByTestId('parsing')).toHaveCount(0);
   expect(await page.locator('section.summary h2, section.summary').first().innerText()).toBe(shown);
 });
+
+test('parsing a large file shows its elapsed time and can be cancelled, the open model stays', async ({ page }, testInfo) => {
+  test.setTimeout(120_000);
+  await page.goto('/');
+  await expect(page.locator('html[data-ready]')).toHaveCount(1);
+  const shown = await page.locator('section.summary').innerText();
+  const file = testInfo.outputPath('trace-62185.csv');
+  writeFileSync(file, trace(62_185));
+  await page.getByTestId('file').setInputFiles(file);
+  const banner = page.getByTestId('parsing');
+  await expect(banner).toContainText('Parsing trace-62185.csv in a background worker');
+  await expect(page.getByTestId('parse-elapsed')).toHaveText(/^ \d+\.\d s$/);
+  await page.getByTestId('parse-cancel').click();
+  await expect(banner).toHaveCount(0);
+  await expect(page.getByTestId('load-error')).toContainText('Parsing trace-62185.csv cancelled after');
+  await expect(page.getByTestId('load-error')).toContainText('still showing');
+  expect(await page.locator('section.summary').innerText()).toBe(shown);
+  await expect(page.getByTestId('pane0-peak')).toBeVisible();
+  // the same file again parses to the end
+  await page.getByTestId('file').setInputFiles(file);
+  await expect(page.locator('section.summary')).toContainText('trace-62185.csv', { timeout: 60_000 });
+  await expect(page.getByTestId('load-error')).toHaveCount(0);
+});
