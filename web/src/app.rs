@@ -273,6 +273,9 @@ pub struct App {
     gear_views: Vec<Option<Rc<PaneResult>>>,
     pub(crate) notice: Option<String>,
     pub(crate) bindings: Bindings,
+    /// Symbolic dims the user (or the link) gave; the others were bound to 1 by default and
+    /// every pane says so.
+    pub(crate) user_dims: std::collections::BTreeSet<String>,
     pub(crate) built: Option<Rc<Built>>,
     /// Whether the last model that built was a graph (`None` before any): a failed load
     /// leaves `built` empty, and the panes keep the settings of this kind.
@@ -631,6 +634,7 @@ impl App {
             match share::decode(&h) {
                 Ok(s) => {
                     self.panes = s.panes;
+                    self.user_dims = s.bindings.keys().cloned().collect();
                     self.bindings = s.bindings;
                     self.gears = s.gears;
                     self.shown_gear = s.shown_gear;
@@ -822,6 +826,7 @@ impl App {
             }
         }
         if after == After::Fresh {
+            self.user_dims.clear();
             self.shown_gear = None;
             self.step = None;
             self.link_error = None;
@@ -1289,6 +1294,7 @@ impl Component for App {
             gear_views: Vec::new(),
             notice: None,
             bindings: Bindings::new(),
+            user_dims: Default::default(),
             built: None,
             last_kind: None,
             panes: (0..2)
@@ -1443,6 +1449,7 @@ impl Component for App {
             Msg::Bind(k, v) => match v.trim().parse::<u64>() {
                 Ok(n) if (1..=model::MAX_DIM).contains(&n) => {
                     self.clear_notice_of(&format!("dim:{k}"));
+                    self.user_dims.insert(k.clone());
                     self.bindings.insert(k, n);
                     self.rebuild();
                     self.sync_hash();

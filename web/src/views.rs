@@ -351,6 +351,8 @@ impl App {
             .and_then(|b| b.gears.as_ref())
             .is_some_and(|(_, g)| g.len() >= 2);
         let graph = self.built.as_ref().is_some_and(|b| b.is_graph);
+        let unknown = self.built.as_ref().map_or(0, |b| b.unknown.len());
+        let defaulted = self.defaulted_dims();
         let planning_ms = |s: &crate::settings::PaneSettings| {
             self.running
                 .as_ref()
@@ -363,7 +365,8 @@ impl App {
                     <Pane index={i} settings={s.clone()} result={self.results.get(i).cloned().map(crate::pane::ResultRef)} {baseline} budget={self.budget}
                         focused={i == self.focus} removable={self.panes.len() > 1} readonly={self.embed} {gears} {graph}
                         on_change={on_change.clone()} on_remove={on_remove.clone()} on_focus={on_focus.clone()}
-                        planning_ms={planning_ms(s)} on_cancel={on_cancel.clone()} on_retry={on_retry.clone()} />
+                        planning_ms={planning_ms(s)} on_cancel={on_cancel.clone()} on_retry={on_retry.clone()}
+                        {unknown} defaulted={defaulted.clone()} />
                 }) }
                 if !self.embed && self.panes.len() < crate::settings::MAX_PANES {
                     <button type="button" class="add-pane" data-testid="add-pane" onclick={link.callback(|_| Msg::AddPane)}>{ "+ Add pane" }</button>
@@ -799,6 +802,17 @@ impl App {
         }
     }
 
+    /// The symbolic dims bound by default, not by the user or the link (`batch = 1`).
+    fn defaulted_dims(&self) -> Vec<String> {
+        self.built.as_ref().map_or_else(Vec::new, |b| {
+            b.symbols
+                .iter()
+                .filter(|d| !self.user_dims.contains(*d))
+                .filter_map(|d| self.bindings.get(d).map(|v| format!("{d} = {v}")))
+                .collect()
+        })
+    }
+
     pub(crate) fn view_embed(&self, ctx: &Context<Self>) -> Html {
         let (open, _) = {
             let (h, w) = crate::share::encode(&self.shared());
@@ -808,10 +822,16 @@ impl App {
             .source
             .as_ref()
             .map_or(String::new(), |s| s.name.clone());
+        let defaulted = self.defaulted_dims();
         html! {
             <div class="app embed">
                 <header class="top">
-                    <h1><span class="logo" aria-hidden="true">{ "▦" }</span>{ " memplan " }<span class="muted">{ name }</span></h1>
+                    <h1><span class="logo" aria-hidden="true">{ "▦" }</span>{ " memplan " }<span class="muted">{ name }</span>
+                        if !defaulted.is_empty() {
+                            // once for every pane: an embed has no room for a banner in each
+                            <span class="muted small" data-testid="embed-defaulted">{ format!(" · assumed {}", defaulted.join(", ")) }</span>
+                        }
+                    </h1>
                     <a href={open} target="_blank" rel="noopener" data-testid="open-in-playground">{ "Open in playground ↗" }</a>
                 </header>
                 if let Some(e) = self.error.as_ref().or(self.link_error.as_ref()) {
