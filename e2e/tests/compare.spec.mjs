@@ -72,3 +72,44 @@ test('the summary gives the planned no-reuse total and padding waste once when e
   await page.getByTestId('pane1-align').selectOption('64');
   await expect(line).toContainText('pane 1: no-reuse 208 B, padding waste 0 B · pane 2: no-reuse 512 B, padding waste 304 B');
 });
+
+test('removing the pane a diff compares against ends the compare view and its note', async ({ page }) => {
+  await tetris(page);
+  await page.getByTestId('compare-mode').selectOption('diff');
+  await expect(page.getByTestId('diff-moved')).toHaveAttribute('data-moved', '6');
+  // three panes by default: remove panes 3 and 2, one pane is left
+  for (const n of [3, 2]) {
+    if (await page.getByRole('button', { name: `remove pane ${n}` }).count()) {
+      await page.getByRole('button', { name: `remove pane ${n}` }).click();
+    }
+  }
+  await expect(page.getByTestId('pane1')).toHaveCount(0);
+  await expect(page.getByTestId('diff-moved')).toHaveCount(0);
+  await expect(page.getByTestId('compare-note')).toHaveCount(0);
+  await expect(page.getByTestId('compare-mode')).toHaveCount(0);
+});
+
+test('with gears, the compare view draws every pane at the gear shown, not its whole plan', async ({ page }) => {
+  await page.goto('/?sample=resnet50');
+  await expect(page.locator('html[data-ready]')).toHaveCount(1);
+  await page.getByTestId('gears').fill('1,2');
+  await page.getByTestId('gears').dispatchEvent('change');
+  await expect(page.getByTestId('gear')).toHaveValue('2');
+  await page.getByTestId('compare-mode').selectOption('side');
+  const other = page.getByTestId('compare-pane1');
+  const live = async (loc) => Number(await loc.getAttribute('data-live-peak'));
+  await expect(other).toHaveAttribute('data-live-peak', /^[1-9]\d*$/);
+  const atTwo = await live(other);
+  await page.getByTestId('gear').selectOption('1');
+  await expect(other).not.toHaveAttribute('data-live-peak', String(atTwo));
+  const atOne = await live(other);
+  // ResNet-50's activations all carry the batch: gear 1 holds fewer bytes than gear 2
+  expect(atOne).toBeLessThan(atTwo);
+  // the same figure as pane 2's own timeline at gear 1
+  await page.getByTestId('compare-mode').selectOption('off');
+  await page.getByTestId('pane1').getByRole('button', { name: 'show below' }).click();
+  await expect(page.getByTestId('gear')).toHaveValue('1');
+  await expect(page.getByTestId('timeline')).toHaveAttribute('data-live-peak', String(atOne));
+  await page.getByTestId('gear').selectOption('2');
+  await expect(page.getByTestId('timeline')).toHaveAttribute('data-live-peak', String(atTwo));
+});

@@ -49,3 +49,61 @@ test('the exported plan file is the CLI\'s, byte for byte but for the times and 
   const withoutLink = exported.replace(/,\n  "playground": "[^"]*"\n}\n$/, '\n}\n');
   expect(times(withoutLink)).toBe(times(cli));
 });
+
+test('in a diff, the exported SVG carries the outlines of what moved and says against which pane', async ({ page }) => {
+  // static/samples/tetris.csv (compare.spec): no-reuse vs greedy-size-best-fit, c..h move
+  await page.goto('/?sample=tetris');
+  await expect(page.locator('html[data-ready]')).toHaveCount(1);
+  await page.getByTestId('pane0-strategy').selectOption('no-reuse');
+  await page.getByTestId('pane1-strategy').selectOption('greedy-size-best-fit');
+  await expect(page.getByTestId('pane1-peak')).toHaveAttribute('data-bytes', '64');
+  const before = (await download(page, 'export-svg')).bytes.toString('utf8');
+  // timeline.rs MOVED (light): the diff outline colour
+  expect(before).not.toContain('stroke="#c2185b"');
+  await page.getByTestId('compare-mode').selectOption('diff');
+  await expect(page.getByTestId('diff-moved')).toHaveAttribute('data-moved', '6');
+  const svg = (await download(page, 'export-svg')).bytes.toString('utf8');
+  // six tensors moved: each outlined where pane 1 puts it and dashed where pane 2 does
+  expect(svg.match(/stroke="#c2185b"/g)?.length).toBe(12);
+  expect(svg.match(/stroke="#c2185b"[^>]*stroke-dasharray/g)?.length).toBe(6);
+  expect(svg).toContain('diff against pane 2: 6 tensors moved');
+  const png = await download(page, 'export-png');
+  expect(png.bytes.subarray(0, 4)).toEqual(Buffer.from([0x89, 0x50, 0x4e, 0x47]));
+});
+
+test('the tensors CSV neutralises cells a spreadsheet would run as formulas, and a BOM does not stop the import', async ({ page }) => {
+  // a MiniMalloc CSV with a byte-order mark whose tensor names start with = + - @
+  const names = ['=HYPERLINK("http://x")', '+1', '-x', '@SUM(A1)', 'plain'];
+  const rows = ['id,lower,upper,size', ...names.map((n, i) => `"${n.replace(/"/g, '""')}",${i},${i + 2},${64 * (i + 1)}`)];
+  await page.goto('/');
+  await expect(page.locator('html[data-ready]')).toHaveCount(1);
+  await page.getByTestId('file').setInputFiles({ name: 'hostile.csv', mimeType: 'text/csv', buffer: Buffer.from('\ufeff' + rows.join('\n') + '\n') });
+  await expect(page.locator('section.summary')).toContainText('hostile.csv');
+  await expect(page.getByTestId('load-error')).toHaveCount(0);
+  await expect(page.getByTestId('pane0-peak')).toBeVisible();
+  const csv = (await download(page, 'export-csv')).bytes.toString('utf8');
+  const first = csv.trim().split('\n').slice(1).map((l) => l.startsWith('"') ? l.slice(0, l.indexOf('",') + 1) : l.split(',')[0]);
+  // web/src/export.rs csv_field: a leading quote mark, RFC 4180 quoting where needed
+  expect(first.sort()).toEqual(["\"'=HYPERLINK(\"\"http://x\"\")\"", "'+1", "'-x", "'@SUM(A1)", 'plain'].sort());
+});
+
+test('the tensors CSV with gears gives every gear\'s tensors their planned sizes, not 0', async ({ page }) => {
+  await page.goto('/?sample=resnet50');
+  await expect(page.locator('html[data-ready]')).toHaveCount(1);
+  await page.getByTestId('gears').fill('1,2');
+  await page.getByTestId('gears').dispatchEvent('change');
+  await expect(page.getByTestId('gear')).toHaveValue('2');
+  // the gear on screen is 2: gear 1's tensors are not drawn, but the export is the whole plan
+  const csv = (await download(page, 'export-csv')).bytes.toString('utf8').trim().split('\n');
+  const head = csv[0].split(',');
+  expect(head).toEqual(['name', 'op', 'shape', 'dtype', 'bytes', 'planned_bytes', 'start', 'end', 'offset', 'gear']);
+  // names here have no commas (ResNet-50's ONNX names): split is enough
+  const rows = csv.slice(1).map((l) => l.split(','));
+  const byGear = (g) => rows.filter((r) => r[9] === g);
+  expect(byGear('1').length).toBeGreaterThan(50);
+  expect(byGear('2').length).toBe(byGear('1').length);
+  for (const r of [...byGear('1'), ...byGear('2')]) {
+    expect(Number(r[5]), `planned bytes of ${r[0]}`).toBeGreaterThanOrEqual(Number(r[4]));
+    expect(Number(r[4])).toBeGreaterThan(0);
+  }
+});

@@ -322,3 +322,67 @@ test('dims a file leaves unnamed stay unknown, as in the CLI, until the user bin
   await page.getByTestId('dim-x axis 3').dispatchEvent('change');
   await expect(page.getByTestId('unknown-size')).toContainText('x axis 3');
 });
+
+test('a dim or gear notice clears once a valid value is typed in that field, not in another', async ({ page }) => {
+  await page.goto('/');
+  await ready(page);
+  const notice = page.getByTestId('notice');
+  const set = async (id, v) => {
+    await page.getByTestId(id).fill(v);
+    await page.getByTestId(id).dispatchEvent('change');
+  };
+  await set('dim-batch', '0');
+  await expect(notice).toContainText("'batch' must be a whole number");
+  // a valid gear list is another field: the dim's notice stays
+  await set('gears', '');
+  await expect(notice).toContainText("'batch' must be a whole number");
+  await set('dim-batch', '2');
+  await expect(notice).toHaveCount(0);
+  await set('gears', '1,x');
+  await expect(notice).toContainText("gear 'x' is not a batch size");
+  await set('gears', '1,2');
+  await expect(notice).toHaveCount(0);
+  await expect(page.getByTestId('pane0-peak')).toBeVisible();
+});
+
+test('every pane says when a symbolic dim was assumed, until the user gives it', async ({ page }) => {
+  await page.goto('/');
+  await ready(page);
+  // MobileNetV2's input has the symbolic dim `batch`, bound to 1 when not given
+  for (const i of [0, 1]) {
+    await expect(page.getByTestId(`pane${i}-defaulted`)).toContainText('Assumed batch = 1');
+  }
+  // an embed says it once, in its header
+  const embed = await page.context().newPage();
+  await embed.goto('/?embed=1');
+  await ready(embed);
+  await expect(embed.getByTestId('embed-defaulted')).toHaveText(' · assumed batch = 1');
+  await expect(embed.getByTestId('pane0-defaulted')).toHaveCount(0);
+  await embed.close();
+  await page.getByTestId('dim-batch').fill('1');
+  await page.getByTestId('dim-batch').dispatchEvent('change');
+  await expect(page.getByTestId('pane0-defaulted')).toHaveCount(0);
+  await expect(page.getByTestId('pane1-defaulted')).toHaveCount(0);
+  // a link that gives the dim opens without the banner
+  await page.waitForTimeout(400);
+  await page.goto('about:blank');
+  await page.goBack();
+  await ready(page);
+  await expect(page.getByTestId('pane0-peak')).toBeVisible();
+  await expect(page.getByTestId('pane0-defaulted')).toHaveCount(0);
+});
+
+test('tensors of unknown size are counted next to each peak', async ({ page }) => {
+  // cli/tests/bad_onnx.rs: relu0 -> a; foo0 (an unknown domain) -> b; relu1 -> y: b and y
+  // are of unknown size, not planned (the CLI writes "+2 tensors of unknown size")
+  await page.goto('/');
+  await ready(page);
+  await expect(page.getByTestId('pane0-unknown')).toHaveCount(0);
+  await page.getByTestId('file').setInputFiles(new URL('../../cli/tests/bad/onnx/unknown-op.onnx', import.meta.url).pathname);
+  await expect(page.locator('section.summary')).toContainText('unknown-op.onnx');
+  for (const i of [0, 1]) {
+    const u = page.getByTestId(`pane${i}-unknown`);
+    await expect(u).toHaveAttribute('data-count', '2');
+    await expect(u).toContainText('+2 tensors of unknown size');
+  }
+});

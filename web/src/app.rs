@@ -146,6 +146,12 @@ pub enum Msg {
     WorkerError(String),
     /// Stop planning pane `i` in the worker.
     Cancel(usize),
+    /// Stop parsing the file in the worker.
+    CancelParse,
+    /// Show the file the worker parsed (decoded in the task before, [`App::parsed_ready`]).
+    InstallParsed,
+    /// Show the plans the worker answered (stored in the task before).
+    Replan,
     /// Plan pane `i` again (after a cancel or an error).
     Retry(usize),
     /// Redraw the elapsed time of the plan in flight.
@@ -181,6 +187,23 @@ pub fn memplan_test_panic(place: &str) {
     } else {
         panic!("test panic requested by the page (memplan_test_panic)");
     }
+}
+
+/// A file being parsed in the worker (files of [`model::PARSE_IN_WORKER_BYTES`] or more).
+pub(crate) struct Parsing {
+    /// Identifies the job (from the planning jobs' counter).
+    id: u64,
+    /// The file: kept here, the worker gets a copy of its bytes.
+    pub(crate) source: Source,
+    /// What the load does once parsed; `None`: the open model built again (new bindings,
+    /// gears or views switch).
+    after: Option<After>,
+    bindings: Bindings,
+    gears: Vec<u64>,
+    /// When it was asked for, milliseconds (page clock).
+    pub(crate) since_ms: f64,
+    /// Sent to the worker (it may still be starting).
+    sent: bool,
 }
 
 /// The table's sort when the link says nothing.
@@ -250,8 +273,14 @@ pub struct App {
     pub(crate) budget: Option<u64>,
     /// The focused pane's result restricted to the shown gear (only with gears).
     focus_view: Option<Rc<PaneResult>>,
+    /// With gears, every pane's result restricted to the shown gear, by pane (the compare
+    /// view draws the other panes' too).
+    gear_views: Vec<Option<Rc<PaneResult>>>,
     pub(crate) notice: Option<String>,
     pub(crate) bindings: Bindings,
+    /// Symbolic dims the user (or the link) gave; the others were bound to 1 by default and
+    /// every pane says so.
+    pub(crate) user_dims: std::collections::BTreeSet<String>,
     pub(crate) built: Option<Rc<Built>>,
     /// Whether the last model that built was a graph (`None` before any): a failed load
     /// leaves `built` empty, and the panes keep the settings of this kind.
@@ -259,9 +288,6 @@ pub struct App {
     pub(crate) panes: Vec<PaneSettings>,
     pub(crate) results: Vec<Rc<Result<PaneResult, String>>>,
     cache: HashMap<PaneSettings, Rc<Result<PaneResult, String>>>,
-    /// A newly opened model built once before it replaces the open one (so that a file that
-    /// fails leaves the open model on screen), handed to the next [`App::rebuild`].
-    prebuilt: Option<model::Built>,
     /// `memplan:ready` was posted to the host page (after the first load, so that a model the
     /// host sends is not replaced by the sample the page opens with).
     ready_posted: bool,
@@ -275,6 +301,20 @@ pub struct App {
     worker_ready: bool,
     /// The job in flight.
     pub(crate) running: Option<crate::worker::Running>,
+    /// The file being parsed in the worker: planning waits for it.
+    pub(crate) parsing: Option<Parsing>,
+    /// Files the worker parsed (a test hook: `data-worker-parsed`).
+    parsed: u64,
+    /// The worker's answer to [`App::parsing`], decoded, shown in the next task
+    /// ([`Msg::InstallParsed`]): each is up to ~150 ms on a 62k-buffer trace.
+    parsed_ready: Option<crate::worker::Parsed>,
+    /// The input whose error [`App::notice`] shows (`"gears"`, `"dim:<name>"`), if any: a
+    /// valid value typed there clears it.
+    notice_field: Option<String>,
+    /// The parse job the open model came from (`None`: parsed on the page).
+    built_parse: Option<u64>,
+    /// The parse job whose problem the running worker keeps (it plans that one by reference).
+    worker_parsed: Option<u64>,
     /// Id of the last job sent.
     job_id: u64,
     /// Jobs the worker answered.
@@ -358,39 +398,30 @@ impl App {
     /// size 0 (not drawn, not counted in the curve), their blocks are dropped.
     fn refresh_view(&mut self) {
         self.focus_view = None;
+        self.gear_views.clear();
         let (Some(b), Some(g)) = (self.built.clone(), self.gear_shown()) else {
             return;
         };
-        let Some(r) = self
+        self.gear_views = self
             .results
-            .get(self.focus)
-            .and_then(|r| r.as_ref().as_ref().ok())
-        else {
-            return;
-        };
-        let mut v = r.clone();
-        for (i, buf) in b.problem.buffers.iter().enumerate() {
-            if buf.gear.is_some_and(|x| x != g) {
-                if let Some(s) = v.plan.sizes.get_mut(i) {
-                    *s = 0;
-                }
-            }
-        }
-        let sizes = v.plan.sizes.clone();
-        v.plan.blocks.retain(|blk| {
-            blk.members
-                .iter()
-                .any(|&m| sizes.get(m.index()).copied().unwrap_or(0) > 0)
-        });
-        v.curve = analysis::live_curve(&b.problem, &sizes);
-        v.peak_step = analysis::peak_step(&v.curve);
-        self.focus_view = Some(Rc::new(v));
+            .iter()
+            .map(|r| {
+                r.as_ref()
+                    .as_ref()
+                    .ok()
+                    .map(|r| Rc::new(gear_view(&b, r, g)))
+            })
+            .collect();
+        self.focus_view = self.gear_views.get(self.focus).cloned().flatten();
     }
 
     /// The panes drawn with the focused one in the compare view, by index, with their plans:
     /// side by side, every other pane that planned; in a diff, the pane compared against.
     pub(crate) fn compared(&self) -> Vec<(usize, &PaneResult)> {
         let ok = |j: usize| {
+            if let Some(Some(v)) = self.gear_views.get(j) {
+                return Some((j, &**v));
+            }
             self.results
                 .get(j)
                 .and_then(|r| r.as_ref().as_ref().ok())
@@ -610,6 +641,7 @@ impl App {
             match share::decode(&h) {
                 Ok(s) => {
                     self.panes = s.panes;
+                    self.user_dims = s.bindings.keys().cloned().collect();
                     self.bindings = s.bindings;
                     self.gears = s.gears;
                     self.shown_gear = s.shown_gear;
@@ -698,8 +730,57 @@ impl App {
         }
     }
 
-    /// Parses and lowers the source under the bindings, then plans every pane.
+    /// Parses and lowers the source under the bindings, then plans every pane (a large file
+    /// in the worker: the open model stays on screen until it answers).
     fn rebuild(&mut self) {
+        let Some(src) = self.source.clone() else {
+            self.cache.clear();
+            self.built = None;
+            self.replan();
+            return;
+        };
+        let (bindings, gears) = (self.bindings.clone(), self.gears.clone());
+        if self.parse_in_worker(&src) {
+            self.request_parse(src, None, bindings, gears);
+        } else {
+            let outcome = model::build_settled(&src, &bindings, &gears, self.lowering());
+            self.install(outcome, None);
+        }
+    }
+
+    /// Whether `src` is parsed in the worker (large, and a worker can be started).
+    fn parse_in_worker(&self, src: &Source) -> bool {
+        self.link.is_some() && src.bytes.len() >= model::PARSE_IN_WORKER_BYTES
+    }
+
+    /// Sends `src` to the worker to parse; a parse or plan in flight is stopped (it was for
+    /// what this replaces).
+    fn request_parse(
+        &mut self,
+        src: Source,
+        after: Option<After>,
+        bindings: Bindings,
+        gears: Vec<u64>,
+    ) {
+        if self.parsing.is_some() || self.running.is_some() {
+            self.stop_worker();
+        }
+        self.job_id += 1;
+        self.loading = Some(format!("Parsing {} in a background worker…", src.name));
+        self.parsing = Some(Parsing {
+            id: self.job_id,
+            source: src,
+            after,
+            bindings,
+            gears,
+            since_ms: platform::now_ms(),
+            sent: false,
+        });
+        self.pump();
+    }
+
+    /// Shows a built model (or its error) and plans every pane.
+    fn install(&mut self, outcome: model::Outcome, parse: Option<u64>) {
         self.cache.clear();
         // the job in flight plans the old problem
         if self.running.take().is_some() {
@@ -707,38 +788,100 @@ impl App {
         }
         self.built = None;
         self.error = None;
-        let Some(src) = &self.source else { return };
-        let mut first = match self.prebuilt.take() {
-            Some(b) if self.bindings.is_empty() && self.gears.is_empty() => Ok(b),
-            _ => model::build_with(src, &self.bindings, &self.gears, self.lowering()),
-        };
-        if let (Err(e), false) = (&first, self.gears.is_empty()) {
-            // Gears the model cannot take (no symbolic batch dim…): say why, plan without.
-            self.notice = Some(format!("Gears not applied: {e}"));
-            self.gears.clear();
-            first = model::build_with(src, &self.bindings, &self.gears, self.lowering());
+        self.bindings = outcome.bindings;
+        self.gears = outcome.gears;
+        if let Some(n) = outcome.notice {
+            self.field_notice("gears", n);
         }
-        let built = match first {
-            Ok(b) => {
-                let want = model::default_bindings(&b.symbols, &self.bindings);
-                if want != self.bindings {
-                    self.bindings = want;
-                    model::build_with(src, &self.bindings, &self.gears, self.lowering())
-                } else {
-                    Ok(b)
-                }
-            }
-            Err(e) => Err(e),
-        };
-        match built {
-            Ok(b) => {
+        match (outcome.built, &self.source) {
+            (Ok(b), Some(src)) => {
                 self.inline = inline_ref(src, &b);
                 self.last_kind = Some(b.is_graph);
                 self.built = Some(Rc::new(b));
+                self.built_parse = parse;
             }
-            Err(e) => self.error = Some(e),
+            (Ok(_), None) => {}
+            (Err(e), _) => self.error = Some(e),
         }
         self.replan();
+    }
+
+    /// Shows `message` as the notice about input `field`.
+    fn field_notice(&mut self, field: &str, message: String) {
+        self.notice = Some(message);
+        self.notice_field = Some(field.to_string());
+    }
+
+    /// Clears the notice if it is about input `field` (a valid value was typed there).
+    fn clear_notice_of(&mut self, field: &str) {
+        if self.notice_field.as_deref() == Some(field) {
+            self.notice = None;
+            self.notice_field = None;
+        }
+    }
+
+    /// A loaded file built (on the page or in the worker): it replaces the open model, or,
+    /// when a newly picked file fails, the open model stays with the message.
+    fn loaded(
+        &mut self,
+        ctx: &Context<Self>,
+        src: Source,
+        after: After,
+        outcome: model::Outcome,
+        parse: Option<u64>,
+    ) {
+        // a link's model, or the first model of the page: on failure the default sample
+        // stands in (else the page would open empty)
+        let from_link = (after == After::Keep || self.source.is_none()) && !self.fell_back;
+        if after == After::Fresh && self.built.is_some() {
+            if let Err(e) = &outcome.built {
+                self.error = Some(self.still_showing(e.clone()));
+                // a plan of the open model stopped for the parse is sent again
+                self.pump();
+                return;
+            }
+        }
+        if after == After::Fresh {
+            self.user_dims.clear();
+            self.shown_gear = None;
+            self.step = None;
+            self.link_error = None;
+            self.notice = None;
+            self.missing_model = None;
+        }
+        let was_graph = self.last_kind;
+        self.source = Some(src);
+        self.vp = if after == After::Keep {
+            self.link_view.take()
+        } else {
+            None
+        };
+        self.hover = None;
+        self.selected = None;
+        if after == After::Fresh {
+            self.push_next = true;
+            self.selected_name = None;
+            self.search.clear();
+        }
+        // a model of the other kind (graph or buffer list): the panes follow it before they
+        // plan, so that no plan is started (and stopped) for the old kind's settings
+        if let Ok(b) = &outcome.built {
+            if after == After::Fresh && kind_changed(was_graph, b.is_graph) {
+                let g = b.is_graph;
+                self.panes.iter_mut().for_each(|p| p.retarget(g));
+            }
+        }
+        self.install(outcome, parse);
+        if from_link && self.built.is_none() {
+            let e = self.error.take().unwrap_or_default();
+            self.fall_back(ctx, e);
+            return;
+        }
+        if let (Some(name), Some(b)) = (self.selected_name.take(), &self.built) {
+            self.selected = b.problem.buffers.iter().position(|x| x.name == name);
+            self.reveal_selected_row();
+        }
+        self.sync_hash();
     }
 
     fn replan(&mut self) {
@@ -872,7 +1015,7 @@ impl App {
 
     /// Settings some pane shows that wait for the worker, in pane order.
     fn waiting(&self) -> Vec<PaneSettings> {
-        let Some(b) = &self.built else {
+        let Some(b) = self.built.as_ref().filter(|_| self.parsing.is_none()) else {
             return Vec::new();
         };
         let mut out: Vec<PaneSettings> = Vec::new();
@@ -892,34 +1035,83 @@ impl App {
     fn stop_worker(&mut self) {
         self.worker = None;
         self.worker_ready = false;
+        self.worker_parsed = None;
         self.running = None;
+        // a parse in flight is sent again to the next worker
+        if let Some(p) = &mut self.parsing {
+            p.sent = false;
+        }
+    }
+
+    /// Starts the worker if there is none; `false` if the browser refused (then `why` says so).
+    fn ensure_worker(&mut self) -> Result<(), String> {
+        if self.worker.is_some() {
+            return Ok(());
+        }
+        let Some(link) = self.link.clone() else {
+            return Err("no page to answer".into());
+        };
+        let (l1, l2) = (link.clone(), link);
+        let w = platform::PlanWorker::spawn(
+            crate::worker::SCRIPT,
+            move |t| l1.send_message(Msg::WorkerText(t)),
+            move |e| l2.send_message(Msg::WorkerError(e)),
+        )
+        .map_err(|e| format!("Could not start the background worker: {e}"))?;
+        self.worker = Some(w);
+        Ok(())
+    }
+
+    /// Sends the file waiting to be parsed, once the worker listens.
+    fn send_parse(&mut self) {
+        if self.parsing.as_ref().is_none_or(|p| p.sent) {
+            return;
+        }
+        if let Err(e) = self.ensure_worker() {
+            let p = self
+                .parsing
+                .take()
+                .map(|p| p.source.name)
+                .unwrap_or_default();
+            self.loading = None;
+            self.error = Some(self.still_showing(format!("{p}: {e}")));
+            return;
+        }
+        let Some(p) = self.parsing.as_ref().filter(|_| self.worker_ready) else {
+            return;
+        };
+        let job = crate::worker::ParseJob {
+            id: p.id,
+            name: p.source.name.clone(),
+            format: p.source.format,
+            bindings: p.bindings.clone(),
+            gears: p.gears.clone(),
+            alias_views: self.alias_views,
+            schedule: self.schedule.map(|o| o.name().to_string()),
+        };
+        if let (Some(w), Ok(header)) = (&self.worker, serde_json::to_string(&job)) {
+            w.post_with_bytes(&header, &p.source.bytes);
+        }
+        if let Some(p) = &mut self.parsing {
+            p.sent = true;
+        }
     }
 
     /// Sends the next waiting pane to the worker, or stops a job no pane shows any more.
     fn pump(&mut self) {
         use crate::worker::{next_step, Job, Running, Step};
+        self.send_parse();
         loop {
             match next_step(self.running.as_ref(), &self.waiting()) {
                 Step::Wait => break,
                 Step::Stop => self.stop_worker(),
                 Step::Send(settings) => {
-                    let (Some(link), Some(b)) = (self.link.clone(), self.built.clone()) else {
+                    let (Some(_), Some(b)) = (&self.link, self.built.clone()) else {
                         break;
                     };
-                    if self.worker.is_none() {
-                        let (l1, l2) = (link.clone(), link.clone());
-                        match platform::PlanWorker::spawn(
-                            crate::worker::SCRIPT,
-                            move |t| l1.send_message(Msg::WorkerText(t)),
-                            move |e| l2.send_message(Msg::WorkerError(e)),
-                        ) {
-                            Ok(w) => self.worker = Some(w),
-                            Err(e) => {
-                                let why = format!("Could not start the planning worker: {e}");
-                                self.settle(settings, Err(why));
-                                return;
-                            }
-                        }
+                    if let Err(why) = self.ensure_worker() {
+                        self.settle(settings, Err(why));
+                        return;
                     }
                     if !self.worker_ready {
                         break;
@@ -929,9 +1121,12 @@ impl App {
                     let panic_for_test = TEST_PANIC_WORKER.with(|c| c.replace(false));
                     #[cfg(not(target_arch = "wasm32"))]
                     let panic_for_test = false;
+                    // a large file's problem stays in the worker that parsed it
+                    let by_ref = self.built_parse.filter(|p| self.worker_parsed == Some(*p));
                     let job = Job {
                         id: self.job_id,
-                        problem: b.problem.clone(),
+                        problem: by_ref.is_none().then(|| b.problem.clone()),
+                        parsed: by_ref.unwrap_or(0),
                         settings: settings.clone(),
                         panic_for_test,
                     };
@@ -948,12 +1143,13 @@ impl App {
                 }
             }
         }
-        match (&self.running, &self.ticker, &self.link) {
-            (Some(_), None, Some(link)) => {
+        let busy = self.running.is_some() || self.parsing.is_some();
+        match (busy, &self.ticker, &self.link) {
+            (true, None, Some(link)) => {
                 let link = link.clone();
                 self.ticker = Some(platform::every(200, move || link.send_message(Msg::Tick)));
             }
-            (None, Some(_), _) => self.ticker = None,
+            (false, Some(_), _) => self.ticker = None,
             _ => {}
         }
     }
@@ -1015,7 +1211,27 @@ impl App {
                         )),
                         ..Default::default()
                     };
-                    let svg = crate::timeline::timeline_svg(&b.problem, &b.info, r, &vp, &o);
+                    let mut o = o;
+                    // in a diff, the outlines of what moved, as on screen, and a caption saying so
+                    let diff = match (self.compare.mode, self.compared().first()) {
+                        (CompareMode::Diff, Some(&(j, other))) => {
+                            let moved = analysis::moved(&r.plan, &other.plan);
+                            let shapes = crate::timeline::diff_shapes(
+                                &b.problem, r, other, &moved, &vp, false,
+                            );
+                            if let Some(t) = &mut o.title {
+                                t.push_str(&format!(
+                                    " · diff against pane {}: {} tensors moved (outlined: here; dashed: in pane {})",
+                                    j + 1,
+                                    moved.len(),
+                                    j + 1
+                                ));
+                            }
+                            shapes
+                        }
+                        _ => Vec::new(),
+                    };
+                    let svg = crate::timeline::timeline_svg(&b.problem, &b.info, r, &vp, &o, diff);
                     if kind == Export::Png {
                         platform::download_png(
                             &format!("{stem}.timeline.png"),
@@ -1093,8 +1309,10 @@ impl Component for App {
             schedule: None,
             budget: None,
             focus_view: None,
+            gear_views: Vec::new(),
             notice: None,
             bindings: Bindings::new(),
+            user_dims: Default::default(),
             built: None,
             last_kind: None,
             panes: (0..2)
@@ -1105,12 +1323,17 @@ impl Component for App {
                 .collect(),
             results: Vec::new(),
             cache: HashMap::new(),
-            prebuilt: None,
             ready_posted: false,
             fell_back: false,
             link: None,
             worker: None,
             worker_ready: false,
+            parsing: None,
+            parsed: 0,
+            parsed_ready: None,
+            notice_field: None,
+            built_parse: None,
+            worker_parsed: None,
             running: None,
             job_id: 0,
             jobs_done: 0,
@@ -1173,8 +1396,6 @@ impl Component for App {
             }
             Msg::Loaded(r, after) => {
                 self.loading = None;
-                // a link's model, or the first model of the page: on failure the default
-                // sample stands in (else the page would open empty)
                 let from_link = (after == After::Keep || self.source.is_none()) && !self.fell_back;
                 if !self.ready_posted {
                     // a host page waits for this before it sends a model; the message is
@@ -1184,64 +1405,32 @@ impl Component for App {
                 }
                 match r {
                     Ok(src) => {
-                        // a new file that does not build leaves the open model on screen
-                        if after == After::Fresh && self.built.is_some() {
-                            match model::build_with(&src, &Default::default(), &[], self.lowering())
-                            {
-                                Ok(b) => self.prebuilt = Some(b),
-                                Err(e) => {
-                                    self.error = Some(self.still_showing(e));
-                                    return true;
-                                }
-                            }
-                        }
-                        if after == After::Fresh {
-                            self.bindings.clear();
-                            if let model::Origin::Sample(id) = &src.origin {
-                                if let Some(s) = samples::find(id) {
-                                    self.bindings
-                                        .extend(s.dims.iter().map(|&(d, v)| (d.to_string(), v)));
-                                }
-                            }
-                            self.gears.clear();
-                            self.shown_gear = None;
-                            self.step = None;
-                            self.link_error = None;
-                            self.notice = None;
-                            self.missing_model = None;
-                        }
-                        let was_graph = self.last_kind;
-                        self.source = Some(src);
-                        self.vp = if after == After::Keep {
-                            self.link_view.take()
-                        } else {
-                            None
+                        // a new model starts from its own defaults; a link's keeps its settings
+                        let (bindings, gears) = match after {
+                            // a sample opens at the dims its source documents (samples.rs)
+                            After::Fresh => (
+                                match &src.origin {
+                                    model::Origin::Sample(id) => samples::find(id)
+                                        .map(|s| {
+                                            s.dims
+                                                .iter()
+                                                .map(|&(d, v)| (d.to_string(), v))
+                                                .collect()
+                                        })
+                                        .unwrap_or_default(),
+                                    _ => Bindings::new(),
+                                },
+                                Vec::new(),
+                            ),
+                            After::Keep => (self.bindings.clone(), self.gears.clone()),
                         };
-                        self.hover = None;
-                        self.selected = None;
-                        if after == After::Fresh {
-                            self.push_next = true;
-                            self.selected_name = None;
-                            self.search.clear();
+                        if self.parse_in_worker(&src) {
+                            self.request_parse(src, Some(after), bindings, gears);
+                        } else {
+                            let outcome =
+                                model::build_settled(&src, &bindings, &gears, self.lowering());
+                            self.loaded(ctx, src, after, outcome, None);
                         }
-                        self.rebuild();
-                        if from_link && self.built.is_none() {
-                            let e = self.error.take().unwrap_or_default();
-                            self.fall_back(ctx, e);
-                            return true;
-                        }
-                        if let (Some(name), Some(b)) = (self.selected_name.take(), &self.built) {
-                            self.selected = b.problem.buffers.iter().position(|x| x.name == name);
-                            self.reveal_selected_row();
-                        }
-                        if let Some(b) = &self.built {
-                            if after == After::Fresh && kind_changed(was_graph, b.is_graph) {
-                                let g = b.is_graph;
-                                self.panes.iter_mut().for_each(|p| p.retarget(g));
-                                self.replan();
-                            }
-                        }
-                        self.sync_hash();
                     }
                     Err(e) if from_link => self.fall_back(ctx, e),
                     Err(e) => self.error = Some(self.still_showing(e)),
@@ -1266,6 +1455,7 @@ impl Component for App {
             }
             Msg::Gears(text) => match model::parse_gears(&text) {
                 Ok(g) => {
+                    self.clear_notice_of("gears");
                     if g != self.gears {
                         self.gears = g;
                         self.shown_gear = None;
@@ -1274,7 +1464,7 @@ impl Component for App {
                         self.sync_hash();
                     }
                 }
-                Err(e) => self.notice = Some(e),
+                Err(e) => self.field_notice("gears", e),
             },
             Msg::Budget(text) => {
                 let parsed = if text.trim().is_empty() {
@@ -1306,15 +1496,15 @@ impl Component for App {
             }
             Msg::Bind(k, v) => match v.trim().parse::<u64>() {
                 Ok(n) if (1..=model::MAX_DIM).contains(&n) => {
+                    self.clear_notice_of(&format!("dim:{k}"));
+                    self.user_dims.insert(k.clone());
                     self.bindings.insert(k, n);
                     self.rebuild();
                     self.sync_hash();
                 }
                 _ => {
-                    self.notice = Some(format!(
-                        "'{k}' must be a whole number from 1 to {}",
-                        model::MAX_DIM
-                    ))
+                    let e = format!("'{k}' must be a whole number from 1 to {}", model::MAX_DIM);
+                    self.field_notice(&format!("dim:{k}"), e);
                 }
             },
             Msg::SetPane(i, s) => {
@@ -1348,6 +1538,10 @@ impl Component for App {
                     self.panes.remove(i);
                     if self.focus >= i && self.focus > 0 {
                         self.focus -= 1;
+                    }
+                    // one pane left: nothing to compare (its note would stay otherwise)
+                    if self.panes.len() < 2 {
+                        self.compare = Compare::default();
                     }
                     self.vp = None;
                     self.replan();
@@ -1550,7 +1744,10 @@ impl Component for App {
                 ));
             }
             Msg::CloseDialog => self.dialog = None,
-            Msg::Notice(n) => self.notice = Some(n),
+            Msg::Notice(n) => {
+                self.notice = Some(n);
+                self.notice_field = None;
+            }
             Msg::Export(k) => {
                 self.export(k);
                 return false;
@@ -1608,6 +1805,19 @@ impl Component for App {
                     self.pump();
                     return false;
                 }
+                if let Some(json) = text.strip_prefix(crate::worker::PARSED) {
+                    let Ok(parsed) = crate::worker::read_parsed(json) else {
+                        return false;
+                    };
+                    if self.parsing.as_ref().map(|p| p.id) != Some(parsed.id) {
+                        return false;
+                    }
+                    // decoding was this task; showing the model is the next one
+                    self.parsed_ready = Some(parsed);
+                    let link = ctx.link().clone();
+                    platform::after(0, move || link.send_message(Msg::InstallParsed)).forget();
+                    return false;
+                }
                 let Ok(done) = serde_json::from_str::<crate::worker::Done>(&text) else {
                     return false;
                 };
@@ -1621,9 +1831,21 @@ impl Component for App {
                     // a worker that panicked is unusable: the next job starts a new one
                     self.stop_worker();
                 }
-                self.settle(done.settings, done.result);
+                // decoding was this task; drawing the plan is the next one
+                self.cache.insert(done.settings, Rc::new(done.result));
+                let link = ctx.link().clone();
+                platform::after(0, move || link.send_message(Msg::Replan)).forget();
+                return false;
             }
             Msg::WorkerError(e) => {
+                if let Some(p) = self.parsing.take() {
+                    self.stop_worker();
+                    self.loading = None;
+                    let e = format!("{}: the background worker stopped while parsing it: {e}. The file may need more memory than the browser allows.", p.source.name);
+                    self.error = Some(self.still_showing(e));
+                    self.pump();
+                    return true;
+                }
                 let running = self.running.take();
                 let started = self.worker_ready;
                 self.stop_worker();
@@ -1663,7 +1885,45 @@ impl Component for App {
                     self.replan();
                 }
             }
-            Msg::Tick => return self.running.is_some(),
+            Msg::Tick => return self.running.is_some() || self.parsing.is_some(),
+            Msg::InstallParsed => {
+                let Some(parsed) = self.parsed_ready.take() else {
+                    return false;
+                };
+                // cancelled or replaced since: dropped
+                if self.parsing.as_ref().map(|p| p.id) != Some(parsed.id) {
+                    return false;
+                }
+                let Some(p) = self.parsing.take() else {
+                    return false;
+                };
+                self.loading = None;
+                self.parsed += 1;
+                platform::set_root_attr("data-worker-parsed", &self.parsed.to_string());
+                // the worker that parsed it keeps the problem: plans refer to it
+                if p.sent {
+                    self.worker_parsed = Some(parsed.id);
+                }
+                match p.after {
+                    Some(after) => {
+                        self.loaded(ctx, p.source, after, parsed.outcome, Some(parsed.id))
+                    }
+                    None => self.install(parsed.outcome, Some(parsed.id)),
+                }
+                self.pump();
+            }
+            Msg::Replan => self.replan(),
+            Msg::CancelParse => {
+                let Some(p) = self.parsing.take() else {
+                    return false;
+                };
+                self.stop_worker();
+                self.loading = None;
+                let secs = (platform::now_ms() - p.since_ms) / 1000.0;
+                let e = format!("Parsing {} cancelled after {secs:.1} s", p.source.name);
+                self.error = Some(self.still_showing(e));
+                self.pump();
+            }
             Msg::Resized => {
                 if self.embed {
                     platform::post_height();
@@ -1699,6 +1959,28 @@ impl Component for App {
             platform::mark_ready();
         }
     }
+}
+
+/// `r` restricted to gear `g`: other gears' buffers get size 0 (not drawn, not counted in the
+/// curve), their blocks are dropped.
+fn gear_view(b: &Built, r: &PaneResult, g: u64) -> PaneResult {
+    let mut v = r.clone();
+    for (i, buf) in b.problem.buffers.iter().enumerate() {
+        if buf.gear.is_some_and(|x| x != g) {
+            if let Some(s) = v.plan.sizes.get_mut(i) {
+                *s = 0;
+            }
+        }
+    }
+    let sizes = v.plan.sizes.clone();
+    v.plan.blocks.retain(|blk| {
+        blk.members
+            .iter()
+            .any(|&m| sizes.get(m.index()).copied().unwrap_or(0) > 0)
+    });
+    v.curve = analysis::live_curve(&b.problem, &sizes);
+    v.peak_step = analysis::peak_step(&v.curve);
+    v
 }
 
 /// Whether a newly built model is of another kind (graph or buffer list) than the last one

@@ -9,6 +9,7 @@ use std::rc::Rc;
 use memplan_core::graph::ScheduleOrder;
 use memplan_core::import::load::{load_as, Format as CoreFormat, LoadOptions, Loaded};
 use memplan_core::{Bindings, Problem};
+use serde::{Deserialize, Serialize};
 
 /// Largest file the playground reads, bytes (the message names it).
 pub const MAX_FILE_BYTES: u64 = 512 * 1024 * 1024;
@@ -22,7 +23,7 @@ pub const MAX_DIM: u64 = 1 << 32;
 pub const MAX_GEARS: usize = 16;
 
 /// What a file holds.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Format {
     /// `memplan.graph/1` JSON.
     GraphJson,
@@ -121,18 +122,22 @@ pub fn check_size(name: &str, len: u64) -> Result<(), String> {
 }
 
 /// What the UI shows about one buffer beyond the problem's own fields.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+// empty fields left out: a trace's 62k entries travel from the worker as `{}`
 pub struct BufInfo {
     /// Producing op, `name (Type)`, or what the buffer is.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub op: String,
     /// Bound shape, `1×3×224×224`, or empty.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub shape: String,
     /// Element type, or empty.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub dtype: String,
 }
 
-/// A parsed and lowered model, ready to plan.
-#[derive(Debug, Clone, PartialEq)]
+/// A parsed and lowered model, ready to plan (sent from the worker that parsed it as JSON).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Built {
     /// The planning problem.
     pub problem: Problem,
@@ -301,6 +306,65 @@ fn checked(source: &Source, mut built: Built) -> Result<Built, String> {
     built.raw_bounds =
         memplan_core::lower_bound(&built.problem).map_err(|e| format!("{}: {e}", source.name))?;
     Ok(built)
+}
+
+/// Files at least this large (bytes) are parsed in the background worker, so that parsing
+/// never blocks the page; smaller ones (every sample) parse on the page, at once.
+pub const PARSE_IN_WORKER_BYTES: usize = 256 * 1024;
+
+/// What building a model under the page's settings came to: the model (or the message), and
+/// the bindings and gears it was built with, which differ from those asked for when the model
+/// has symbols left unbound (bound to 1) or cannot take the gears (dropped, with a notice).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Outcome {
+    /// The model, or why it did not build.
+    pub built: Result<Built, String>,
+    /// The bindings it was built with.
+    pub bindings: Bindings,
+    /// The gears it was built with.
+    pub gears: Vec<u64>,
+    /// Why the gears asked for were dropped, if they were.
+    pub notice: Option<String>,
+}
+
+/// Builds `source` under `bindings` and `gears` as the page does: gears the model cannot take
+/// are dropped (said in [`Outcome::notice`]), and symbols left unbound are bound to 1 and the
+/// model built again with them (dims the file leaves unnamed stay unknown, [`default_bindings`]). Runs on the page for small files and in the worker for those
+/// of [`PARSE_IN_WORKER_BYTES`] or more.
+pub fn build_settled(
+    source: &Source,
+    bindings: &Bindings,
+    gears: &[u64],
+    lowering: Lowering,
+) -> Outcome {
+    let mut bindings = bindings.clone();
+    let mut gears = gears.to_vec();
+    let mut notice = None;
+    let mut first = build_with(source, &bindings, &gears, lowering);
+    if let (Err(e), false) = (&first, gears.is_empty()) {
+        // Gears the model cannot take (no symbolic batch dim…): say why, plan without.
+        notice = Some(format!("Gears not applied: {e}"));
+        gears.clear();
+        first = build_with(source, &bindings, &gears, lowering);
+    }
+    let built = match first {
+        Ok(b) => {
+            let want = default_bindings(&b.symbols, &bindings);
+            if want != bindings {
+                bindings = want;
+                build_with(source, &bindings, &gears, lowering)
+            } else {
+                Ok(b)
+            }
+        }
+        Err(e) => Err(e),
+    };
+    Outcome {
+        built,
+        bindings,
+        gears,
+        notice,
+    }
 }
 
 /// Default bindings, as the CLI's ([`memplan_core::Graph::bind_unbound_to_one`]): every

@@ -60,6 +60,12 @@ pub struct PaneProps {
     /// "Plan again" clicked (after a cancel or a crash).
     #[prop_or_default]
     pub on_retry: Callback<usize>,
+    /// Tensors of unknown size (not planned, not in any figure).
+    #[prop_or_default]
+    pub unknown: usize,
+    /// Symbolic dims the user did not give, as bound (`batch = 1`).
+    #[prop_or_default]
+    pub defaulted: Vec<String>,
 }
 
 use crate::platform::{event_checked, event_value};
@@ -185,8 +191,23 @@ pub fn pane(p: &PaneProps) -> Html {
                 .unwrap_or_default();
             html! {
                 <>
+                // an embed (read-only) says it once, in its header
+                if !p.defaulted.is_empty() && !p.readonly {
+                    <p class="banner note small" role="status" data-testid={format!("pane{i}-defaulted")}>
+                        { format!("Assumed {}: symbolic dim{} not given (set above). The figures hold for {}.",
+                            p.defaulted.join(", "), if p.defaulted.len() == 1 { "" } else { "s" },
+                            if p.defaulted.len() == 1 { "this value" } else { "these values" }) }
+                    </p>
+                }
                 <dl class="stats">
-                    <div class="stat peak"><dt>{ "Peak" }</dt><dd data-testid={format!("pane{i}-peak")} data-bytes={r.plan.peak.to_string()}>{ format::bytes(r.plan.peak) }</dd></div>
+                    <div class="stat peak"><dt>{ "Peak" }</dt><dd data-testid={format!("pane{i}-peak")} data-bytes={r.plan.peak.to_string()}>{ format::bytes(r.plan.peak) }
+                        if p.unknown > 0 {
+                            <span class="muted small" data-testid={format!("pane{i}-unknown")} data-count={p.unknown.to_string()}
+                                title="not planned: their size could not be inferred (listed in the warnings)">
+                                { format!(" (+{} tensor{} of unknown size)", p.unknown, if p.unknown == 1 { "" } else { "s" }) }
+                            </span>
+                        }
+                    </dd></div>
                     { diff }
                     if let Some(b) = p.budget {
                         <div class="stat"><dt title="the memory budget set above the panes">{ "Budget" }</dt>

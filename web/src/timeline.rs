@@ -817,15 +817,19 @@ pub fn scene_svg(
     out
 }
 
-/// The timeline SVG for one pane's plan (exports; the page draws the same scene on a canvas).
+/// The timeline SVG for one pane's plan (exports; the page draws the same scene on a canvas),
+/// with `extra` shapes drawn over the boxes (a diff's outlines, [`diff_shapes`]).
 pub fn timeline_svg(
     problem: &Problem,
     info: &[BufInfo],
     r: &PaneResult,
     vp: &Viewport,
     o: &SvgOptions,
+    extra: Vec<Shape>,
 ) -> String {
-    scene_svg(&timeline_scene(problem, r, vp, o), problem, info, Some(r))
+    let mut scene = timeline_scene(problem, r, vp, o);
+    scene.plot.extend(extra);
+    scene_svg(&scene, problem, info, Some(r))
 }
 
 /// What the overlay marks (see [`overlay_svg`]).
@@ -1222,7 +1226,7 @@ mod tests {
     fn lod_caps_the_number_of_elements() {
         let (p, r) = many(12_000);
         let vp = Viewport::full(&p, r.plan.peak);
-        let svg = timeline_svg(&p, &[], &r, &vp, &SvgOptions::default());
+        let svg = timeline_svg(&p, &[], &r, &vp, &SvgOptions::default(), Vec::new());
         let rects = svg.matches("<rect").count();
         assert!(rects <= MAX_RECTS + 20, "{rects}");
         assert!(svg.contains("merged at this zoom"));
@@ -1271,7 +1275,7 @@ mod tests {
             ..SvgOptions::default()
         };
         let label = format!("budget {}", binary(near));
-        assert!(timeline_svg(&p, &[], &r, &vp, &o).contains(&label));
+        assert!(timeline_svg(&p, &[], &r, &vp, &o, Vec::new()).contains(&label));
         assert!(curve_svg(&r, &vp, None, false, Some(near)).contains(&label));
         // far above the peak: left out rather than flattening the curve
         let far = r.plan.peak * 3;

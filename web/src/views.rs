@@ -125,7 +125,13 @@ impl App {
                 if let Some(n) = self.notice.as_ref().filter(|n| !n.is_empty()) {
                     <div class="banner note" role="status" data-testid="notice">{ n }{ " " }<button type="button" class="icon" aria-label="dismiss" onclick={close}>{ "×" }</button></div>
                 }
-                if let Some(l) = &self.loading {
+                if let Some(p) = &self.parsing {
+                    <div class="banner note" role="status" data-testid="parsing">
+                        { self.loading.clone().unwrap_or_default() }
+                        <span data-testid="parse-elapsed">{ format!(" {:.1} s", (crate::platform::now_ms() - p.since_ms) / 1000.0) }</span>{ " " }
+                        <button type="button" data-testid="parse-cancel" onclick={ctx.link().callback(|_| Msg::CancelParse)}>{ "Cancel" }</button>
+                    </div>
+                } else if let Some(l) = &self.loading {
                     <div class="banner note" role="status">{ l }</div>
                 }
             </>
@@ -360,6 +366,8 @@ impl App {
             .and_then(|b| b.gears.as_ref())
             .is_some_and(|(_, g)| g.len() >= 2);
         let graph = self.built.as_ref().is_some_and(|b| b.is_graph);
+        let unknown = self.built.as_ref().map_or(0, |b| b.unknown.len());
+        let defaulted = self.defaulted_dims();
         let planning_ms = |s: &crate::settings::PaneSettings| {
             self.running
                 .as_ref()
@@ -372,7 +380,8 @@ impl App {
                     <Pane index={i} settings={s.clone()} result={self.results.get(i).cloned().map(crate::pane::ResultRef)} {baseline} budget={self.budget}
                         focused={i == self.focus} removable={self.panes.len() > 1} readonly={self.embed} {gears} {graph}
                         on_change={on_change.clone()} on_remove={on_remove.clone()} on_focus={on_focus.clone()}
-                        planning_ms={planning_ms(s)} on_cancel={on_cancel.clone()} on_retry={on_retry.clone()} />
+                        planning_ms={planning_ms(s)} on_cancel={on_cancel.clone()} on_retry={on_retry.clone()}
+                        {unknown} defaulted={defaulted.clone()} />
                 }) }
                 if !self.embed && self.panes.len() < crate::settings::MAX_PANES {
                     <button type="button" class="add-pane" data-testid="add-pane" onclick={link.callback(|_| Msg::AddPane)}>{ "+ Add pane" }</button>
@@ -529,7 +538,7 @@ impl App {
                     else if !self.embed_active { { "Ctrl/⌘ + scroll to zoom (or click the timeline first), drag to pan. " } }
                     if !r.plan.blocks.is_empty() { { "Dashed outlines: GE blocks." } }
                 </p>
-                <div class="svgbox" data-testid="timeline" {onmousemove} {onmousedown} {onclick} {onwheel}
+                <div class="svgbox" data-testid="timeline" data-live-peak={live_peak(r).to_string()} {onmousemove} {onmousedown} {onclick} {onwheel}
                     onmouseup={link.callback(|_| Msg::Up)} onmouseleave={link.callback(|_| Msg::Leave)}>
                     <canvas id="timeline-canvas" class="timeline-canvas" role="img"
                         aria-label="memory timeline: x is the op step, y the offset in the arena; the table below lists the tensors live at the selected step" />
@@ -626,7 +635,7 @@ impl App {
                         let j = *j;
                         let onclick = ctx.link().callback(move |_| Msg::Focus(j));
                         html! {
-                            <figure class="compare-item" data-testid={format!("compare-pane{j}")} data-peak={o.plan.peak.to_string()}>
+                            <figure class="compare-item" data-testid={format!("compare-pane{j}")} data-peak={o.plan.peak.to_string()} data-live-peak={live_peak(o).to_string()}>
                                 <figcaption>
                                     <button type="button" class="linkish" title="show this pane's timeline above" {onclick}>
                                         { format!("Pane {}: {}", j + 1, self.panes[j].label()) }
@@ -808,6 +817,17 @@ impl App {
         }
     }
 
+    /// The symbolic dims bound by default, not by the user or the link (`batch = 1`).
+    fn defaulted_dims(&self) -> Vec<String> {
+        self.built.as_ref().map_or_else(Vec::new, |b| {
+            b.symbols
+                .iter()
+                .filter(|d| !self.user_dims.contains(*d))
+                .filter_map(|d| self.bindings.get(d).map(|v| format!("{d} = {v}")))
+                .collect()
+        })
+    }
+
     pub(crate) fn view_embed(&self, ctx: &Context<Self>) -> Html {
         let (open, _) = {
             let (h, w) = crate::share::encode(&self.shared());
@@ -817,10 +837,16 @@ impl App {
             .source
             .as_ref()
             .map_or(String::new(), |s| s.name.clone());
+        let defaulted = self.defaulted_dims();
         html! {
             <div class="app embed">
                 <header class="top">
-                    <h1><span class="logo" aria-hidden="true">{ "▦" }</span>{ " memplan " }<span class="muted">{ name }</span></h1>
+                    <h1><span class="logo" aria-hidden="true">{ "▦" }</span>{ " memplan " }<span class="muted">{ name }</span>
+                        if !defaulted.is_empty() {
+                            // once for every pane: an embed has no room for a banner in each
+                            <span class="muted small" data-testid="embed-defaulted">{ format!(" · assumed {}", defaulted.join(", ")) }</span>
+                        }
+                    </h1>
                     <a href={open} target="_blank" rel="noopener" data-testid="open-in-playground">{ "Open in playground ↗" }</a>
                 </header>
                 if let Some(e) = self.error.as_ref().or(self.link_error.as_ref()) {
@@ -877,6 +903,11 @@ fn unknown_dims_hint(symbols: &[String], bindings: &memplan_core::Bindings) -> S
             open.join(", ")
         )
     }
+}
+
+/// The most bytes live at any step of what `r` draws (with gears: of the shown gear).
+fn live_peak(r: &crate::analysis::PaneResult) -> u64 {
+    r.curve.iter().map(|&(_, b)| b).max().unwrap_or(0)
 }
 
 #[cfg(test)]

@@ -7,11 +7,15 @@
 //! A panic in the worker answers its job with an error ([`Done::crashed`]) instead of leaving
 //! the pane waiting: that pane shows the message, the rest of the page keeps working.
 //! Messages are JSON text (the core's types use serde attributes binary codecs cannot read).
+//! A file to parse travels as `[header JSON, Uint8Array of its bytes]` ([`ParseJob`]), and
+//! its answer as [`PARSED`] followed by the JSON of a [`Parsed`]: files of
+//! [`crate::model::PARSE_IN_WORKER_BYTES`] or more are parsed here, off the page's thread.
 
 use memplan_core::Problem;
 use serde::{Deserialize, Serialize};
 
 use crate::analysis::{self, PaneResult};
+use crate::model::{self, Format, Origin, Outcome, Source};
 use crate::settings::PaneSettings;
 
 /// The worker script next to the page (built by Trunk from `src/bin/plan_worker.rs`).
@@ -25,8 +29,13 @@ pub const READY: &str = "memplan:worker-ready";
 pub struct Job {
     /// Identifies the job among those sent (answers to other ids are dropped).
     pub id: u64,
-    /// The problem.
-    pub problem: Problem,
+    /// The problem; `None`: the one the worker parsed in job [`Job::parsed`] (a large
+    /// file's problem does not travel back to the worker that built it).
+    #[serde(default)]
+    pub problem: Option<Problem>,
+    /// With `problem` `None`: the parse job whose problem to plan.
+    #[serde(default)]
+    pub parsed: u64,
     /// The pane's settings.
     pub settings: PaneSettings,
     /// Test hook: the worker panics instead of planning (e2e test of the crash path).
@@ -48,18 +57,177 @@ pub struct Done {
     pub crashed: bool,
 }
 
-/// Runs a job (in the worker); `now` is the worker's clock in milliseconds.
+/// How the worker's answer to a [`ParseJob`] starts (then the JSON of a [`Parsed`]).
+pub const PARSED: &str = "memplan:parsed:";
+
+/// A file to parse and lower, as [`model::build_settled`] does on the page; its bytes travel
+/// beside this header.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ParseJob {
+    /// Identifies the job (answers to other ids are dropped).
+    pub id: u64,
+    /// The file's name (messages name it).
+    pub name: String,
+    /// Its format, as the page detected it.
+    pub format: Format,
+    /// Symbolic dims bound.
+    pub bindings: memplan_core::Bindings,
+    /// Dynamic-batch gears (empty: none).
+    pub gears: Vec<u64>,
+    /// View outputs share their dying input's buffer.
+    pub alias_views: bool,
+    /// The op order by name ([`memplan_core::graph::ScheduleOrder::name`]); absent: the
+    /// graph's own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub schedule: Option<String>,
+}
+
+/// A parsed file.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Parsed {
+    /// As in the job.
+    pub id: u64,
+    /// What building it came to.
+    pub outcome: Outcome,
+}
+
+/// Plain buffers (name, size and live range only, as every buffer of a CSV trace) in columns:
+/// decoding 62k buffer objects took the page about 180 ms, these columns a fraction of it.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+struct Columns {
+    /// The names, one per line.
+    names: String,
+    /// `size, start, end` of each buffer in turn.
+    numbers: Vec<u64>,
+}
+
+/// A [`Parsed`] as it travels: the problem's buffers in [`Columns`] when they are all plain.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct Wire {
+    parsed: Parsed,
+    #[serde(default)]
+    columns: Option<Columns>,
+}
+
+/// The message for `parsed` ([`PARSED`], then JSON), read back by [`read_parsed`].
+#[allow(dead_code)]
+pub fn parsed_message(mut parsed: Parsed) -> String {
+    let mut columns = None;
+    if let Ok(b) = &mut parsed.outcome.built {
+        let plain = b.problem.buffers.iter().all(|x| {
+            !x.name.contains('\n')
+                && *x == memplan_core::Buffer::new(x.name.clone(), x.size, x.start, x.end)
+        });
+        if plain {
+            let bufs = std::mem::take(&mut b.problem.buffers);
+            let mut c = Columns::default();
+            for (i, x) in bufs.into_iter().enumerate() {
+                if i > 0 {
+                    c.names.push('\n');
+                }
+                c.names.push_str(&x.name);
+                c.numbers.extend([x.size, x.start, x.end]);
+            }
+            columns = Some(c);
+        }
+    }
+    let text = serde_json::to_string(&Wire { parsed, columns }).unwrap_or_default();
+    format!("{PARSED}{text}")
+}
+
+/// Reads the JSON after [`PARSED`] (on the page).
+///
+/// # Errors
+/// Not JSON of a [`Wire`], or columns that do not add up.
+pub fn read_parsed(json: &str) -> Result<Parsed, String> {
+    let Wire {
+        mut parsed,
+        columns,
+    } = serde_json::from_str(json).map_err(|e| e.to_string())?;
+    if let (Some(c), Ok(b)) = (columns, &mut parsed.outcome.built) {
+        let names: Vec<&str> = if c.names.is_empty() && c.numbers.is_empty() {
+            Vec::new()
+        } else {
+            c.names.split('\n').collect()
+        };
+        if names.len() * 3 != c.numbers.len() {
+            return Err(format!(
+                "{} names for {} numbers",
+                names.len(),
+                c.numbers.len()
+            ));
+        }
+        b.problem.buffers = names
+            .iter()
+            .zip(c.numbers.chunks_exact(3))
+            .map(|(n, v)| memplan_core::Buffer::new(*n, v[0], v[1], v[2]))
+            .collect();
+    }
+    Ok(parsed)
+}
+
+/// Parses a file (in the worker).
+#[allow(dead_code)]
+pub fn parse(job: &ParseJob, bytes: Vec<u8>) -> Parsed {
+    let source = Source {
+        name: job.name.clone(),
+        // not read by the build
+        origin: Origin::File,
+        bytes: bytes.into(),
+        format: job.format,
+    };
+    Parsed {
+        id: job.id,
+        outcome: match job
+            .schedule
+            .as_deref()
+            .map(memplan_core::graph::ScheduleOrder::from_name)
+            .transpose()
+        {
+            Ok(schedule) => model::build_settled(
+                &source,
+                &job.bindings,
+                &job.gears,
+                model::Lowering {
+                    alias_views: job.alias_views,
+                    schedule,
+                },
+            ),
+            Err(e) => model::Outcome {
+                built: Err(e.to_string()),
+                bindings: job.bindings.clone(),
+                gears: job.gears.clone(),
+                notice: None,
+            },
+        },
+    }
+}
+
+/// Runs a job (in the worker); `now` is the worker's clock in milliseconds; `kept` is the
+/// problem of the last file the worker parsed, with that parse job's id.
 // Used by the worker binary, which shares this file with the page.
 #[allow(dead_code)]
-pub fn answer(job: &Job, now: &dyn Fn() -> f64) -> Done {
+pub fn answer(job: &Job, kept: Option<&(u64, Problem)>, now: &dyn Fn() -> f64) -> Done {
     assert!(
         !job.panic_for_test,
         "test panic requested by the page (memplan_test_panic)"
     );
+    let problem = match (&job.problem, kept) {
+        (Some(p), _) => Some(p),
+        (None, Some((id, p))) if *id == job.parsed => Some(p),
+        _ => None,
+    };
     Done {
         id: job.id,
         settings: job.settings.clone(),
-        result: analysis::run(&job.problem, &job.settings, now),
+        result: match problem {
+            Some(p) => analysis::run(p, &job.settings, now),
+            // the page sends the problem to a worker it did not see parse it
+            None => Err(format!(
+                "The background worker no longer holds the model (parse job {}): plan again.",
+                job.parsed
+            )),
+        },
         crashed: false,
     }
 }
@@ -150,18 +318,69 @@ mod tests {
     }
 
     #[test]
+    fn a_parsed_file_travels_as_json() {
+        // a CSV of two buffers, one bad gear list: the gears are dropped with a notice, the
+        // model still builds (as on the page)
+        let job = ParseJob {
+            id: 9,
+            name: "t.csv".into(),
+            format: Format::Csv,
+            bindings: Default::default(),
+            gears: vec![1, 2],
+            alias_views: false,
+            schedule: None,
+        };
+        let header = serde_json::to_string(&job).unwrap();
+        let back: ParseJob = serde_json::from_str(&header).unwrap();
+        let sent = parse(&back, b"id,lower,upper,size\na,0,1,8\nb,1,2,16\n".to_vec());
+        let text = parsed_message(sent.clone());
+        // plain buffers travel in columns, and come back equal
+        assert!(text.contains(r#""names":"a\nb""#), "{text}");
+        assert!(text.contains(r#""numbers":[8,0,0,16,1,1]"#), "{text}");
+        let p = read_parsed(text.strip_prefix(PARSED).unwrap()).unwrap();
+        assert_eq!(p.outcome, sent.outcome);
+        assert_eq!(p.id, 9);
+        assert!(p.outcome.gears.is_empty());
+        assert!(p.outcome.notice.unwrap().starts_with("Gears not applied"));
+        let b = p.outcome.built.unwrap();
+        assert_eq!(b.problem.buffers.len(), 2);
+        // max live: one buffer at a time, the larger 16 B; no reuse: 8 + 16
+        assert_eq!(b.raw_bounds.lower_bound, 16);
+        assert_eq!(b.raw_bounds.no_reuse, 24);
+        // a bad file: the parser's message, naming it
+        let p = parse(&back, b"garbage\n".to_vec());
+        assert!(p.outcome.built.unwrap_err().starts_with("t.csv: "));
+    }
+
+    #[test]
     fn jobs_travel_as_json() {
         let p = Problem::from_buffers("p", vec![memplan_core::Buffer::new("a", 8, 0, 1)]);
         let j = Job {
             id: 3,
-            problem: p,
+            problem: Some(p.clone()),
+            parsed: 0,
             settings: s("ge-block"),
             panic_for_test: false,
         };
         let text = serde_json::to_string(&j).unwrap();
         assert!(!text.contains("panic_for_test"));
         let back: Job = serde_json::from_str(&text).unwrap();
-        let d = answer(&back, &|| 0.0);
+        let d = answer(&back, None, &|| 0.0);
+        // without the problem: the one kept from parse job 5, not another's
+        let kept = (5, p);
+        let by_ref = Job {
+            problem: None,
+            parsed: 5,
+            ..back.clone()
+        };
+        let r = answer(&by_ref, Some(&kept), &|| 0.0).result.unwrap();
+        // the same plan as with the problem sent
+        assert_eq!(r.plan.offsets, d.result.as_ref().unwrap().plan.offsets);
+        let other = Job {
+            parsed: 4,
+            ..by_ref
+        };
+        assert!(answer(&other, Some(&kept), &|| 0.0).result.is_err());
         assert_eq!(d.id, 3);
         let done: Done = serde_json::from_str(&serde_json::to_string(&d).unwrap()).unwrap();
         assert_eq!(done.result.unwrap().plan.peak, d.result.unwrap().plan.peak);

@@ -369,6 +369,11 @@ pub struct Op {
 
 /// How [`Graph::schedule`] orders the ops.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(rename_all = "kebab-case")
+)]
 pub enum ScheduleOrder {
     /// The file order when it is topological, otherwise Kahn's algorithm taking the lowest
     /// file index first.
@@ -445,6 +450,7 @@ pub struct Lowered {
 
 /// A tensor the planner leaves out because its size is unknown.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct UnknownTensor {
     /// The tensor's name.
     pub name: String,

@@ -31,6 +31,7 @@ pub const VIEW_OPS: &[&str] = &["Reshape", "Flatten", "Squeeze", "Unsqueeze", "I
 
 /// What aliasing the views saved.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct AliasReport {
     /// View outputs merged into their input's buffer.
     pub tensors: usize,

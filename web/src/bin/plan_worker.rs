@@ -1,5 +1,5 @@
 //! The planning web worker's entry point (see `src/worker.rs`): one JSON job in, one JSON
-//! answer out. A panic answers the job it happened in with [`worker::crashed`], so the page
+//! answer out; or a file to parse (`[header JSON, bytes]`) in, its built model out. A panic answers the job it happened in with [`worker::crashed`], so the page
 //! shows the message in that pane instead of waiting forever.
 // Shares the page's planning modules; the page-only parts of them are unused here.
 #![allow(dead_code)]
@@ -10,6 +10,9 @@ mod analysis;
 mod settings;
 #[path = "../worker.rs"]
 mod worker;
+
+// The page's loading modules, from the library: a large file is parsed here.
+use memplan_web::model;
 
 #[cfg(target_arch = "wasm32")]
 mod run {
@@ -24,6 +27,9 @@ mod run {
     thread_local! {
         /// The job being planned: what the panic hook answers.
         static CURRENT: RefCell<Option<(u64, PaneSettings)>> = const { RefCell::new(None) };
+        /// The problem of the last file parsed here, with its parse job's id: the page plans
+        /// it without sending it back.
+        static KEPT: RefCell<Option<(u64, memplan_core::Problem)>> = const { RefCell::new(None) };
     }
 
     fn scope() -> web_sys::DedicatedWorkerGlobalScope {
@@ -36,6 +42,31 @@ mod run {
         let _ = scope().post_message(&JsValue::from_str(&text));
     }
 
+    /// Parses the file of a `[header, bytes]` message and answers with [`worker::PARSED`].
+    fn parse(parts: &js_sys::Array) {
+        let job: worker::ParseJob = match parts.get(0).as_string().map(|h| serde_json::from_str(&h))
+        {
+            Some(Ok(j)) => j,
+            other => {
+                let e = other.map_or("no header".to_string(), |r| {
+                    r.err().map(|e| e.to_string()).unwrap_or_default()
+                });
+                web_sys::console::error_1(&format!("planning worker: bad parse job: {e}").into());
+                return;
+            }
+        };
+        let bytes = js_sys::Uint8Array::new(&parts.get(1)).to_vec();
+        let parsed = worker::parse(&job, bytes);
+        let kept = parsed
+            .outcome
+            .built
+            .as_ref()
+            .ok()
+            .map(|b| (job.id, b.problem.clone()));
+        KEPT.with(|k| *k.borrow_mut() = kept);
+        let _ = scope().post_message(&JsValue::from_str(&worker::parsed_message(parsed)));
+    }
+
     pub fn start() {
         std::panic::set_hook(Box::new(|info| {
             console_error_panic_hook::hook(info);
@@ -46,7 +77,12 @@ mod run {
         }));
         let on_message =
             Closure::<dyn Fn(web_sys::MessageEvent)>::new(|e: web_sys::MessageEvent| {
-                let Some(text) = e.data().as_string() else {
+                let data = e.data();
+                if let Some(parts) = data.dyn_ref::<js_sys::Array>() {
+                    parse(parts);
+                    return;
+                }
+                let Some(text) = data.as_string() else {
                     return;
                 };
                 let job: worker::Job = match serde_json::from_str(&text) {
@@ -58,7 +94,8 @@ mod run {
                 };
                 CURRENT.with(|c| *c.borrow_mut() = Some((job.id, job.settings.clone())));
                 // `Date.now()` works in workers (no `window` there); milliseconds are enough here.
-                let done = worker::answer(&job, &js_sys::Date::now);
+                let done =
+                    KEPT.with(|k| worker::answer(&job, k.borrow().as_ref(), &js_sys::Date::now));
                 CURRENT.with(|c| *c.borrow_mut() = None);
                 post(&done);
             });
