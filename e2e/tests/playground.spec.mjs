@@ -170,7 +170,7 @@ test('a memory budget says which plans fit, draws its line and travels with the 
   await page.getByTestId('budget').press('Enter');
   await page.getByTestId('budget').blur();
   // 9.5 MiB = 9,961,472 B
-  await expect(page.getByTestId('budget')).toHaveValue('9961472');
+  await expect(page.getByTestId('budget')).toHaveValue('9.5 MiB');
   await expect(page.getByTestId('pane0-budget')).toHaveAttribute('data-fits', 'false');
   await expect(page.getByTestId('pane0-budget')).toContainText('over by');
   await expect(page.getByTestId('pane1-budget')).toHaveAttribute('data-fits', 'true');
@@ -179,7 +179,7 @@ test('a memory budget says which plans fit, draws its line and travels with the 
   const other = await context.newPage();
   await other.goto(page.url());
   await ready(other);
-  await expect(other.getByTestId('budget')).toHaveValue('9961472');
+  await expect(other.getByTestId('budget')).toHaveValue('9.5 MiB');
   await expect(other.getByTestId('pane1-budget')).toHaveAttribute('data-fits', 'true');
 
   await page.getByTestId('budget').fill('9 MB');
@@ -385,4 +385,29 @@ test('tensors of unknown size are counted next to each peak', async ({ page }) =
     await expect(u).toHaveAttribute('data-count', '2');
     await expect(u).toContainText('+2 tensors of unknown size');
   }
+});
+
+test('the Embed dialog is a modal with a Copy button; the budget reads in MiB; "Open file…" shows keyboard focus', async ({ page, context }) => {
+  await context.grantPermissions(['clipboard-read', 'clipboard-write']);
+  await page.goto('/');
+  await ready(page);
+  await page.getByTestId('embed').click();
+  const dialog = page.getByTestId('embed-dialog');
+  await expect(dialog).toHaveAttribute('aria-modal', 'true');
+  // the modal takes the focus
+  await expect(page.getByTestId('embed-copy')).toBeFocused();
+  await page.getByTestId('embed-copy').click();
+  await expect(page.getByTestId('embed-copied')).toHaveText(' Copied.');
+  const snippet = await page.getByTestId('embed-snippet').inputValue();
+  expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(snippet);
+  await page.keyboard.press('Escape');
+  await expect(dialog).toHaveCount(0);
+  // a budget typed in bytes is shown in the unit that states it exactly
+  await page.getByTestId('budget').fill('157286400');
+  await page.getByTestId('budget').dispatchEvent('change');
+  await expect(page.getByTestId('budget')).toHaveValue('150 MiB');
+  // the file input sits hidden in its label: focusing it outlines the label
+  await page.getByTestId('file').focus();
+  const outline = await page.locator('label.button.file').evaluate((e) => getComputedStyle(e).outlineStyle);
+  expect(outline).toBe('solid');
 });

@@ -120,6 +120,10 @@ pub enum Msg {
     ShowEmbed,
     /// Hide dialogs.
     CloseDialog,
+    /// Copy the embed snippet to the clipboard.
+    CopySnippet,
+    /// What copying the snippet came to.
+    DialogNote(String),
     /// A transient notice.
     Notice(String),
     /// Export.
@@ -355,6 +359,10 @@ pub struct App {
     pub(crate) search: String,
     pub(crate) sort: (Col, bool),
     pub(crate) dialog: Option<String>,
+    /// What the embed dialog's Copy came to.
+    pub(crate) dialog_note: Option<String>,
+    /// Focus the embed dialog's first button once it is drawn (a modal takes the focus).
+    focus_dialog: bool,
     pub(crate) drag_over: bool,
     pub(crate) inline: Option<ModelRef>,
     /// Opened from a link that left its model out (too large to carry): the model's name
@@ -1358,6 +1366,8 @@ impl Component for App {
             search: String::new(),
             sort: DEFAULT_SORT,
             dialog: None,
+            dialog_note: None,
+            focus_dialog: false,
             drag_over: false,
             inline: None,
             missing_model: None,
@@ -1737,6 +1747,8 @@ impl Component for App {
                     (Some(_), None) => format!("{name} (model not included)"),
                 };
                 self.notice = self.embed_warning.clone();
+                self.dialog_note = None;
+                self.focus_dialog = true;
                 self.dialog = Some(format!(
                     "<iframe src=\"{}\" title=\"memplan: {}\" style=\"width:100%;height:560px;border:0\" loading=\"lazy\"></iframe>\n<script>addEventListener('message',e=>{{if(e.data&&e.data.type==='memplan:height')for(const f of document.querySelectorAll('iframe'))if(f.contentWindow===e.source)f.style.height=e.data.height+'px'}})</script>",
                     crate::format::xml_escape(&url),
@@ -1744,6 +1756,17 @@ impl Component for App {
                 ));
             }
             Msg::CloseDialog => self.dialog = None,
+            Msg::CopySnippet => {
+                if let Some(snippet) = self.dialog.clone() {
+                    ctx.link().send_future(async move {
+                        Msg::DialogNote(match platform::copy_text(&snippet).await {
+                            Ok(()) => "Copied.".to_string(),
+                            Err(e) => format!("Could not copy ({e}): select the text and copy it."),
+                        })
+                    });
+                }
+            }
+            Msg::DialogNote(n) => self.dialog_note = Some(n),
             Msg::Notice(n) => {
                 self.notice = Some(n);
                 self.notice_field = None;
@@ -1944,6 +1967,9 @@ impl Component for App {
 
     fn rendered(&mut self, _ctx: &Context<Self>, _first: bool) {
         self.paint();
+        if std::mem::take(&mut self.focus_dialog) {
+            platform::focus("embed-copy");
+        }
         if let Some(top) = self.scroll_table.take() {
             platform::set_scroll_top("tensor-scroll", top);
         }

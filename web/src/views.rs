@@ -46,14 +46,21 @@ impl App {
                 </footer>
                 if let Some(snippet) = &self.dialog {
                     <div class="dialog-backdrop" onclick={link.callback(|_| Msg::CloseDialog)}>
-                        <div class="dialog" role="dialog" aria-label="Embed snippet" onclick={Callback::from(|e: MouseEvent| e.stop_propagation())}>
+                        <div class="dialog" role="dialog" aria-modal="true" aria-label="Embed snippet" data-testid="embed-dialog" onclick={Callback::from(|e: MouseEvent| e.stop_propagation())}>
                             <h2>{ "Embed this view" }</h2>
                             <p>{ "Paste into any page. The frame is read-only, follows the theme given in its URL, and reports its height so the snippet's script can size it." }</p>
                             if let Some(w) = &self.embed_warning {
                                 <p class="banner error" role="alert" data-testid="embed-warning">{ w }</p>
                             }
                             <textarea readonly=true rows="6" data-testid="embed-snippet" value={snippet.clone()} />
-                            <p><button type="button" onclick={link.callback(|_| Msg::CloseDialog)}>{ "Close" }</button></p>
+                            <p>
+                                <button type="button" id="embed-copy" data-testid="embed-copy" onclick={link.callback(|_| Msg::CopySnippet)}>{ "Copy" }</button>
+                                { " " }
+                                <button type="button" onclick={link.callback(|_| Msg::CloseDialog)}>{ "Close" }</button>
+                                if let Some(n) = &self.dialog_note {
+                                    <span class="muted small" role="status" data-testid="embed-copied">{ format!(" {n}") }</span>
+                                }
+                            </p>
                         </div>
                     </div>
                 }
@@ -334,7 +341,7 @@ impl App {
         let on_budget = ctx
             .link()
             .callback(|e: Event| Msg::Budget(platform::event_value(&e)));
-        let value = self.budget.map(|b| b.to_string()).unwrap_or_default();
+        let value = self.budget.map(exact_bytes).unwrap_or_default();
         html! {
             <p class="budget">
                 <label title="device memory you have: each pane says whether its plan fits; the timeline draws the line">
@@ -888,6 +895,25 @@ pub(crate) fn model_title(file: &str, graph: &str) -> String {
     }
 }
 
+/// `bytes` in the largest binary unit that states it exactly with at most three decimals
+/// (`150 MiB`, `9.5 MiB`, `1536 B`): what the budget field shows, and reads back
+/// ([`memplan_core::units::parse_bytes`]) to the same number.
+fn exact_bytes(bytes: u64) -> String {
+    for (shift, unit) in [(40, "TiB"), (30, "GiB"), (20, "MiB"), (10, "KiB")] {
+        let scale = 1u128 << shift;
+        let milli = u128::from(bytes) * 1000;
+        if u128::from(bytes) >= scale && milli % scale == 0 {
+            let m = milli / scale;
+            let text = format!("{}.{:03}", m / 1000, m % 1000);
+            return format!(
+                "{} {unit}",
+                text.trim_end_matches('0').trim_end_matches('.')
+            );
+        }
+    }
+    format!("{bytes} B")
+}
+
 /// What to do about tensors of unknown size: the dims the file leaves unnamed and unbound.
 fn unknown_dims_hint(symbols: &[String], bindings: &memplan_core::Bindings) -> String {
     let open: Vec<&str> = symbols
@@ -912,6 +938,20 @@ fn live_peak(r: &crate::analysis::PaneResult) -> u64 {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_budget_reads_back_to_its_bytes() {
+        for (b, text) in [
+            (157_286_400, "150 MiB"),
+            (9_961_472, "9.5 MiB"),
+            (1536, "1.5 KiB"),
+            (1000, "1000 B"),
+            (3 << 30, "3 GiB"),
+        ] {
+            assert_eq!(super::exact_bytes(b), text);
+            assert_eq!(memplan_core::units::parse_bytes(text), Ok(b));
+        }
+    }
+
     #[test]
     fn the_table_window_covers_the_rows_in_view() {
         use super::{table_window, TABLE_ROW_PX, TABLE_STRIDE, TABLE_WINDOW};
