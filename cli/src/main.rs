@@ -389,16 +389,24 @@ fn parse_shapes(
     inputs: &[String],
     sizes: &[String],
 ) -> Result<LoadOptions, Error> {
+    // a name given twice is a slip (which value was meant?), not "the last one wins"
+    let twice = |flag: &str, k: &str| {
+        Error::bad_option(format!("{flag} {k} is given twice: give each name once"))
+    };
     let mut s = LoadOptions::default();
     for z in sizes {
         let (k, v) = parse_kv(z, "--size")?;
-        s.sizes
-            .insert(k.to_string(), parse_u64(v, &format!("--size {k}"))?);
+        let bytes = parse_u64(v, &format!("--size {k}"))?;
+        if s.sizes.insert(k.to_string(), bytes).is_some() {
+            return Err(twice("--size", k));
+        }
     }
     for d in dims {
         let (k, v) = parse_kv(d, "--dim")?;
-        s.dims
-            .insert(k.to_string(), parse_u64(v, &format!("--dim {k}"))?);
+        let n = parse_u64(v, &format!("--dim {k}"))?;
+        if s.dims.insert(k.to_string(), n).is_some() {
+            return Err(twice("--dim", k));
+        }
     }
     for i in inputs {
         let (k, v) = parse_kv(i, "--input")?;
@@ -406,7 +414,9 @@ fn parse_shapes(
             .split(['x', 'X', ','])
             .map(|d| parse_u64(d, &format!("--input {k}")))
             .collect::<Result<_, _>>()?;
-        s.inputs.insert(k.to_string(), dims);
+        if s.inputs.insert(k.to_string(), dims).is_some() {
+            return Err(twice("--input", k));
+        }
     }
     Ok(s)
 }

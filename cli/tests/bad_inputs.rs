@@ -110,6 +110,19 @@ fn bad_options_are_named() {
         (code, stderr.trim_end()),
         (2, "error: --dim 'batch': expected NAME=VALUE")
     );
+    // which of two values was meant? refused, not "the last one wins"
+    let (code, _, stderr) = run(&[
+        "plan",
+        "../../../static/samples/tiny.json",
+        "--dim",
+        "batch=1",
+        "--dim",
+        "batch=2",
+    ]);
+    assert_eq!(
+        (code, stderr.trim_end()),
+        (2, "error: --dim batch is given twice: give each name once")
+    );
     let (code, _, stderr) = run(&["plan", "../../../static/samples/tiny.json", "--align", "0"]);
     assert_eq!(
         (code, stderr.trim_end()),
