@@ -187,7 +187,7 @@ pub fn pane(p: &PaneProps) -> Html {
             let gap = r
                 .gap
                 .as_ref()
-                .map(|g| gap_view(i, &s.strategy, g))
+                .map(|g| gap_view(i, &s.strategy, g, r.plan.arenas.len() > 1))
                 .unwrap_or_default();
             html! {
                 <>
@@ -420,13 +420,17 @@ pub fn gap_sentence(strategy: &str, g: &memplan_core::explain::Gap) -> String {
 }
 
 /// The stacked breakdown of the gap and its sentence.
-fn gap_view(i: usize, strategy: &str, g: &memplan_core::explain::Gap) -> Html {
+fn gap_view(i: usize, strategy: &str, g: &memplan_core::explain::Gap, types: bool) -> Html {
     let total = g.total().max(1) as f64;
     let parts = gap_parts(g);
     html! {
         <div class="gap" data-testid={format!("pane{i}-gap")} data-total={g.total().to_string()}
             data-parts={g.parts().to_string()}>
-            <p class="small gap-sentence" data-testid={format!("pane{i}-gap-sentence")}>{ gap_sentence(strategy, g) }</p>
+            <p class="small gap-sentence" data-testid={format!("pane{i}-gap-sentence")}>
+                { gap_sentence(strategy, g) }
+                // explain_gap measures HBM's arena alone (the others are GE's separate spaces)
+                if types { { " In HBM; the other memory types' arenas are listed above." } }
+            </p>
             if g.total() > 0 {
                 <div class="gapbar" role="img" aria-label={format!("gap to the lower bound: {}", parts.iter().map(|p| format!("{} {}", p.0, format::binary(p.1))).collect::<Vec<_>>().join(", "))}>
                     { for parts.iter().map(|(label, b, cls, why)| html! {
