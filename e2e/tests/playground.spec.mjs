@@ -411,3 +411,36 @@ test('the Embed dialog is a modal with a Copy button; the budget reads in MiB; "
   const outline = await page.locator('label.button.file').evaluate((e) => getComputedStyle(e).outlineStyle);
   expect(outline).toBe('solid');
 });
+
+test('a tensor whose size is unknown can be given one, as with `memplan plan --size`, and the link keeps it', async ({ page }) => {
+  // unknown-op.onnx: op 'foo0' is of a domain memplan does not know, so b (its output) and y
+  // (Relu of b) have no size; the CLI plans them once given
+  const f = 'cli/tests/bad/onnx/unknown-op.onnx';
+  const cli = (extra) => JSON.parse(memplan(['plan', f, '--strategy', 'ge-block', '--strategy', 'greedy-size-best-fit', '--format', 'json', ...extra]));
+  const open = cli([]);
+  expect(open.problem.unknown_size_tensors).toBe(2);
+  const given = cli(['--size', 'b=4096', '--size', 'y=4096']);
+  expect(given.problem.unknown_size_tensors).toBe(0);
+  await page.goto('/');
+  await ready(page);
+  await page.getByTestId('file').setInputFiles(new URL('../../cli/tests/bad/onnx/unknown-op.onnx', import.meta.url).pathname);
+  await expect(page.getByTestId('unknown-size')).toHaveAttribute('data-count', '2');
+  await page.getByTestId('sizes').fill('b=4KiB, y=4096');
+  await page.getByTestId('sizes').dispatchEvent('change');
+  await expect(page.getByTestId('unknown-size')).toHaveCount(0);
+  for (const i of [0, 1]) {
+    await expect(page.getByTestId(`pane${i}-peak`)).toHaveAttribute('data-bytes', String(given.plans[i].peak_bytes));
+  }
+  await expect(page.getByTestId('sizes')).toHaveValue('b=4096, y=4096');
+  // a small file's link carries its lowered problem, the given sizes in it
+  const url = page.url();
+  await page.goto('about:blank');
+  await page.goto(url);
+  await expect(page.getByTestId('pane1-peak')).toHaveAttribute('data-bytes', String(given.plans[1].peak_bytes));
+  // a name the model does not have is refused, naming it
+  await page.getByTestId('file').setInputFiles(new URL('../../cli/tests/bad/onnx/unknown-op.onnx', import.meta.url).pathname);
+  await expect(page.getByTestId('unknown-size')).toHaveAttribute('data-count', '2');
+  await page.getByTestId('sizes').fill('nosuch=1');
+  await page.getByTestId('sizes').dispatchEvent('change');
+  await expect(page.locator('body')).toContainText("the graph has no tensor 'nosuch'");
+});

@@ -140,6 +140,8 @@ pub enum Msg {
     AliasViews(bool),
     /// The op order (`None`: the graph's own).
     Schedule(Option<ScheduleOrder>),
+    /// The tensor sizes field's text (`name=bytes, ...`).
+    Sizes(String),
     /// The embedding page handed over a model (`postMessage`, [`platform::on_hosted_model`]).
     Hosted(String, Result<Vec<u8>, String>),
     /// Window resized.
@@ -273,6 +275,8 @@ pub struct App {
     pub(crate) alias_views: bool,
     /// The op order the model is lowered in (the CLI's `--schedule`); `None`: the graph's own.
     pub(crate) schedule: Option<ScheduleOrder>,
+    /// Tensor sizes the user gave, bytes (the CLI's `--size`), by tensor name.
+    pub(crate) sizes: std::collections::BTreeMap<String, u64>,
     /// Memory budget in bytes: each pane says whether its plan fits.
     pub(crate) budget: Option<u64>,
     /// The focused pane's result restricted to the shown gear (only with gears).
@@ -511,6 +515,11 @@ impl App {
             // graph settings: a link to a buffer list does not carry them
             alias_views: self.alias_views && self.last_kind == Some(true),
             schedule: self.schedule.filter(|_| self.last_kind == Some(true)),
+            sizes: if self.last_kind == Some(true) {
+                self.sizes.clone()
+            } else {
+                Default::default()
+            },
             budget: self.budget,
             panes: self.panes.clone(),
             focus: self.focus,
@@ -655,6 +664,7 @@ impl App {
                     self.shown_gear = s.shown_gear;
                     self.alias_views = s.alias_views;
                     self.schedule = s.schedule;
+                    self.sizes = s.sizes;
                     self.budget = s.budget;
                     self.focus = s.focus;
                     self.step = s.step;
@@ -735,6 +745,7 @@ impl App {
         model::Lowering {
             alias_views: self.alias_views,
             schedule: self.schedule,
+            sizes: self.sizes.clone(),
         }
     }
 
@@ -751,7 +762,7 @@ impl App {
         if self.parse_in_worker(&src) {
             self.request_parse(src, None, bindings, gears);
         } else {
-            let outcome = model::build_settled(&src, &bindings, &gears, self.lowering());
+            let outcome = model::build_settled(&src, &bindings, &gears, &self.lowering());
             self.install(outcome, None);
         }
     }
@@ -1096,6 +1107,7 @@ impl App {
             gears: p.gears.clone(),
             alias_views: self.alias_views,
             schedule: self.schedule.map(|o| o.name().to_string()),
+            sizes: self.sizes.clone(),
         };
         if let (Some(w), Ok(header)) = (&self.worker, serde_json::to_string(&job)) {
             w.post_with_bytes(&header, &p.source.bytes);
@@ -1315,6 +1327,7 @@ impl Component for App {
             shown_gear: None,
             alias_views: false,
             schedule: None,
+            sizes: Default::default(),
             budget: None,
             focus_view: None,
             gear_views: Vec::new(),
@@ -1434,11 +1447,15 @@ impl Component for App {
                             ),
                             After::Keep => (self.bindings.clone(), self.gears.clone()),
                         };
+                        // sizes name the old model's tensors
+                        if after == After::Fresh {
+                            self.sizes.clear();
+                        }
                         if self.parse_in_worker(&src) {
                             self.request_parse(src, Some(after), bindings, gears);
                         } else {
                             let outcome =
-                                model::build_settled(&src, &bindings, &gears, self.lowering());
+                                model::build_settled(&src, &bindings, &gears, &self.lowering());
                             self.loaded(ctx, src, after, outcome, None);
                         }
                     }
@@ -1446,6 +1463,18 @@ impl Component for App {
                     Err(e) => self.error = Some(self.still_showing(e)),
                 }
             }
+            Msg::Sizes(text) => match model::parse_sizes(&text) {
+                Ok(sizes) => {
+                    self.clear_notice_of("sizes");
+                    if sizes != self.sizes {
+                        self.sizes = sizes;
+                        self.vp = None;
+                        self.rebuild();
+                        self.sync_hash();
+                    }
+                }
+                Err(e) => self.field_notice("sizes", e),
+            },
             Msg::Schedule(order) => {
                 if order != self.schedule {
                     self.schedule = order;

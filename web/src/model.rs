@@ -199,6 +199,40 @@ impl Built {
     }
 }
 
+/// Parses the tensor sizes field: `name=bytes` pairs separated by commas or new lines
+/// (`conv1_out=4MiB, y=1536`; sizes as [`memplan_core::units::parse_bytes`] reads them). A
+/// tensor named twice is refused, as the CLI's `--size` does.
+///
+/// # Errors
+/// A sentence naming the bad pair.
+pub fn parse_sizes(text: &str) -> Result<std::collections::BTreeMap<String, u64>, String> {
+    let mut m = std::collections::BTreeMap::new();
+    for part in text
+        .split([',', '\n'])
+        .map(str::trim)
+        .filter(|p| !p.is_empty())
+    {
+        let (name, bytes) = part
+            .rsplit_once('=')
+            .ok_or_else(|| format!("tensor size '{part}': expected NAME=BYTES"))?;
+        let name = name.trim();
+        if name.is_empty() {
+            return Err(format!(
+                "tensor size '{part}': the tensor's name is missing"
+            ));
+        }
+        let b = memplan_core::units::parse_bytes(bytes)
+            .map_err(|e| format!("tensor size of '{name}': {e}"))?;
+        if m.insert(name.to_string(), b).is_some() {
+            return Err(format!("tensor '{name}' is given a size twice"));
+        }
+    }
+    if m.len() > MAX_SYMBOLS {
+        return Err(format!("at most {MAX_SYMBOLS} tensor sizes"));
+    }
+    Ok(m)
+}
+
 /// Parses a gear list such as `1,2,4,8` (empty: no gears).
 ///
 /// # Errors
@@ -233,17 +267,20 @@ pub fn parse_gears(text: &str) -> Result<Vec<u64>, String> {
 /// # Errors
 /// The importer's message, or a limit exceeded; never panics on bad bytes.
 pub fn build(source: &Source, bindings: &Bindings, gears: &[u64]) -> Result<Built, String> {
-    build_with(source, bindings, gears, Lowering::default())
+    build_with(source, bindings, gears, &Lowering::default())
 }
 
 /// How a graph is lowered to buffers beyond its dims and gears: the model-level settings the
 /// CLI gives with `--alias-views` and `--schedule`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Lowering {
     /// View outputs share their dying input's buffer ([`memplan_core::graph::views`]).
     pub alias_views: bool,
     /// The order the ops run in; `None`: the graph's own (`"schedule"`, else file order).
     pub schedule: Option<ScheduleOrder>,
+    /// Tensor sizes the user gave, bytes (the CLI's `--size NAME=BYTES`): a tensor whose shape
+    /// is not inferred, or one to resize.
+    pub sizes: std::collections::BTreeMap<String, u64>,
 }
 
 /// [`build`], lowered as `lowering` says (views sharing their input, the op order).
@@ -254,7 +291,7 @@ pub fn build_with(
     source: &Source,
     bindings: &Bindings,
     gears: &[u64],
-    lowering: Lowering,
+    lowering: &Lowering,
 ) -> Result<Built, String> {
     let named = |e: memplan_core::Error| format!("{}: {e}", source.name);
     let format = match source.format.core() {
@@ -272,8 +309,9 @@ pub fn build_with(
     };
     // a buffer list has no graph to lower: the model form's switches, hidden for it, stay
     // on for the next graph but say nothing here
+    let none = Lowering::default();
     let lowering = if format == CoreFormat::Csv {
-        Lowering::default()
+        &none
     } else {
         lowering
     };
@@ -282,6 +320,7 @@ pub fn build_with(
         gears: gears.to_vec(),
         alias_views: lowering.alias_views,
         order: lowering.schedule,
+        sizes: lowering.sizes.clone(),
         ..LoadOptions::default()
     };
     let loaded = load_as(format, &source.name, &source.bytes, &opts).map_err(named)?;
@@ -335,7 +374,7 @@ pub fn build_settled(
     source: &Source,
     bindings: &Bindings,
     gears: &[u64],
-    lowering: Lowering,
+    lowering: &Lowering,
 ) -> Outcome {
     let mut bindings = bindings.clone();
     let mut gears = gears.to_vec();
@@ -565,6 +604,25 @@ pub(crate) mod tests {
         assert_eq!(parse_gears(" 8, 1,2 ").unwrap(), vec![1, 2, 8]);
         assert_eq!(parse_gears("1,2,2").unwrap_err(), "gear 2 is listed twice");
         assert!(parse_gears("1,x").unwrap_err().contains("'x'"));
+    }
+
+    #[test]
+    fn tensor_sizes_parse_as_the_cli_reads_them() {
+        let m = parse_sizes(" y=4MiB, b = 1536\n").unwrap();
+        assert_eq!(m.get("y"), Some(&(4 << 20)));
+        assert_eq!(m.get("b"), Some(&1536));
+        assert!(parse_sizes("").unwrap().is_empty());
+        assert_eq!(
+            parse_sizes("y=1, y=2").unwrap_err(),
+            "tensor 'y' is given a size twice"
+        );
+        assert_eq!(
+            parse_sizes("y").unwrap_err(),
+            "tensor size 'y': expected NAME=BYTES"
+        );
+        assert!(parse_sizes("y=lots")
+            .unwrap_err()
+            .starts_with("tensor size of 'y': "));
     }
 
     #[test]

@@ -5,6 +5,8 @@
 
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine;
+use std::collections::BTreeMap;
+
 use memplan_core::graph::ScheduleOrder;
 use memplan_core::{Bindings, Problem};
 use serde::{Deserialize, Serialize};
@@ -90,6 +92,9 @@ pub struct Shared {
         with = "schedule_name"
     )]
     pub schedule: Option<ScheduleOrder>,
+    /// Tensor sizes the user gave, bytes, by tensor name (the CLI's `--size`).
+    #[serde(rename = "sz", default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub sizes: BTreeMap<String, u64>,
     /// The tensor search text.
     #[serde(rename = "q", default, skip_serializing_if = "String::is_empty")]
     pub search: String,
@@ -248,6 +253,12 @@ fn check(s: &Shared) -> Result<(), String> {
             crate::model::MAX_GEARS
         ));
     }
+    if s.sizes.len() > MAX_SYMBOLS || s.sizes.keys().any(|k| k.is_empty() || k.len() > MAX_SEARCH) {
+        return Err(format!(
+            "the link gives {} tensor sizes (at most {MAX_SYMBOLS}, names of 1 to {MAX_SEARCH} bytes)",
+            s.sizes.len()
+        ));
+    }
     if s.bindings.len() > MAX_SYMBOLS {
         return Err(format!(
             "the link binds {} dims (at most {MAX_SYMBOLS})",
@@ -361,6 +372,7 @@ mod tests {
             view: Some([10.0, 42.5, 0.0, 1e6]),
             alias_views: true,
             schedule: Some(ScheduleOrder::GeDfs),
+            sizes: [("x".to_string(), 4096u64)].into_iter().collect(),
             search: "conv".into(),
             sort: Some(("offset".into(), true)),
             selected: Some("conv1_out".into()),

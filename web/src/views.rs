@@ -226,6 +226,12 @@ impl App {
                                 <input type="checkbox" data-testid="alias-views" checked={self.alias_views} onchange={link.callback(|e: Event| Msg::AliasViews(platform::event_checked(&e)))} />
                                 { " views share their input" }
                             </label>
+                            <label title="Give a tensor's size in bytes when its shape is not inferred, or to resize one (the CLI's --size NAME=BYTES): name=bytes pairs, comma-separated, e.g. y=4MiB">
+                                { "Tensor sizes " }
+                                <input type="text" class="sizes" placeholder="name=bytes, …" data-testid="sizes"
+                                    value={self.sizes.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(", ")}
+                                    onchange={link.callback(|e: Event| Msg::Sizes(platform::event_value(&e)))} />
+                            </label>
                             <label title="The order the ops run in, which sets every lifetime: as the file says (its \"schedule\", else file order), file order, or GE's default depth-first topological sort (compute_graph.cc DFSTopologicalSorting; the CLI's --schedule)">
                                 { "Op order " }
                                 <select data-testid="schedule" onchange={link.callback(|e: Event| Msg::Schedule(ScheduleOrder::from_name(&platform::event_value(&e)).ok()))}>
@@ -922,7 +928,7 @@ fn unknown_dims_hint(symbols: &[String], bindings: &memplan_core::Bindings) -> S
         .map(String::as_str)
         .collect();
     if open.is_empty() {
-        "Their shapes are not inferred (the warnings say why).".into()
+        "Their shapes are not inferred (the warnings say why): give their sizes under Tensor sizes above.".into()
     } else {
         format!(
             "Give the dims the file leaves unnamed above: {}.",

@@ -80,6 +80,9 @@ pub struct ParseJob {
     /// graph's own.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub schedule: Option<String>,
+    /// Tensor sizes given by the user, bytes.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub sizes: std::collections::BTreeMap<String, u64>,
 }
 
 /// A parsed file.
@@ -188,9 +191,10 @@ pub fn parse(job: &ParseJob, bytes: Vec<u8>) -> Parsed {
                 &source,
                 &job.bindings,
                 &job.gears,
-                model::Lowering {
+                &model::Lowering {
                     alias_views: job.alias_views,
                     schedule,
+                    sizes: job.sizes.clone(),
                 },
             ),
             Err(e) => model::Outcome {
@@ -329,6 +333,7 @@ mod tests {
             gears: vec![1, 2],
             alias_views: false,
             schedule: None,
+            sizes: Default::default(),
         };
         let header = serde_json::to_string(&job).unwrap();
         let back: ParseJob = serde_json::from_str(&header).unwrap();
