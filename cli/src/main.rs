@@ -676,11 +676,7 @@ fn table(f: &PlanFile, o: &PlanOptions) -> String {
     );
     for e in &f.plans {
         // the bound counts every memory type: measure all the plan's arenas against it
-        let device = if e.arenas.is_empty() {
-            e.peak_bytes
-        } else {
-            e.arenas.iter().fold(0u64, |a, x| a.saturating_add(x.bytes))
-        };
+        let device = e.device_bytes();
         let ratio = if p.lower_bound_bytes == 0 {
             1.0
         } else {

@@ -740,7 +740,15 @@ impl App {
         self.load_sample(ctx, &id, after);
     }
 
-    /// The model-level lowering settings (views, op order).
+    /// A model-level setting changed: lower the model again, from the whole view, and say so
+    /// in the link.
+    fn relower(&mut self) {
+        self.vp = None;
+        self.rebuild();
+        self.sync_hash();
+    }
+
+    /// The model-level lowering settings (views, op order, tensor sizes).
     fn lowering(&self) -> model::Lowering {
         model::Lowering {
             alias_views: self.alias_views,
@@ -1468,9 +1476,7 @@ impl Component for App {
                     self.clear_notice_of("sizes");
                     if sizes != self.sizes {
                         self.sizes = sizes;
-                        self.vp = None;
-                        self.rebuild();
-                        self.sync_hash();
+                        self.relower();
                     }
                 }
                 Err(e) => self.field_notice("sizes", e),
@@ -1478,18 +1484,14 @@ impl Component for App {
             Msg::Schedule(order) => {
                 if order != self.schedule {
                     self.schedule = order;
-                    self.vp = None;
                     self.step = None;
-                    self.rebuild();
-                    self.sync_hash();
+                    self.relower();
                 }
             }
             Msg::AliasViews(on) => {
                 if on != self.alias_views {
                     self.alias_views = on;
-                    self.vp = None;
-                    self.rebuild();
-                    self.sync_hash();
+                    self.relower();
                 }
             }
             Msg::Gears(text) => match model::parse_gears(&text) {
@@ -1498,9 +1500,7 @@ impl Component for App {
                     if g != self.gears {
                         self.gears = g;
                         self.shown_gear = None;
-                        self.vp = None;
-                        self.rebuild();
-                        self.sync_hash();
+                        self.relower();
                     }
                 }
                 Err(e) => self.field_notice("gears", e),

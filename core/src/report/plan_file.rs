@@ -178,6 +178,20 @@ pub struct PlanEntry {
     pub buffers: Vec<BufferEntry>,
 }
 
+impl PlanEntry {
+    /// The bytes the device must hold for this plan, as [`Plan::device_bytes`] reckons them
+    /// from the file: `peak_bytes` with one offset space, else the sum of `arenas`.
+    pub fn device_bytes(&self) -> u64 {
+        if self.arenas.is_empty() {
+            self.peak_bytes
+        } else {
+            self.arenas
+                .iter()
+                .fold(0u64, |a, x| a.saturating_add(x.bytes))
+        }
+    }
+}
+
 /// One block of a block-reuse plan.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct BlockEntry {
@@ -720,13 +734,7 @@ pub fn check_entry(file: &PlanFile, e: &PlanEntry) -> core::result::Result<(), S
     // With one arena per memory type the headline is HBM's, and the bound counts every type:
     // the arenas together must reach it (the most live bytes of all types at one step is at
     // most the sum of each type's most).
-    let covered = if e.arenas.is_empty() {
-        e.peak_bytes
-    } else {
-        e.arenas
-            .iter()
-            .fold(0u64, |a, arena| a.saturating_add(arena.bytes))
-    };
+    let covered = e.device_bytes();
     if covered < p.lower_bound_bytes {
         return Err(if e.arenas.is_empty() {
             alloc::format!(
