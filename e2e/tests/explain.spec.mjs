@@ -2,6 +2,7 @@
 // up (computed by the core's explain module), says it in one sentence, and shows its
 // strategy's one-line description under the selector; hovering a GE tensor names its block.
 import { test, expect } from '@playwright/test';
+import { memplan } from './memplan.mjs';
 
 test.beforeEach(async ({ page }) => {
   page.on('pageerror', (e) => { throw new Error(`page error: ${e.message}`); });
@@ -41,4 +42,23 @@ test('hovering a tensor of a GE plan names its block', async ({ page }) => {
   await page.mouse.move(c.x - 4, c.y);
   await page.mouse.move(c.x, c.y);
   await expect(page.getByTestId('tooltip-block')).toContainText(/members · level/);
+});
+
+test("each strategy's description under its selector is the CLI's (`memplan strategies`)", async ({ page }) => {
+  // `memplan strategies`: one line per strategy, its name, spaces, its one-line description
+  const cli = memplan(['strategies']).trim().split('\n').map((l) => {
+    const m = l.match(/^(\S+)\s+(.+)$/);
+    return { name: m[1], summary: m[2] };
+  });
+  expect(cli.length).toBeGreaterThanOrEqual(10);
+  expect(cli.map((s) => s.name)).toContain('ge-block');
+  await page.goto('/');
+  await expect(page.locator('html[data-ready]')).toHaveCount(1);
+  const options = await page.getByTestId('pane1-strategy').locator('option').allTextContents();
+  for (const { name, summary } of cli) {
+    expect(options).toContain(name);
+    await page.getByTestId('pane1-strategy').selectOption(name);
+    await expect(page.getByTestId('pane1-summary')).toHaveText(summary);
+    await expect(page.getByTestId('pane1-summary')).toBeVisible();
+  }
 });

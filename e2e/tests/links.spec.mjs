@@ -125,3 +125,67 @@ test('an embed lets the page scroll past it; after a click the wheel zooms; Rese
   await expect(frame.getByTestId('reset-view')).toBeDisabled();
   expect((await page.locator('iframe').boundingBox()).height).toBe(1100);
 });
+
+test('table rows and timeline boxes are linked both ways', async ({ page }) => {
+  await page.goto('/');
+  await ready(page);
+  // box → row: click the largest box; the table selects the tensor the tooltip names
+  const canvas = page.locator('#timeline-canvas[data-largest]');
+  await canvas.scrollIntoViewIfNeeded();
+  const c = await canvas.evaluate((el) => {
+    const [x, y] = el.dataset.largest.split(',').map(Number);
+    const b = el.getBoundingClientRect();
+    return { x: b.x + (x / 1000) * b.width, y: b.y + (y / 1000) * b.width };
+  });
+  await page.mouse.move(c.x - 4, c.y);
+  await page.mouse.move(c.x, c.y);
+  const boxName = (await page.getByTestId('tooltip').locator('strong').textContent()).trim();
+  expect(boxName.length).toBeGreaterThan(0);
+  await page.mouse.click(c.x, c.y);
+  await expect(page.getByTestId('selected-row').locator('td.name')).toHaveText(boxName);
+  await expect(page.getByTestId('timeline').locator('svg.overlay')).toHaveAttribute('data-selected', boxName);
+  // row → box: click another row; the timeline outlines that tensor (and only the selection
+  // is drawn at the selection's width)
+  const rows = page.getByTestId('tensor-table').locator('tbody tr');
+  expect(await rows.count()).toBeGreaterThan(1);
+  let other = rows.first();
+  if ((await other.locator('td.name').textContent()).trim() === boxName) other = rows.nth(1);
+  const rowName = (await other.locator('td.name').textContent()).trim();
+  await other.click();
+  await expect(page.getByTestId('selected-row').locator('td.name')).toHaveText(rowName);
+  await expect(page.getByTestId('timeline').locator('svg.overlay')).toHaveAttribute('data-selected', rowName);
+  await expect(page.getByTestId('timeline').locator('svg.overlay rect[stroke-width="3"]')).toHaveCount(1);
+});
+
+test('the timeline takes keyboard focus: arrows step through time and select tensors', async ({ page }) => {
+  await page.goto('/');
+  await ready(page);
+  const tl = page.getByTestId('timeline');
+  await expect(tl).toHaveAttribute('tabindex', '0');
+  await tl.focus();
+  await expect(tl).toBeFocused();
+  const step = page.getByTestId('step');
+  const at = async () => Number((await step.textContent()).match(/step (\d+)/)[1]);
+  await page.keyboard.press('Home');
+  await expect(step).toContainText('step 0 /');
+  await page.keyboard.press('ArrowRight');
+  await page.keyboard.press('ArrowRight');
+  await expect(step).toContainText('step 2 /');
+  // ↑ selects the lowest tensor live at step 2, ↑ again the one above it: the table and the
+  // overlay follow, and the page does not scroll
+  const y = await page.evaluate(() => window.scrollY);
+  await page.keyboard.press('ArrowUp');
+  const first = page.getByTestId('selected-row').locator('td.name');
+  await expect(first).toHaveCount(1);
+  const low = (await first.textContent()).trim();
+  await expect(page.getByTestId('timeline').locator('svg.overlay')).toHaveAttribute('data-selected', low);
+  await page.keyboard.press('ArrowUp');
+  await expect(page.getByTestId('timeline').locator('svg.overlay')).not.toHaveAttribute('data-selected', low);
+  const high = (await first.textContent()).trim();
+  await expect(page.getByTestId('timeline').locator('svg.overlay')).toHaveAttribute('data-selected', high);
+  await page.keyboard.press('ArrowDown');
+  await expect(page.getByTestId('timeline').locator('svg.overlay')).toHaveAttribute('data-selected', low);
+  expect(await page.evaluate(() => window.scrollY)).toBe(y);
+  expect(await at()).toBe(2);
+  await expect(tl).toBeFocused();
+});

@@ -98,3 +98,32 @@ test('every runtime replay of a graph is valid, on screen and for `memplan valid
     expect(memplan(['validate', file])).toContain('valid');
   }
 });
+
+test('acl-tiered: the level capacities and block size are knobs, and the levels agree with `memplan simulate`', async ({ page }) => {
+  const m = 'static/samples/mobilenet_v2_randinit.stripped.onnx';
+  const cli = (extra) => JSON.parse(memplan([
+    'simulate', m, '--dim', 'batch=1', '-a', 'acl-tiered', '--format', 'json', ...extra,
+  ], { statuses: [0, 3] })).allocators[0];
+  // two levels: 1 MiB of L1, then DDR without limit; 4 KiB blocks
+  const two = cli(['--levels', 'L1=1048576,DDR=inf', '--tier-block-size', '4096']);
+  expect(two.levels.map((l) => l.level.name)).toEqual(['L1', 'DDR']);
+  await page.goto('/');
+  await expect(page.locator('html[data-ready]')).toHaveCount(1);
+  await page.getByTestId('pane1-strategy').selectOption('runtime-acl-tiered');
+  await rawSizes(page, 1);
+  await expect(page.getByTestId('pane1-levels').locator('p')).toHaveCount(4);
+  await page.getByTestId('pane1-knob-levels').fill('L1=1048576,DDR=inf');
+  await page.getByTestId('pane1-knob-levels').dispatchEvent('change');
+  await page.getByTestId('pane1-knob-tier-block-size').fill('4096');
+  await page.getByTestId('pane1-knob-tier-block-size').dispatchEvent('change');
+  const rows = page.getByTestId('pane1-levels').locator('p');
+  await expect(rows).toHaveCount(2);
+  for (const [j, l] of two.levels.entries()) {
+    await expect(rows.nth(j)).toContainText(`${l.level.name}:`);
+    await expect(rows.nth(j)).toContainText(`${l.level.allocations} allocs · ${l.level.spilled_in} spilled in`);
+  }
+  await expect(rows.nth(1)).toContainText('∞');
+  await expect(page.getByTestId('pane1-occupancy')).toHaveAttribute('data-levels', '2');
+  await expect(page.getByTestId('pane1-inuse')).toHaveAttribute('data-bytes', String(two.peak_in_use_bytes));
+});
+

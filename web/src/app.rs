@@ -96,6 +96,9 @@ pub enum Msg {
     Step(Option<u64>),
     /// Move the step cursor.
     StepBy(i64),
+    /// Keyboard on the timeline: select the tensor live at the step just above (`true`) or
+    /// below the selected one in the arena (the lowest or highest when none is selected).
+    SelectLive(bool),
     /// Pointer over the timeline: (user x, user y, pixel x, pixel y).
     Pointer(f64, f64, f64, f64),
     /// Pointer left the timeline.
@@ -1622,6 +1625,39 @@ impl Component for App {
                     }
                     self.sync_hash();
                 }
+            }
+            Msg::SelectLive(up) => {
+                let step = self.table_step();
+                let (Some(b), Some(r)) = (&self.built, self.focused()) else {
+                    return false;
+                };
+                // tensors live at the step with bytes in the arena, lowest offset first
+                let mut live: Vec<(u64, usize)> = b
+                    .problem
+                    .buffers
+                    .iter()
+                    .enumerate()
+                    .filter(|(i, t)| {
+                        t.start <= step
+                            && step <= t.end
+                            && r.plan.sizes.get(*i).is_some_and(|s| *s > 0)
+                    })
+                    .filter_map(|(i, _)| Some((*r.plan.offsets.get(i)?, i)))
+                    .collect();
+                live.sort_unstable();
+                let at = self
+                    .selected
+                    .and_then(|s| live.iter().position(|(_, i)| *i == s));
+                let next = match (at, up) {
+                    (None, true) => live.first(),
+                    (None, false) => live.last(),
+                    (Some(k), true) => live.get(k + 1).or(live.get(k)),
+                    (Some(k), false) => live.get(k.saturating_sub(1)),
+                };
+                let Some(&(_, i)) = next else { return false };
+                self.step = Some(step);
+                self.selected = Some(i);
+                self.sync_hash();
             }
             Msg::Pointer(ux, uy, lx, ly) => {
                 if let Some((x0, y0, start, moved)) = self.drag {

@@ -71,17 +71,24 @@ pub struct PaneProps {
 use crate::platform::{event_checked, event_value};
 
 /// One runtime-allocator knob as a form field (text, policy menu or switch).
+///
+/// A value the knob refuses stays in the field, marked invalid, with the reason under it; the
+/// pane keeps planning with the last good value until it is fixed.
 fn knob_field(
     i: usize,
     s: &PaneSettings,
     name: &'static str,
     summary: &'static str,
     on_change: &Callback<(usize, PaneSettings)>,
+    errors: &UseStateHandle<FieldErrors>,
 ) -> Html {
     let id = format!("pane{i}-knob-{name}");
+    let key = format!("{}/{name}", s.strategy);
     let onchange = {
         let s = s.clone();
         let cb = on_change.clone();
+        let errors = errors.clone();
+        let key = key.clone();
         Callback::from(move |e: Event| {
             let mut n = s.clone();
             let v = if name.starts_with("no-") {
@@ -89,12 +96,19 @@ fn knob_field(
             } else {
                 event_value(&e)
             };
-            if n.knobs.set(name, &v).is_ok() {
-                cb.emit((i, n));
+            match n.knobs.set(name, &v) {
+                Ok(()) => {
+                    errors.set(without(&errors, &key));
+                    cb.emit((i, n));
+                }
+                Err(why) => errors.set(with(&errors, &key, v, why)),
             }
         })
     };
-    let value = s.knobs.get(name);
+    let bad = errors.get(&key).cloned();
+    let value = bad
+        .as_ref()
+        .map_or_else(|| s.knobs.get(name), |(typed, _)| typed.clone());
     match name {
         "no-stats" | "no-leak-detector" => html! {
             <span class="checks" title={summary}><label><input type="checkbox" id={id.clone()} data-testid={id} checked={value == "true"} {onchange} />{ format!(" {}", name.trim_start_matches("no-").replace('-', " ")) }{ " off" }</label></span>
@@ -111,9 +125,39 @@ fn knob_field(
         _ => html! {
             <>
                 <label for={id.clone()} title={summary}>{ name.replace('-', " ") }</label>
-                <input type="text" class="num" id={id.clone()} data-testid={id} title={summary} placeholder="default" value={value} {onchange} />
+                <span class="field">
+                    <input type="text" class="num" id={id.clone()} data-testid={id.clone()} title={summary} placeholder="default" value={value} {onchange}
+                        aria-invalid={bad.is_some().then_some("true")} aria-describedby={bad.is_some().then(|| format!("{id}-error"))} />
+                    { field_error(&id, bad.as_ref().map(|b| b.1.as_str())) }
+                </span>
             </>
         },
+    }
+}
+
+/// Fields whose last typed value was refused: key → (the text typed, why it was refused).
+pub type FieldErrors = std::collections::BTreeMap<String, (String, String)>;
+
+fn with(errors: &FieldErrors, key: &str, typed: String, why: String) -> FieldErrors {
+    let mut e = errors.clone();
+    e.insert(key.to_string(), (typed, why));
+    e
+}
+
+fn without(errors: &FieldErrors, key: &str) -> FieldErrors {
+    let mut e = errors.clone();
+    e.remove(key);
+    e
+}
+
+/// The reason a field's value was refused, under the field (`{id}-error`, which the field names
+/// in `aria-describedby`); nothing when the value is good.
+pub fn field_error(id: &str, why: Option<&str>) -> Html {
+    match why {
+        Some(w) => {
+            html! { <p class="field-error" id={format!("{id}-error")} data-testid={format!("{id}-error")} role="alert">{ w.to_string() }</p> }
+        }
+        None => html! {},
     }
 }
 
@@ -122,6 +166,7 @@ fn knob_field(
 pub fn pane(p: &PaneProps) -> Html {
     let i = p.index;
     let s = p.settings.clone();
+    let errors = use_state(FieldErrors::new);
     let change = |f: fn(&mut PaneSettings, &Event)| {
         let s = s.clone();
         let cb = p.on_change.clone();
@@ -133,6 +178,30 @@ pub fn pane(p: &PaneProps) -> Html {
     };
     let id = |what: &str| format!("pane{i}-{what}");
     let custom = !ALIGNMENTS.contains(&s.alignment);
+    // a custom alignment the planner refuses stays typed, with the reason under it
+    let align_custom = id("align-custom");
+    let align_bad = errors.get("align").cloned();
+    let on_align_custom = {
+        let s = s.clone();
+        let cb = p.on_change.clone();
+        let errors = errors.clone();
+        Callback::from(move |e: Event| {
+            let typed = event_value(&e);
+            match typed.trim().parse::<u64>() {
+                Ok(a) if (1..=MAX_ALIGNMENT).contains(&a) => {
+                    errors.set(without(&errors, "align"));
+                    let mut n = s.clone();
+                    n.alignment = a;
+                    cb.emit((i, n));
+                }
+                _ => {
+                    let why =
+                        format!("alignment: a whole number of bytes from 1 to {MAX_ALIGNMENT}");
+                    errors.set(with(&errors, "align", typed, why));
+                }
+            }
+        })
+    };
     let stats = match p.result.as_ref().map(|r| &*r.0) {
         None => html! { <p class="muted">{ "No model loaded." }</p> },
         Some(Err(e)) if e == crate::app::PLANNING => {
@@ -308,7 +377,7 @@ pub fn pane(p: &PaneProps) -> Html {
                 </select>
                 <p class="muted small summary-line" data-testid={format!("pane{i}-summary")}>{ settings::summary(&s.strategy) }</p>
                 if let Some(a) = settings::runtime_allocator(&s.strategy) {
-                    { for a.knobs.iter().filter(|k| k.name != "align").map(|k| knob_field(i, &s, k.name, k.summary, &p.on_change)) }
+                    { for a.knobs.iter().filter(|k| k.name != "align").map(|k| knob_field(i, &s, k.name, k.summary, &p.on_change, &errors)) }
                 }
                 <label for={id("align")}>{ "Block alignment" }</label>
                 <span class="row">
@@ -321,12 +390,14 @@ pub fn pane(p: &PaneProps) -> Html {
                         <option value="custom" selected={custom}>{ "custom…" }</option>
                     </select>
                     if custom {
-                        <input type="number" min="1" max={MAX_ALIGNMENT.to_string()} class="num" aria-label="custom alignment in bytes"
-                            data-testid={format!("pane{i}-align-custom")}
-                            value={s.alignment.to_string()}
-                            onchange={change(|n, e| if let Ok(a) = event_value(e).trim().parse::<u64>() {
-                                if (1..=MAX_ALIGNMENT).contains(&a) { n.alignment = a }
-                            })} />
+                        <span class="field">
+                            <input type="number" min="1" max={MAX_ALIGNMENT.to_string()} class="num" aria-label="custom alignment in bytes"
+                                id={align_custom.clone()} data-testid={align_custom.clone()}
+                                value={align_bad.as_ref().map_or_else(|| s.alignment.to_string(), |b| b.0.clone())}
+                                aria-invalid={align_bad.is_some().then_some("true")} aria-describedby={align_bad.is_some().then(|| format!("{align_custom}-error"))}
+                                onchange={on_align_custom} />
+                            { field_error(&align_custom, align_bad.as_ref().map(|b| b.1.as_str())) }
+                        </span>
                     }
                 </span>
                 <label for={id("pad")}>{ "Padding" }</label>

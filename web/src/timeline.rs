@@ -906,8 +906,15 @@ pub fn overlay_svg(problem: &Problem, r: &PaneResult, vp: &Viewport, m: &Marks) 
                 .filter_map(|(i, _)| outline(i, 1.5)),
         );
     }
-    if let Some(s) = selected.and_then(|i| outline(i, 3.0)) {
+    // the selected tensor's name on the overlay: what a test (or a reader of the DOM) checks
+    // against the table's selected row
+    let mut selected_attr = String::new();
+    if let Some((i, s)) = selected.and_then(|i| Some((i, outline(i, 3.0)?))) {
         shapes.push(s);
+        selected_attr = format!(
+            r#" data-selected="{}""#,
+            crate::format::xml_escape(&problem.buffers[i].name)
+        );
     }
     if let Some(s) = hover
         .filter(|h| Some(*h) != selected)
@@ -916,7 +923,7 @@ pub fn overlay_svg(problem: &Problem, r: &PaneResult, vp: &Viewport, m: &Marks) 
         shapes.push(s);
     }
     let mut out = format!(
-        r#"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {W} {H}" class="overlay" aria-hidden="true"><defs><clipPath id="mpoclip"><rect x="{}" y="{}" width="{}" height="{}"/></clipPath></defs><g clip-path="url(#mpoclip)">"#,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {W} {H}" class="overlay" aria-hidden="true"{selected_attr}><defs><clipPath id="mpoclip"><rect x="{}" y="{}" width="{}" height="{}"/></clipPath></defs><g clip-path="url(#mpoclip)">"#,
         px - 3.0,
         py - 3.0,
         pw + 6.0,

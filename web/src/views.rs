@@ -446,6 +446,17 @@ impl App {
         // In an embed the page scrolls past the timeline: it zooms only with Ctrl/⌘ held or
         // after a click on it.
         let wheel_free = !self.embed || self.embed_active;
+        // focused, the timeline also takes ↑ ↓ (elsewhere they scroll the page); ← → and the
+        // rest are the page's keys (platform::on_key)
+        let onkeydown = link.batch_callback(|e: KeyboardEvent| {
+            let up = match e.key().as_str() {
+                "ArrowUp" => true,
+                "ArrowDown" => false,
+                _ => return None,
+            };
+            e.prevent_default();
+            Some(Msg::SelectLive(up))
+        });
         let onwheel = link.batch_callback(move |e: WheelEvent| {
             if !(wheel_free || e.ctrl_key() || e.meta_key()) {
                 return None;
@@ -552,6 +563,8 @@ impl App {
                     if !r.plan.blocks.is_empty() { { "Dashed outlines: GE blocks." } }
                 </p>
                 <div class="svgbox" data-testid="timeline" data-live-peak={live_peak(r).to_string()} {onmousemove} {onmousedown} {onclick} {onwheel}
+                    tabindex="0" onkeydown={onkeydown} aria-keyshortcuts="ArrowLeft ArrowRight ArrowUp ArrowDown Home End + - 0"
+                    aria-label="memory timeline: ← → step through time, ↑ ↓ select the tensor above or below, Home and End the first and last step, + and − zoom, 0 resets"
                     onmouseup={link.callback(|_| Msg::Up)} onmouseleave={link.callback(|_| Msg::Leave)}>
                     <canvas id="timeline-canvas" class="timeline-canvas" role="img"
                         aria-label="memory timeline: x is the op step, y the offset in the arena; the table below lists the tensors live at the selected step" />
