@@ -107,3 +107,32 @@ test('the tensors CSV with gears gives every gear\'s tensors their planned sizes
     expect(Number(r[4])).toBeGreaterThan(0);
   }
 });
+
+test('the exported SVG and PNG stand alone: axis names, the lower bound, the gear and a caption with a link', async ({ page }) => {
+  await page.goto('/');
+  await expect(page.locator('html[data-ready]')).toHaveCount(1);
+  await page.getByTestId('gears').fill('1,2');
+  await page.getByTestId('gears').dispatchEvent('change');
+  await expect(page.getByTestId('gear')).toHaveValue('2');
+  const svg = (await download(page, 'export-svg')).bytes.toString('utf8');
+  const text = [...svg.matchAll(/<text[^>]*>([^<]*)<\/text>/g)].map((m) => m[1]);
+  expect(text).toContain('op step →');
+  expect(text).toContain('offset ↑');
+  // the title names the model, the pane's strategy and the gear on screen
+  expect(text.some((t) => t.includes('mobilenet_v2_randinit.stripped.onnx') && t.includes('ge-block') && t.includes('gear: batch 2'))).toBe(true);
+  // the lower bound's line is labelled with the figure the pane gives
+  const bound = text.find((t) => t.startsWith('lower bound '));
+  expect(bound).toMatch(/^lower bound \d+(\.\d+)? [KMG]iB$/);
+  const shown = await page.getByTestId('pane0').locator('.stat', { hasText: 'lower bound (planned sizes)' }).locator('dd .muted').textContent();
+  expect(`lower bound ${shown.replace(/^ of /, '')}`).toBe(bound);
+  // the caption: peak against the bound and a link that reopens this view
+  const caption = text.find((t) => t.startsWith('memplan: peak '));
+  expect(caption).toContain(`vs ${bound}`);
+  const link = caption.match(/open in the playground: (\S+)/)[1].replace(/…$/, '');
+  expect(link).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/.*#v=1/);
+  // the PNG is the same picture, caption included, at twice the size
+  const h = Number(svg.match(/viewBox="0 0 1000 (\d+(\.\d+)?)"/)[1]);
+  const png = (await download(page, 'export-png')).bytes;
+  expect(png.readUInt32BE(16)).toBe(2000);
+  expect(png.readUInt32BE(20)).toBe(Math.round(h * 2));
+});

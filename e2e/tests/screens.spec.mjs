@@ -58,3 +58,33 @@ test('on a phone the tensor table scrolls sideways and keeps the names in view',
   expect(pos.offsetRight).toBeLessThanOrEqual(1);
   await expect(page.locator('section.table')).toHaveScreenshot('phone-table-scrolled.png', { maxDiffPixels: 200, animations: 'disabled' });
 });
+
+test('on a phone the timeline comes before the panes and its labels stay legible', async ({ page }) => {
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.goto('/?theme=light');
+  await expect(page.locator('html[data-ready]')).toHaveCount(1);
+  const canvas = page.locator('#timeline-canvas[data-paints]');
+  await expect(canvas).toHaveCount(1);
+  const top = (sel) => page.locator(sel).first().evaluate((e) => e.getBoundingClientRect().top + window.scrollY);
+  // the picture first, then the panes' settings and figures, then the table
+  expect(await top('section.plots')).toBeLessThan(await top('[data-testid=pane0]'));
+  expect(await top('[data-testid=pane0]')).toBeLessThan(await top('section.table'));
+  // labels at 10 CSS px or more (the desktop's 11 user units would be under 4 px here)
+  expect(Number(await canvas.getAttribute('data-font-px'))).toBeGreaterThanOrEqual(9.9);
+  const curveFont = await page.getByTestId('curve').locator('svg').first().evaluate((svg) => {
+    const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
+    return Number(svg.getAttribute('font-size')) * scale;
+  });
+  expect(curveFont).toBeGreaterThanOrEqual(9.9);
+  await expect(page.locator('section.plots')).toHaveScreenshot('phone-timeline.png', { maxDiffPixels: 200, animations: 'disabled' });
+});
+
+test('on a desktop the timeline labels keep their size', async ({ page }) => {
+  await page.goto('/?theme=light');
+  await expect(page.locator('html[data-ready]')).toHaveCount(1);
+  const canvas = page.locator('#timeline-canvas[data-paints]');
+  await expect(canvas).toHaveCount(1);
+  const px = Number(await canvas.getAttribute('data-font-px'));
+  const w = await canvas.evaluate((e) => e.clientWidth);
+  expect(px).toBeCloseTo((11 * w) / 1000, 1);
+});

@@ -217,6 +217,8 @@ pub(crate) struct Parsing {
 
 /// The table's sort when the link says nothing.
 const DEFAULT_SORT: (Col, bool) = (Col::Planned, true);
+/// Smallest size of the timeline's labels on screen, CSS px (a phone scales its text up to it).
+const LABEL_PX: f64 = 10.0;
 
 /// A column's name in links.
 fn col_name(c: Col) -> &'static str {
@@ -971,6 +973,7 @@ impl App {
         let o = crate::timeline::SvgOptions {
             dark: key.dark,
             budget: self.budget,
+            text_scale: crate::timeline::text_scale_for(f64::from(key.width), LABEL_PX),
             ..Default::default()
         };
         let mut scene = crate::timeline::timeline_scene(&b.problem, r, &vp, &o);
@@ -1030,15 +1033,28 @@ impl App {
             view: [vp.x0, vp.x1, vp.y0, vp.y1].map(f64::to_bits),
             dark,
             budget: self.budget,
-            width: 0,
+            width: platform::client_width("timeline-canvas"),
         };
+        // before the first paint the canvas has no width yet: the window's is near it
+        let width = match key.width {
+            0 => platform::window_width() - 48.0,
+            w => f64::from(w),
+        };
+        let scale = crate::timeline::text_scale_for(width, LABEL_PX);
         let mut cache = self.curve_cache.borrow_mut();
         if let Some((k, svg)) = cache.as_ref() {
             if *k == key {
                 return svg.clone();
             }
         }
-        let svg = AttrValue::from(crate::timeline::curve_svg(r, vp, None, dark, self.budget));
+        let svg = AttrValue::from(crate::timeline::curve_svg(
+            r,
+            vp,
+            None,
+            dark,
+            self.budget,
+            scale,
+        ));
         *cache = Some((key, svg.clone()));
         svg
     }

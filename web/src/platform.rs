@@ -619,6 +619,14 @@ pub fn set_scroll_top(id: &str, top: f64) {
     }
 }
 
+/// The window's inner width, CSS px (0 outside a browser).
+pub fn window_width() -> f64 {
+    window()
+        .and_then(|w| w.inner_width().ok())
+        .and_then(|v| v.as_f64())
+        .unwrap_or(0.0)
+}
+
 /// The width in CSS pixels of the element with this id (0 if absent).
 pub fn client_width(id: &str) -> i32 {
     window()
@@ -666,7 +674,12 @@ pub fn paint_scene(id: &str, scene: &crate::timeline::Scene) -> f64 {
     ctx.set_global_alpha(1.0);
     ctx.set_fill_style_str(scene.bg);
     ctx.fill_rect(0.0, 0.0, scene.width, scene.height);
-    ctx.set_font("11px system-ui,-apple-system,Segoe UI,sans-serif");
+    let font = format!(
+        "{:.1}px system-ui,-apple-system,Segoe UI,sans-serif",
+        scene.font
+    );
+    let bold_font = format!("600 {font}");
+    ctx.set_font(&font);
     let stroke = |s: &Stroke| {
         ctx.set_stroke_style_str(s.color);
         ctx.set_line_width(s.width);
@@ -726,11 +739,7 @@ pub fn paint_scene(id: &str, scene: &crate::timeline::Scene) -> f64 {
             opacity,
             halo,
         } => {
-            ctx.set_font(if *bold {
-                "600 11px system-ui,-apple-system,Segoe UI,sans-serif"
-            } else {
-                "11px system-ui,-apple-system,Segoe UI,sans-serif"
-            });
+            ctx.set_font(if *bold { &bold_font } else { &font });
             ctx.set_text_align(match anchor {
                 Anchor::Start => "start",
                 Anchor::Middle => "center",
@@ -762,6 +771,11 @@ pub fn paint_scene(id: &str, scene: &crate::timeline::Scene) -> f64 {
             ctx.set_global_alpha(1.0);
         }
     };
+    // the labels' size on screen, CSS px (what a test of legibility reads)
+    let _ = canvas.set_attribute(
+        "data-font-px",
+        &format!("{:.1}", scene.font * css_w / scene.width.max(1.0)),
+    );
     if let Some((x, y)) = scene.largest {
         let _ = canvas.set_attribute("data-largest", &format!("{x:.1},{y:.1}"));
     }

@@ -168,6 +168,22 @@ pub struct SvgOptions {
     pub lower_bound: Option<u64>,
     /// A line under the plot (exports: model, gear, link).
     pub caption: Option<String>,
+    /// Text size as a multiple of 11 user units (below 1 counts as 1): the page asks for more
+    /// when the canvas is narrow, so that labels stay ~10 CSS px on a phone instead of
+    /// shrinking with the picture; fewer ticks are labelled then, and inside the plot.
+    pub text_scale: f64,
+}
+
+/// Font size of the timeline's labels, user units, at text scale 1.
+pub const FONT: f64 = 11.0;
+
+/// The text scale that keeps labels `px` CSS pixels high on a canvas `width` CSS pixels wide
+/// (1 on a desktop: the picture is at least ~900 px wide there).
+pub fn text_scale_for(width_px: f64, px: f64) -> f64 {
+    if width_px <= 0.0 {
+        return 1.0;
+    }
+    (px * W / (FONT * width_px)).clamp(1.0, 4.0)
 }
 
 fn plot() -> (f64, f64, f64, f64) {
@@ -209,10 +225,10 @@ fn kind_fill(p: &Palette, kind: BufferKind, i: usize) -> &'static str {
     }
 }
 
-fn header(out: &mut String, h: f64, p: &Palette, label: &str) {
+fn header(out: &mut String, h: f64, p: &Palette, label: &str, font: f64) {
     let _ = write!(
         out,
-        r#"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {W} {h}" width="{W}" height="{h}" role="img" aria-label="{}" font-family="system-ui,-apple-system,Segoe UI,sans-serif" font-size="11"><rect width="{W}" height="{h}" fill="{}"/>"#,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {W} {h}" width="{W}" height="{h}" role="img" aria-label="{}" font-family="system-ui,-apple-system,Segoe UI,sans-serif" font-size="{font}"><rect width="{W}" height="{h}" fill="{}"/>"#,
         xml_escape(label),
         p.bg
     );
@@ -324,6 +340,8 @@ pub struct Scene {
     /// Centre of the largest box drawn one by one (user units): where a test or a keyboard
     /// user lands first.
     pub largest: Option<(f64, f64)>,
+    /// Font size of the labels, user units.
+    pub font: f64,
 }
 
 fn text(x: f64, y: f64, t: String, anchor: Anchor, color: &'static str) -> Shape {
@@ -370,33 +388,66 @@ pub fn timeline_scene(problem: &Problem, r: &PaneResult, vp: &Viewport, o: &SvgO
     let to_y = |y: f64| py + ph - (y - vp.y0) * sy;
     let mut over: Vec<Shape> = Vec::new();
     let mut under: Vec<Shape> = Vec::new();
-    // Grid and axes.
-    let ystep = byte_step(vp.y1 - vp.y0, 6.0);
+    // Grid and axes. Large text (a narrow canvas) labels fewer ticks, inside the plot, on a
+    // halo: the margins keep their width in user units.
+    let k = o.text_scale.max(1.0);
+    let inside = k > 1.2;
+    let ystep = byte_step(vp.y1 - vp.y0, (6.0 / k).max(3.0));
     let mut y = (vp.y0 / ystep).ceil() * ystep;
     while y <= vp.y1 {
         let yy = to_y(y);
         under.push(line((px, yy), (px + pw, yy), p.grid, 1.0, None));
-        under.push(text(
-            px - 6.0,
-            yy + 4.0,
-            binary(y as u64),
-            Anchor::End,
-            p.fg,
-        ));
+        let label = binary(y as u64);
+        // inside the plot, the bottom row belongs to the step labels
+        if inside && yy > py + ph - FONT * k * 1.5 {
+            y += ystep;
+            continue;
+        }
+        let to = if inside { &mut over } else { &mut under };
+        to.push(if inside {
+            Shape::Text {
+                x: px + 4.0,
+                y: (yy - 3.0).max(py + FONT * k),
+                text: label,
+                anchor: Anchor::Start,
+                color: p.fg,
+                bold: false,
+                opacity: 1.0,
+                halo: Some(p.bg),
+            }
+        } else {
+            text(px - 6.0, yy + 4.0, label, Anchor::End, p.fg)
+        });
         y += ystep;
     }
-    let xstep = nice_step(vp.x1 - vp.x0, 10.0).max(1.0);
+    let xstep = nice_step(vp.x1 - vp.x0, (10.0 / k).max(3.0)).max(1.0);
     let mut x = (vp.x0 / xstep).ceil() * xstep;
     while x <= vp.x1 {
         let xx = to_x(x);
         under.push(line((xx, py), (xx, py + ph), p.grid, 1.0, None));
-        under.push(text(
-            xx,
-            py + ph + 15.0,
-            (x as u64).to_string(),
-            Anchor::Middle,
-            p.fg,
-        ));
+        let label = (x as u64).to_string();
+        let to = if inside { &mut over } else { &mut under };
+        to.push(if inside {
+            Shape::Text {
+                x: xx,
+                y: py + ph - 4.0,
+                text: label,
+                // the first and last labels stay inside the plot
+                anchor: if xx < px + FONT * k * 1.5 {
+                    Anchor::Start
+                } else if xx > px + pw - FONT * k * 1.5 {
+                    Anchor::End
+                } else {
+                    Anchor::Middle
+                },
+                color: p.fg,
+                bold: false,
+                opacity: 1.0,
+                halo: Some(p.bg),
+            }
+        } else {
+            text(xx, py + ph + 15.0, label, Anchor::Middle, p.fg)
+        });
         x += xstep;
     }
     for (x, y, t, anchor) in [
@@ -656,6 +707,7 @@ pub fn timeline_scene(problem: &Problem, r: &PaneResult, vp: &Viewport, o: &SvgO
         plot: under.into_iter().chain(plot_shapes).collect(),
         over,
         largest: largest.map(|l| (l.1, l.2)),
+        font: FONT * k,
     }
 }
 
@@ -786,9 +838,10 @@ pub fn scene_svg(
     let mut out = String::with_capacity(64 * 1024);
     let _ = write!(
         out,
-        r#"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {w} {h}" width="{w}" height="{h}" role="img" aria-label="{}" font-family="system-ui,-apple-system,Segoe UI,sans-serif" font-size="11"><rect width="{w}" height="{h}" fill="{}"/>"#,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {w} {h}" width="{w}" height="{h}" role="img" aria-label="{}" font-family="system-ui,-apple-system,Segoe UI,sans-serif" font-size="{font}"><rect width="{w}" height="{h}" fill="{}"/>"#,
         xml_escape(&scene.label),
         scene.bg,
+        font = scene.font,
         w = scene.width,
         h = scene.height,
     );
@@ -1056,8 +1109,10 @@ pub fn curve_svg(
     step: Option<u64>,
     dark: bool,
     budget: Option<u64>,
+    text_scale: f64,
 ) -> String {
     let p = if dark { &DARK } else { &LIGHT };
+    let k = text_scale.max(1.0);
     let (px, pw) = (MARGIN.0, W - MARGIN.0 - MARGIN.1);
     let (py, ph) = (8.0, CURVE_H - 8.0 - 22.0);
     let high = r.plan.peak.max(r.lower_bound).max(1);
@@ -1071,6 +1126,7 @@ pub fn curve_svg(
         CURVE_H,
         p,
         "live bytes per step, with the lower bound and the plan's peak",
+        FONT * k,
     );
     // Column maxima of the step function.
     let cols = pw.ceil() as usize;
@@ -1143,15 +1199,21 @@ pub fn curve_svg(
             );
         }
     }
+    let (label_x, anchor) = if k > 1.2 {
+        (px + 4.0, "start")
+    } else {
+        (px - 6.0, "end")
+    };
     let _ = write!(
         out,
-        r#"<text x="{}" y="{}" text-anchor="end" fill="{}">{}</text><text x="{}" y="{}" text-anchor="end" fill="{}">0</text><rect x="{px}" y="{py}" width="{pw}" height="{ph}" fill="none" stroke="{}"/><text x="{px}" y="{}" fill="{}" opacity="0.7">live bytes (planned sizes)</text></svg>"#,
-        px - 6.0,
-        py + 10.0,
+        r#"<text x="{}" y="{}" text-anchor="{anchor}" fill="{}">{}</text><text x="{}" y="{}" text-anchor="{anchor}" fill="{}">0</text><rect x="{px}" y="{py}" width="{pw}" height="{ph}" fill="none" stroke="{}"/><text x="{px}" y="{}" fill="{}" opacity="0.7">live bytes (planned sizes)</text></svg>"#,
+        // large text (a narrow picture) is labelled inside the plot: the margin keeps its width
+        label_x,
+        if k > 1.2 { py + FONT * k } else { py + 10.0 },
         p.fg,
         binary(top as u64),
-        px - 6.0,
-        py + ph,
+        label_x,
+        if k > 1.2 { py + ph - 2.0 } else { py + ph },
         p.fg,
         p.grid,
         CURVE_H - 6.0,
@@ -1267,7 +1329,7 @@ mod tests {
         assert!(p.x1 <= 100.0 && p.y1 <= 1000.0);
         let out = z.zoom(100.0, 0.0, 0.0, false, &lim);
         assert_eq!(out, lim);
-        let c = curve_svg(&r_of(), &lim, Some(3), true, None);
+        let c = curve_svg(&r_of(), &lim, Some(3), true, None, 1.0);
         assert!(c.contains("lower bound"));
         assert!(!c.contains("budget"));
     }
@@ -1283,10 +1345,10 @@ mod tests {
         };
         let label = format!("budget {}", binary(near));
         assert!(timeline_svg(&p, &[], &r, &vp, &o, Vec::new()).contains(&label));
-        assert!(curve_svg(&r, &vp, None, false, Some(near)).contains(&label));
+        assert!(curve_svg(&r, &vp, None, false, Some(near), 1.0).contains(&label));
         // far above the peak: left out rather than flattening the curve
         let far = r.plan.peak * 3;
-        assert!(!curve_svg(&r, &vp, None, false, Some(far)).contains("budget"));
+        assert!(!curve_svg(&r, &vp, None, false, Some(far), 1.0).contains("budget"));
     }
 
     fn r_of() -> PaneResult {
