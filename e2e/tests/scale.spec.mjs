@@ -193,3 +193,39 @@ test('parsing a large file shows its elapsed time and can be cancelled, the open
   await expect(page.locator('section.summary')).toContainText('trace-62185.csv', { timeout: 60_000 });
   await expect(page.getByTestId('load-error')).toHaveCount(0);
 });
+
+test('the GE timeline of an 18k-buffer trace is a picture, not a black mass', async ({ page }) => {
+  // level of detail by pixel size: boxes under a pixel are merged into cells, block outlines
+  // are drawn only where they are wide enough; measured on the canvas's own pixels
+  test.setTimeout(120_000);
+  await page.emulateMedia({ colorScheme: 'light' });
+  await openTrace(page, 18_000);
+  await expect(page.locator('html[data-theme="light"]')).toHaveCount(1);
+  await expect(page.getByTestId('pane0-strategy')).toHaveValue('ge-block');
+  const canvas = page.locator('#timeline-canvas[data-paints]');
+  await expect(canvas).toHaveCount(1);
+  await canvas.screenshot({ path: 'artifacts/ge-18k.png' });
+  const px = await canvas.evaluate((c) => {
+    const ctx = c.getContext('2d');
+    const k = c.width / 1000;
+    // the plot area (timeline.rs MARGIN: 78 left, 12 right, 10 top, 26 bottom; 380 high)
+    const [x0, y0, w, h] = [78 * k, 10 * k, (1000 - 90) * k, (380 - 36) * k].map(Math.round);
+    const d = ctx.getImageData(x0, y0, w, h).data;
+    let dark = 0, light = 0;
+    const colours = new Set();
+    for (let i = 0; i < d.length; i += 4) {
+      const l = 0.2126 * d[i] + 0.7152 * d[i + 1] + 0.0722 * d[i + 2];
+      if (l < 80) dark++;
+      if (l > 245) light++;
+      colours.add(((d[i] >> 4) << 8) | ((d[i + 1] >> 4) << 4) | (d[i + 2] >> 4));
+    }
+    const n = d.length / 4;
+    return { dark: dark / n, light: light / n, colours: colours.size };
+  });
+  console.log(`18k GE timeline: ${(px.dark * 100).toFixed(1)}% dark, ${(px.light * 100).toFixed(1)}% background, ${px.colours} colours`);
+  // block outlines and merged cells (16% dark on 1 Dec 2026), not a mass
+  expect(px.dark).toBeLessThan(0.3);
+  expect(px.light).toBeGreaterThan(0.2); // free space between the boxes shows
+  expect(px.light).toBeLessThan(0.97); // and there is a picture
+  expect(px.colours).toBeGreaterThan(50); // boxes keep their fills
+});
