@@ -99,3 +99,19 @@ test('a host page hands a model to an embed by postMessage and hears how it went
   await page.evaluate(() => document.getElementById('f').contentWindow.postMessage('memplan:model', '*'));
   await expect(frame.getByTestId('pane1-peak')).toHaveAttribute('data-bytes', '160');
 });
+
+test('the theme the user picks is kept across reloads (localStorage)', async ({ page }) => {
+  await page.emulateMedia({ colorScheme: 'light' });
+  await page.goto('/');
+  await expect(page.locator('html[data-ready]')).toHaveCount(1);
+  await expect(page.locator('html[data-theme="light"]')).toHaveCount(1);
+  await page.getByRole('button', { name: 'toggle light/dark theme' }).click();
+  await expect(page.locator('html[data-theme="dark"]')).toHaveCount(1);
+  await page.reload();
+  await expect(page.locator('html[data-ready]')).toHaveCount(1);
+  await expect(page.locator('html[data-theme="dark"]')).toHaveCount(1);
+  await page.getByRole('button', { name: 'toggle light/dark theme' }).click();
+  await page.reload();
+  await expect(page.locator('html[data-ready]')).toHaveCount(1);
+  await expect(page.locator('html[data-theme="light"]')).toHaveCount(1);
+});

@@ -140,10 +140,10 @@ pub async fn read_file(file: web_sys::File) -> Result<(String, Vec<u8>), String>
     #[allow(clippy::cast_possible_truncation)]
     let size = file.size() as u64;
     crate::model::check_size(&name, size)?;
-    let buf = JsFuture::from(file.array_buffer())
+    let bytes = gloo_file::futures::read_as_bytes(&gloo_file::File::from(file))
         .await
-        .map_err(|e| format!("could not read '{name}': {}", js_err(e)))?;
-    Ok((name, js_sys::Uint8Array::new(&buf).to_vec()))
+        .map_err(|e| format!("could not read '{name}': {e}"))?;
+    Ok((name, bytes))
 }
 
 /// A file the user picked or dropped (read with [`read_file`]).
@@ -297,7 +297,10 @@ pub const MAX_HOSTED_NAME: usize = 256;
 /// (same size cap, same errors).
 pub fn on_hosted_model(f: impl Fn(String, Result<Vec<u8>, String>) + 'static) {
     let Some(w) = window() else { return };
-    let cb = Closure::<dyn Fn(web_sys::MessageEvent)>::new(move |e: web_sys::MessageEvent| {
+    let listener = gloo_events::EventListener::new(&w, "message", move |e| {
+        let Some(e) = e.dyn_ref::<web_sys::MessageEvent>() else {
+            return;
+        };
         let data = e.data();
         let get = |k: &str| js_sys::Reflect::get(&data, &k.into()).unwrap_or(JsValue::UNDEFINED);
         if !data.is_object() || get("type").as_string().as_deref() != Some("memplan:model") {
@@ -334,8 +337,8 @@ pub fn on_hosted_model(f: impl Fn(String, Result<Vec<u8>, String>) + 'static) {
         };
         f(name, got);
     });
-    let _ = w.add_event_listener_with_callback("message", cb.as_ref().unchecked_ref());
-    cb.forget();
+    // lives as long as the page
+    listener.forget();
 }
 
 /// Whether the OS asks for a dark theme.
@@ -355,16 +358,16 @@ pub fn set_theme(theme: &str) {
     }
 }
 
-/// A value from `localStorage`.
+/// A value from `localStorage` (none when absent, unreadable or storage is unavailable).
 pub fn stored(key: &str) -> Option<String> {
-    window()?.local_storage().ok()??.get_item(key).ok()?
+    use gloo_storage::Storage;
+    gloo_storage::LocalStorage::get(key).ok()
 }
 
 /// Stores a value in `localStorage` (ignored when storage is unavailable).
 pub fn store(key: &str, value: &str) {
-    if let Some(Ok(Some(s))) = window().map(|w| w.local_storage()) {
-        let _ = s.set_item(key, value);
-    }
+    use gloo_storage::Storage;
+    let _ = gloo_storage::LocalStorage::set(key, value);
 }
 
 /// Moves focus to the element with this id.
@@ -382,7 +385,11 @@ pub fn focus(id: &str) {
 /// browser's quick find. Lives as long as the page.
 pub fn on_key(f: impl Fn(String) + 'static) {
     let Some(w) = window() else { return };
-    let cb = Closure::<dyn Fn(web_sys::KeyboardEvent)>::new(move |e: web_sys::KeyboardEvent| {
+    let options = gloo_events::EventListenerOptions::enable_prevent_default();
+    let listener = gloo_events::EventListener::new_with_options(&w, "keydown", options, move |e| {
+        let Some(e) = e.dyn_ref::<web_sys::KeyboardEvent>() else {
+            return;
+        };
         if e.ctrl_key() || e.meta_key() || e.alt_key() {
             return;
         }
@@ -402,24 +409,20 @@ pub fn on_key(f: impl Fn(String) + 'static) {
         }
         f(key);
     });
-    let _ = w.add_event_listener_with_callback("keydown", cb.as_ref().unchecked_ref());
-    cb.forget();
+    // lives as long as the page
+    listener.forget();
 }
 
 /// Calls `f` when the fragment is changed by the user (not by [`replace_hash`]).
 pub fn on_hash_change(f: impl Fn() + 'static) {
     let Some(w) = window() else { return };
-    let cb = Closure::<dyn Fn()>::new(f);
-    let _ = w.add_event_listener_with_callback("hashchange", cb.as_ref().unchecked_ref());
-    cb.forget();
+    gloo_events::EventListener::new(&w, "hashchange", move |_| f()).forget();
 }
 
 /// Calls `f` when the window is resized.
 pub fn on_resize(f: impl Fn() + 'static) {
     let Some(w) = window() else { return };
-    let cb = Closure::<dyn Fn()>::new(f);
-    let _ = w.add_event_listener_with_callback("resize", cb.as_ref().unchecked_ref());
-    cb.forget();
+    gloo_events::EventListener::new(&w, "resize", move |_| f()).forget();
 }
 
 /// A mouse event's position in the SVG user units of its `currentTarget` box
