@@ -51,6 +51,8 @@ impl App {
                             <p>{ "Paste into any page. The frame is read-only, follows the theme given in its URL, and reports its height so the snippet's script can size it." }</p>
                             if let Some(w) = &self.embed_warning {
                                 <p class="banner error" role="alert" data-testid="embed-warning">{ w }</p>
+                            } else if let Some(i) = &self.embed_info {
+                                <p class="banner note" data-testid="embed-lowered">{ i }</p>
                             }
                             <textarea readonly=true rows="6" data-testid="embed-snippet" value={snippet.clone()} />
                             <p>
@@ -201,7 +203,9 @@ impl App {
                 if let Some(s) = sample {
                     <p class="muted source">{ format!("Source: {} · Licence: {}", s.source, s.licence) }</p>
                 }
-                if !dims.is_empty() || is_graph {
+                if let Some(b) = self.built.as_ref().filter(|b| b.lowered) {
+                    <p class="banner note" data-testid="lowered-note">{ self.lowered_note(b) }</p>
+                } else if !dims.is_empty() || is_graph {
                     <form class="dims" onsubmit={Callback::from(|e: SubmitEvent| e.prevent_default())}>
                         if !dims.is_empty() { <span>{ "Symbolic dims:" }</span> }
                         { for dims.iter().map(|d| {
@@ -247,16 +251,41 @@ impl App {
         }
     }
 
+    /// What a model carried lowered by its link is, and what it cannot do without its file.
+    fn lowered_note(&self, b: &crate::model::Built) -> String {
+        let name = self.source.as_ref().map_or("", |s| s.name.as_str());
+        let mut how: Vec<String> = self
+            .bindings
+            .iter()
+            .map(|(k, v)| format!("{k} = {v}"))
+            .collect();
+        if let Some((_, g)) = &b.gears {
+            let g: Vec<String> = g.iter().map(u64::to_string).collect();
+            how.push(format!("gears {}", g.join(",")));
+        }
+        let how = if how.is_empty() {
+            String::new()
+        } else {
+            format!(" (lowered with {})", how.join(", "))
+        };
+        let fixed = if b.is_graph {
+            " The graph itself is not in the link: its dims, gears, tensor sizes, view aliasing and op order cannot be changed here; open the file for that."
+        } else {
+            ""
+        };
+        format!("This link carries the lowered problem of {name}{how}, not the file (too large to carry): its buffers with their sizes and live ranges, its ops and the table's shapes, so every plan is the file's.{fixed}")
+    }
+
     fn view_summary(&self, ctx: &Context<Self>) -> Html {
         let (Some(b), Some(src)) = (&self.built, &self.source) else {
             return html! {};
         };
         let p = &b.problem;
         let lb = b.raw_bounds;
-        let fmt = if src.format == Format::ProblemJson {
-            "inline problem from the link"
-        } else {
-            src.format.name()
+        let fmt = match src.format {
+            Format::ProblemJson => "inline problem from the link",
+            Format::Lowered => "lowered problem from the link",
+            f => f.name(),
         };
         html! {
             <section class="summary card" aria-label="model">
