@@ -325,6 +325,9 @@ pub struct App {
     /// The input whose error [`App::notice`] shows (`"gears"`, `"dim:<name>"`), if any: a
     /// valid value typed there clears it.
     notice_field: Option<String>,
+    /// Inputs holding text that did not parse, by field (`dim:<name>`, `gears`, `sizes`,
+    /// `budget`): what was typed, kept in the field, and the error shown under it.
+    pub(crate) drafts: HashMap<String, (String, String)>,
     /// The parse job the open model came from (`None`: parsed on the page).
     built_parse: Option<u64>,
     /// The parse job whose problem the running worker keeps (it plans that one by reference).
@@ -926,8 +929,17 @@ impl App {
         self.notice_field = Some(field.to_string());
     }
 
+    /// Input `field` holds `text`, which did not parse: the field keeps it and says why under
+    /// it, as does the notice.
+    fn bad_input(&mut self, field: &str, text: String, message: String) {
+        self.drafts
+            .insert(field.to_string(), (text, message.clone()));
+        self.field_notice(field, message);
+    }
+
     /// Clears the notice if it is about input `field` (a valid value was typed there).
     fn clear_notice_of(&mut self, field: &str) {
+        self.drafts.remove(field);
         if self.notice_field.as_deref() == Some(field) {
             self.notice = None;
             self.notice_field = None;
@@ -961,6 +973,7 @@ impl App {
             self.step = None;
             self.link_error = None;
             self.notice = None;
+            self.drafts.clear();
             self.missing_model = None;
         }
         let was_graph = self.last_kind;
@@ -1447,6 +1460,7 @@ impl Component for App {
             parsed: 0,
             parsed_ready: None,
             notice_field: None,
+            drafts: HashMap::new(),
             built_parse: None,
             worker_parsed: None,
             running: None,
@@ -1568,7 +1582,7 @@ impl Component for App {
                         self.relower();
                     }
                 }
-                Err(e) => self.field_notice("sizes", e),
+                Err(e) => self.bad_input("sizes", text, e),
             },
             Msg::Schedule(order) => {
                 if order != self.schedule {
@@ -1592,7 +1606,7 @@ impl Component for App {
                         self.relower();
                     }
                 }
-                Err(e) => self.field_notice("gears", e),
+                Err(e) => self.bad_input("gears", text, e),
             },
             Msg::Budget(text) => {
                 let parsed = if text.trim().is_empty() {
@@ -1603,10 +1617,11 @@ impl Component for App {
                 match parsed {
                     Ok(b) => {
                         self.budget = b;
+                        self.drafts.remove("budget");
                         self.notice = None;
                         self.sync_hash();
                     }
-                    Err(e) => self.notice = Some(format!("memory budget {e}")),
+                    Err(e) => self.bad_input("budget", text, format!("memory budget {e}")),
                 }
             }
             Msg::ShowGear(g) => {
@@ -1617,6 +1632,7 @@ impl Component for App {
             }
             // a dim the file does not name goes back to unknown when its field is cleared
             Msg::Bind(k, v) if v.trim().is_empty() && memplan_core::graph::is_unknown_dim(&k) => {
+                self.clear_notice_of(&format!("dim:{k}"));
                 if self.bindings.remove(&k).is_some() {
                     self.rebuild();
                     self.sync_hash();
@@ -1632,7 +1648,7 @@ impl Component for App {
                 }
                 _ => {
                     let e = format!("'{k}' must be a whole number from 1 to {}", model::MAX_DIM);
-                    self.field_notice(&format!("dim:{k}"), e);
+                    self.bad_input(&format!("dim:{k}"), v, e);
                 }
             },
             Msg::SetPane(i, s) => {
