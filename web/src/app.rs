@@ -217,6 +217,9 @@ pub(crate) struct Parsing {
 
 /// The table's sort when the link says nothing.
 const DEFAULT_SORT: (Col, bool) = (Col::Planned, true);
+/// A model's `m=` part for links ([`share::lowered_part`]), or its length in characters when
+/// over [`share::MAX_LINK`].
+type LoweredPart = Result<Rc<str>, usize>;
 /// Up to this many buffers, a local file's lowered problem is made for the address bar's link
 /// as soon as it is built; a larger one only when a link is asked for (Copy link, Embed).
 const EAGER_LOWERED_BUFFERS: usize = 8_000;
@@ -392,7 +395,7 @@ pub struct App {
     /// A local file's model as links carry it lowered, made when first needed (it costs a
     /// deflate of the whole problem): for which build, and the part or its length over
     /// [`share::MAX_LINK`].
-    lowered_cache: std::cell::RefCell<Option<(Rc<Built>, Result<Rc<str>, usize>)>>,
+    lowered_cache: std::cell::RefCell<Option<(Rc<Built>, LoweredPart)>>,
     last_hash: String,
 }
 
@@ -523,7 +526,7 @@ impl App {
 
     /// The model as links carry it lowered, if made ([`App::make_lowered`]): the `m=` part,
     /// or its length when over the limit; `None` when the model travels otherwise.
-    fn lowered(&self) -> Option<Result<Rc<str>, usize>> {
+    fn lowered(&self) -> Option<LoweredPart> {
         let (src, b) = (self.source.as_ref()?, self.built.as_ref()?);
         if self.inline.is_some() || self.missing_model.is_some() {
             return None;

@@ -755,6 +755,12 @@ mod tests {
     /// A trace of the size of issue 15's largest (62,185 buffers, as e2e/traces.mjs shapes
     /// them): its lowered part fits a link.
     #[test]
+    // the trace's steps and sizes are small non-negative floats floored, as traces.mjs does
+    #[allow(
+        clippy::cast_possible_truncation,
+        clippy::cast_sign_loss,
+        clippy::cast_precision_loss
+    )]
     fn a_large_trace_fits_a_link_lowered() {
         use crate::model::{self, Origin, Source};
         let mut x = 1u32;
