@@ -288,7 +288,7 @@ impl App {
                 text.clone(),
                 Some("true".into()),
                 Some(AttrValue::from(id.to_string())),
-                html! { <span class="field-error error small" id={id.to_string()} data-testid={testid.to_string()}>{ e }</span> },
+                html! { <span class="field-error" id={id.to_string()} data-testid={testid.to_string()}>{ e }</span> },
             ),
             None => (current, None, None, html! {}),
         }
