@@ -686,7 +686,7 @@ impl App {
     fn link_info(&self, embed: bool) -> Option<String> {
         let part = self.lowered()?.ok()?;
         let what = if embed { "The embed" } else { "The link" };
-        Some(format!("{what} carries this model's lowered problem ({} compressed), not the file: its buffers with their sizes and live ranges, ops and shapes, so it plans to the same figures; the dims, gears and lowering settings stay as they are now.", crate::format::binary(part.len() as u64)))
+        Some(format!("{what} carries this model's lowered problem ({} of link), not the file: its buffers with their sizes and live ranges, ops and shapes, so it plans to the same figures; the dims, gears and lowering settings stay as they are now.", crate::format::binary(part.len() as u64)))
     }
 
     fn start_fetch(

@@ -316,7 +316,7 @@ impl App {
         } else {
             ""
         };
-        format!("This link carries the lowered problem of {name}{how}, not the file (too large to carry): its buffers with their sizes and live ranges, its ops and the table's shapes, so every plan is the file's.{fixed}")
+        format!("This link carries the lowered problem of {name}{how} instead of the file (a link carries a file itself only as JSON or CSV text of at most 8 KB compressed): its buffers with their sizes and live ranges, its ops and the table's shapes, so every plan is the file's.{fixed}")
     }
 
     fn view_summary(&self, ctx: &Context<Self>) -> Html {
