@@ -219,6 +219,12 @@ pub(crate) struct Parsing {
 const DEFAULT_SORT: (Col, bool) = (Col::Planned, true);
 /// Smallest size of the timeline's labels on screen, CSS px (a phone scales its text up to it).
 const LABEL_PX: f64 = 10.0;
+/// A model's `m=` part for links ([`share::lowered_part`]), or its length in characters when
+/// over [`share::MAX_LINK`].
+type LoweredPart = Result<Rc<str>, usize>;
+/// Up to this many buffers, a local file's lowered problem is made for the address bar's link
+/// as soon as it is built; a larger one only when a link is asked for (Copy link, Embed).
+const EAGER_LOWERED_BUFFERS: usize = 8_000;
 
 /// A column's name in links.
 fn col_name(c: Col) -> &'static str {
@@ -324,6 +330,9 @@ pub struct App {
     /// The input whose error [`App::notice`] shows (`"gears"`, `"dim:<name>"`), if any: a
     /// valid value typed there clears it.
     notice_field: Option<String>,
+    /// Inputs holding text that did not parse, by field (`dim:<name>`, `gears`, `sizes`,
+    /// `budget`): what was typed, kept in the field, and the error shown under it.
+    pub(crate) drafts: HashMap<String, (String, String)>,
     /// The parse job the open model came from (`None`: parsed on the page).
     built_parse: Option<u64>,
     /// The parse job whose problem the running worker keeps (it plans that one by reference).
@@ -380,6 +389,15 @@ pub struct App {
     pub(crate) missing_model: Option<String>,
     /// What the embed dialog warns about (the snippet cannot carry the model).
     pub(crate) embed_warning: Option<String>,
+    /// What the embed dialog says about the model it carries (lowered, not the file).
+    pub(crate) embed_info: Option<String>,
+    /// The `m=` part of a link that carried its model lowered ([`share::lowered_part`]): links
+    /// made from that view carry the same.
+    link_part: Option<Rc<str>>,
+    /// A local file's model as links carry it lowered, made when first needed (it costs a
+    /// deflate of the whole problem): for which build, and the part or its length over
+    /// [`share::MAX_LINK`].
+    lowered_cache: std::cell::RefCell<Option<(Rc<Built>, LoweredPart)>>,
     last_hash: String,
 }
 
@@ -494,11 +512,58 @@ impl App {
         if self.missing_model.is_some() {
             return None;
         }
-        match &self.source.as_ref()?.origin {
+        let src = self.source.as_ref()?;
+        match &src.origin {
             Origin::Sample(id) => Some(ModelRef::Sample(id.clone())),
             Origin::Url(u) => Some(ModelRef::Url(u.clone())),
-            Origin::File | Origin::Link => self.inline.clone(),
+            Origin::File | Origin::Link => self.inline.clone().or_else(|| {
+                Some(ModelRef::Lowered {
+                    name: src.name.clone(),
+                    json: Vec::new(),
+                    part: self.lowered()?.ok()?,
+                })
+            }),
         }
+    }
+
+    /// The model as links carry it lowered, if made ([`App::make_lowered`]): the `m=` part,
+    /// or its length when over the limit; `None` when the model travels otherwise.
+    fn lowered(&self) -> Option<LoweredPart> {
+        let (src, b) = (self.source.as_ref()?, self.built.as_ref()?);
+        if self.inline.is_some() || self.missing_model.is_some() {
+            return None;
+        }
+        match src.origin {
+            Origin::Link if src.format == Format::Lowered => self.link_part.clone().map(Ok),
+            Origin::File | Origin::Link => self
+                .lowered_cache
+                .borrow()
+                .as_ref()
+                .filter(|(k, _)| Rc::ptr_eq(k, b))
+                .map(|(_, r)| r.clone()),
+            _ => None,
+        }
+    }
+
+    /// Makes the lowered part of a local file's model for links, once per build; on large
+    /// problems only when a link is asked for, as it is a main-thread deflate of the whole
+    /// problem (about 0.2 s for 60k buffers).
+    fn make_lowered(&self, asked: bool) {
+        let (Some(src), Some(b)) = (self.source.as_ref(), self.built.as_ref()) else {
+            return;
+        };
+        let mine =
+            matches!(src.origin, Origin::File | Origin::Link) && src.format != Format::Lowered;
+        if !mine
+            || self.inline.is_some()
+            || self.missing_model.is_some()
+            || (!asked && b.problem.buffers.len() > EAGER_LOWERED_BUFFERS)
+            || self.lowered().is_some()
+        {
+            return;
+        }
+        let part = share::lowered_part(b).map(Rc::from);
+        *self.lowered_cache.borrow_mut() = Some((b.clone(), part));
     }
 
     /// The state a link carries.
@@ -554,6 +619,7 @@ impl App {
             return;
         }
         self.sync_timer = None;
+        self.make_lowered(false);
         let (h, _) = share::encode(&self.shared());
         if h != self.last_hash {
             // a new model or sample is a new history entry (Back returns to the last one);
@@ -579,6 +645,7 @@ impl App {
 
     /// The full link to this view (`embed` adds `?embed=1`).
     pub(crate) fn link(&self, embed: bool) -> (String, bool) {
+        self.make_lowered(true);
         let state = self.shared();
         // a file too large to inline leaves the link without a model
         let (h, inline_ok) = share::encode(&state);
@@ -606,7 +673,22 @@ impl App {
             return Some(format!("{what} keeps every setting, but not the model: the link this view came from did not include it either, so {opener} will show the default sample, with a notice saying so."));
         }
         let (_, whole) = self.link(embed);
-        (!whole).then(|| format!("{what} keeps every setting, but this model is too large to carry inline (over 8 KB compressed): {opener} will show the default sample instead, with a notice saying so. To share the model itself, serve the file and open it with ?model=<its URL>, or pick a built-in sample."))
+        if whole {
+            return None;
+        }
+        let why = match self.lowered() {
+            Some(Err(len)) => format!("this model is too large to carry, even as its lowered problem ({} compressed; a link carries at most {})", crate::format::binary(len as u64), crate::format::binary(share::MAX_LINK as u64)),
+            _ => "this model is too large to carry inline".to_string(),
+        };
+        Some(format!("{what} keeps every setting, but {why}: {opener} will show the default sample instead, with a notice saying so. To share the model itself, serve the file and open it with ?model=<its URL>, or pick a built-in sample."))
+    }
+
+    /// What a link or embed of this view carries instead of the model's file, if it carries
+    /// the lowered problem.
+    fn link_info(&self, embed: bool) -> Option<String> {
+        let part = self.lowered()?.ok()?;
+        let what = if embed { "The embed" } else { "The link" };
+        Some(format!("{what} carries this model's lowered problem ({} of link), not the file: its buffers with their sizes and live ranges, ops and shapes, so it plans to the same figures; the dims, gears and lowering settings stay as they are now.", crate::format::binary(part.len() as u64)))
     }
 
     fn start_fetch(
@@ -695,6 +777,14 @@ impl App {
                                 Source::new(&name, Origin::Link, text.into_bytes()),
                                 After::Keep,
                             ))
+                        }
+                        Some(ModelRef::Lowered { name, json, part }) => {
+                            self.link_part = Some(part);
+                            let r = Source::new(&name, Origin::Link, json).map(|mut s| {
+                                s.format = Format::Lowered;
+                                s
+                            });
+                            ctx.link().send_message(Msg::Loaded(r, After::Keep));
                         }
                         Some(ModelRef::Problem(p)) => {
                             let r = serde_json::to_vec(&p)
@@ -827,7 +917,7 @@ impl App {
         }
         match (outcome.built, &self.source) {
             (Ok(b), Some(src)) => {
-                self.inline = inline_ref(src, &b);
+                self.inline = inline_ref(src);
                 self.last_kind = Some(b.is_graph);
                 self.built = Some(Rc::new(b));
                 self.built_parse = parse;
@@ -844,8 +934,17 @@ impl App {
         self.notice_field = Some(field.to_string());
     }
 
+    /// Input `field` holds `text`, which did not parse: the field keeps it and says why under
+    /// it, as does the notice.
+    fn bad_input(&mut self, field: &str, text: String, message: String) {
+        self.drafts
+            .insert(field.to_string(), (text, message.clone()));
+        self.field_notice(field, message);
+    }
+
     /// Clears the notice if it is about input `field` (a valid value was typed there).
     fn clear_notice_of(&mut self, field: &str) {
+        self.drafts.remove(field);
         if self.notice_field.as_deref() == Some(field) {
             self.notice = None;
             self.notice_field = None;
@@ -879,6 +978,7 @@ impl App {
             self.step = None;
             self.link_error = None;
             self.notice = None;
+            self.drafts.clear();
             self.missing_model = None;
         }
         let was_graph = self.last_kind;
@@ -1310,15 +1410,14 @@ impl App {
     }
 }
 
-/// What a link can carry for a local file: its text if JSON/CSV, else the lowered problem;
-/// `None` if that does not deflate to the inline limit.
-fn inline_ref(src: &Source, b: &Built) -> Option<ModelRef> {
+/// What a link can carry of a local file inline: its text if JSON/CSV that deflates to the
+/// inline limit; `None` otherwise (the link carries its lowered problem, [`App::lowered`]).
+fn inline_ref(src: &Source) -> Option<ModelRef> {
     let r = match src.format {
         Format::GraphJson | Format::Csv if src.bytes.len() <= 256 * 1024 => ModelRef::Text {
             name: src.name.clone(),
             text: String::from_utf8_lossy(&src.bytes).into_owned(),
         },
-        _ if b.problem.buffers.len() <= 20_000 => ModelRef::Problem(Box::new(b.problem.clone())),
         _ => return None,
     };
     let json = serde_json::to_vec(&r).ok()?;
@@ -1380,6 +1479,7 @@ impl Component for App {
             parsed: 0,
             parsed_ready: None,
             notice_field: None,
+            drafts: HashMap::new(),
             built_parse: None,
             worker_parsed: None,
             running: None,
@@ -1412,6 +1512,9 @@ impl Component for App {
             inline: None,
             missing_model: None,
             embed_warning: None,
+            embed_info: None,
+            link_part: None,
+            lowered_cache: Default::default(),
             last_hash: String::new(),
         };
         platform::set_theme(if app.dark() { "dark" } else { "light" });
@@ -1498,7 +1601,7 @@ impl Component for App {
                         self.relower();
                     }
                 }
-                Err(e) => self.field_notice("sizes", e),
+                Err(e) => self.bad_input("sizes", text, e),
             },
             Msg::Schedule(order) => {
                 if order != self.schedule {
@@ -1522,7 +1625,7 @@ impl Component for App {
                         self.relower();
                     }
                 }
-                Err(e) => self.field_notice("gears", e),
+                Err(e) => self.bad_input("gears", text, e),
             },
             Msg::Budget(text) => {
                 let parsed = if text.trim().is_empty() {
@@ -1533,10 +1636,11 @@ impl Component for App {
                 match parsed {
                     Ok(b) => {
                         self.budget = b;
+                        self.drafts.remove("budget");
                         self.notice = None;
                         self.sync_hash();
                     }
-                    Err(e) => self.notice = Some(format!("memory budget {e}")),
+                    Err(e) => self.bad_input("budget", text, format!("memory budget {e}")),
                 }
             }
             Msg::ShowGear(g) => {
@@ -1547,6 +1651,7 @@ impl Component for App {
             }
             // a dim the file does not name goes back to unknown when its field is cleared
             Msg::Bind(k, v) if v.trim().is_empty() && memplan_core::graph::is_unknown_dim(&k) => {
+                self.clear_notice_of(&format!("dim:{k}"));
                 if self.bindings.remove(&k).is_some() {
                     self.rebuild();
                     self.sync_hash();
@@ -1562,7 +1667,7 @@ impl Component for App {
                 }
                 _ => {
                     let e = format!("'{k}' must be a whole number from 1 to {}", model::MAX_DIM);
-                    self.field_notice(&format!("dim:{k}"), e);
+                    self.bad_input(&format!("dim:{k}"), v, e);
                 }
             },
             Msg::SetPane(i, s) => {
@@ -1804,9 +1909,10 @@ impl Component for App {
             Msg::CopyLink => {
                 let (url, _) = self.link(false);
                 platform::replace_hash(url.split_once('#').map_or("", |x| x.1));
-                let note = match self.link_warning(false) {
-                    None => "Link copied: it reproduces this view.".to_string(),
-                    Some(w) => format!("Link copied. {w}"),
+                let note = match (self.link_warning(false), self.link_info(false)) {
+                    (Some(w), _) => format!("Link copied. {w}"),
+                    (None, Some(i)) => format!("Link copied: it reproduces this view. {i}"),
+                    (None, None) => "Link copied: it reproduces this view.".to_string(),
                 };
                 ctx.link().send_future(async move {
                     match platform::copy_text(&url).await {
@@ -1821,6 +1927,7 @@ impl Component for App {
                 let (url, _) = self.link(true);
                 let name = self.source.as_ref().map_or("plan", |s| s.name.as_str());
                 self.embed_warning = self.link_warning(true);
+                self.embed_info = self.link_info(true);
                 let title = match (&self.embed_warning, &self.missing_model) {
                     (None, _) => name.to_string(),
                     (Some(_), Some(m)) if m.is_empty() => "model not included".to_string(),

@@ -33,12 +33,18 @@ pub enum Format {
     Onnx,
     /// A serialized [`Problem`] (only from share links).
     ProblemJson,
+    /// A lowered model as a share link carries it when its file is too large to: the JSON of
+    /// a [`Built`] ([`lowered_json`]).
+    Lowered,
 }
 
 impl Format {
     /// Short name for the UI (core's for the formats its load pipeline reads).
     pub fn name(self) -> &'static str {
-        self.core().map_or("inline problem", CoreFormat::name)
+        match self {
+            Format::Lowered => "lowered problem",
+            _ => self.core().map_or("inline problem", CoreFormat::name),
+        }
     }
 
     /// The format of core's load pipeline, `None` for a link's inline problem.
@@ -47,7 +53,7 @@ impl Format {
             Format::GraphJson => Some(CoreFormat::GraphJson),
             Format::Csv => Some(CoreFormat::Csv),
             Format::Onnx => Some(CoreFormat::Onnx),
-            Format::ProblemJson => None,
+            Format::ProblemJson | Format::Lowered => None,
         }
     }
 }
@@ -162,6 +168,10 @@ pub struct Built {
     /// Lower bound and no-reuse total of the raw sizes (bytes), computed once at build: the
     /// summary shows them on every render, and on 60k buffers they cost milliseconds.
     pub raw_bounds: memplan_core::Bounds,
+    /// Carried lowered by a share link ([`Format::Lowered`]): there is no graph to lower again,
+    /// so its dims, gears and lowering settings are those it was lowered with.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub lowered: bool,
 }
 
 impl Built {
@@ -195,6 +205,7 @@ impl Built {
             order: ScheduleOrder::File,
             // filled in by `checked`
             raw_bounds: memplan_core::Bounds::default(),
+            lowered: false,
         }
     }
 }
@@ -294,6 +305,9 @@ pub fn build_with(
     lowering: &Lowering,
 ) -> Result<Built, String> {
     let named = |e: memplan_core::Error| format!("{}: {e}", source.name);
+    if source.format == Format::Lowered {
+        return checked(source, from_lowered_json(&source.bytes)?);
+    }
     let format = match source.format.core() {
         None => {
             let text = std::str::from_utf8(&source.bytes)
@@ -499,7 +513,153 @@ fn from_loaded(loaded: Loaded) -> Built {
         order: lowered.order,
         // filled in by `checked`
         raw_bounds: memplan_core::Bounds::default(),
+        lowered: false,
     }
+}
+
+/// The JSON a share link carries for a model whose file it cannot: `{"b": built without its
+/// buffers, "buffers": [...]}`, each buffer without the fields that hold their default (a
+/// trace's buffers are then name, size and live range only); read back by
+/// [`from_lowered_json`] to an equal [`Built`]. Serialised field by field rather than through
+/// `serde_json::Value`, which took 0.5 s for 62k buffers.
+pub fn lowered_json(built: &Built) -> Vec<u8> {
+    let mut rest = built.clone();
+    rest.problem.buffers = Vec::new();
+    // every entry empty (a trace): none at all, read back as empty entries
+    if rest.info.iter().all(|i| *i == BufInfo::default()) {
+        rest.info = Vec::new();
+    }
+    let out = LoweredOut {
+        b: &rest,
+        buffers: built.problem.buffers.iter().map(Lean).collect(),
+    };
+    // our own types always serialize
+    serde_json::to_vec(&out).unwrap_or_default()
+}
+
+#[derive(Serialize)]
+struct LoweredOut<'a> {
+    b: &'a Built,
+    buffers: Vec<Lean<'a>>,
+}
+
+#[derive(Deserialize)]
+struct LoweredIn {
+    b: Built,
+    buffers: Vec<memplan_core::Buffer>,
+}
+
+/// A buffer serialised without its default fields (read back by `Buffer`'s `serde(default)`).
+struct Lean<'a>(&'a memplan_core::Buffer);
+
+impl Serialize for Lean<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        // every field named: a field added to `Buffer` does not compile here until it travels
+        let memplan_core::Buffer {
+            name,
+            size,
+            start,
+            end,
+            kind,
+            stream,
+            gear,
+            memory_type,
+            flags,
+            continuous,
+            producer,
+            readers,
+            aliases,
+            alignment,
+            fixed_offset,
+        } = self.0;
+        let d = memplan_core::Buffer::default();
+        let mut m = s.serialize_map(None)?;
+        m.serialize_entry("name", name)?;
+        m.serialize_entry("size", size)?;
+        m.serialize_entry("start", start)?;
+        m.serialize_entry("end", end)?;
+        if *kind != d.kind {
+            m.serialize_entry("kind", kind)?;
+        }
+        if *stream != d.stream {
+            m.serialize_entry("stream", stream)?;
+        }
+        if gear.is_some() {
+            m.serialize_entry("gear", gear)?;
+        }
+        if *memory_type != d.memory_type {
+            m.serialize_entry("memory_type", memory_type)?;
+        }
+        if *flags != d.flags {
+            m.serialize_entry("flags", flags)?;
+        }
+        if continuous.is_some() {
+            m.serialize_entry("continuous", continuous)?;
+        }
+        if producer.is_some() {
+            m.serialize_entry("producer", producer)?;
+        }
+        if !readers.is_empty() {
+            m.serialize_entry("readers", readers)?;
+        }
+        if !aliases.is_empty() {
+            m.serialize_entry("aliases", aliases)?;
+        }
+        if *alignment != d.alignment {
+            m.serialize_entry("alignment", alignment)?;
+        }
+        if fixed_offset.is_some() {
+            m.serialize_entry("fixed_offset", fixed_offset)?;
+        }
+        m.end()
+    }
+}
+
+/// Reads what [`lowered_json`] wrote, from an untrusted link: the problem checked, the
+/// per-buffer entries matching the buffers, the lists within the playground's limits.
+///
+/// # Errors
+/// A sentence saying what is wrong.
+pub fn from_lowered_json(bytes: &[u8]) -> Result<Built, String> {
+    let bad = |e: String| format!("the link's lowered problem is invalid: {e}");
+    let LoweredIn { mut b, buffers } =
+        serde_json::from_slice(bytes).map_err(|e| bad(e.to_string()))?;
+    b.problem.buffers = buffers;
+    if b.problem.buffers.len() > MAX_BUFFERS {
+        return Err(bad(format!(
+            "{} buffers; the playground plans up to {MAX_BUFFERS}",
+            b.problem.buffers.len()
+        )));
+    }
+    b.problem.check().map_err(|e| bad(e.to_string()))?;
+    if b.info.is_empty() {
+        b.info = vec![BufInfo::default(); b.problem.buffers.len()];
+    }
+    if b.info.len() != b.problem.buffers.len() {
+        return Err(bad(format!(
+            "{} table entries for {} buffers",
+            b.info.len(),
+            b.problem.buffers.len()
+        )));
+    }
+    if b.symbols.len() > MAX_SYMBOLS || b.unknown.len() > MAX_BUFFERS {
+        return Err(bad("too many dims or tensors of unknown size".into()));
+    }
+    if let Some((_, gears)) = &b.gears {
+        if gears.is_empty()
+            || gears.len() > MAX_GEARS
+            || gears.iter().any(|&g| g == 0 || g > MAX_DIM)
+            || gears.windows(2).any(|w| w[0] >= w[1])
+        {
+            return Err(bad(format!(
+                "its gears must be 1 to {MAX_GEARS} ascending batch sizes from 1 to {MAX_DIM}"
+            )));
+        }
+    }
+    b.warnings.truncate(1000);
+    b.lowered = true;
+    Ok(b)
 }
 
 fn from_problem(problem: Problem) -> Result<Built, String> {

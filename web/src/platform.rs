@@ -381,6 +381,38 @@ pub fn focus(id: &str) {
     }
 }
 
+/// Keeps Tab and Shift+Tab inside the modal element `dialog` (ids): from its `last`
+/// focusable element Tab goes to the `first`, from the first Shift+Tab to the last; from the
+/// dialog itself (focused by a click on its text) to the first or the last.
+pub fn trap_tab(e: &web_sys::KeyboardEvent, dialog: &str, first: &str, last: &str) {
+    if e.key() != "Tab" {
+        return;
+    }
+    let Some(d) = window().and_then(|w| w.document()) else {
+        return;
+    };
+    let active = d.active_element();
+    let inside = match (&active, d.get_element_by_id(dialog)) {
+        (Some(a), Some(box_)) => box_.contains(Some(a)),
+        _ => false,
+    };
+    let id = active.map(|a| a.id()).unwrap_or_default();
+    let back = e.shift_key();
+    let to = if !inside || id == dialog {
+        Some(if back { last } else { first })
+    } else if back && id == first {
+        Some(last)
+    } else if !back && id == last {
+        Some(first)
+    } else {
+        None
+    };
+    if let Some(to) = to {
+        e.prevent_default();
+        focus(to);
+    }
+}
+
 /// Calls `f(key)` for key presses outside text fields (arrows, `/`, ...); `/` is kept from the
 /// browser's quick find. Lives as long as the page.
 pub fn on_key(f: impl Fn(String) + 'static) {

@@ -16,11 +16,17 @@ use crate::settings::{Compare, PaneSettings, MAX_PANES};
 
 /// The link format version this build writes.
 pub const VERSION: u32 = 1;
-/// Longest fragment accepted, characters.
-pub const MAX_FRAGMENT: usize = 512 * 1024;
+/// Longest lowered model part (`m=`) a link is made with, characters: with the state it
+/// stays under Chromium's 2 MiB limit on a URL (`url_constants.cc` `kMaxURLChars`).
+pub const MAX_LINK: usize = 1_500_000;
+/// Longest fragment accepted, characters ([`MAX_LINK`] and room for the state).
+pub const MAX_FRAGMENT: usize = MAX_LINK + 512 * 1024;
 /// Largest inflated payload accepted, bytes.
 pub const MAX_PAYLOAD: usize = 8 * 1024 * 1024;
-/// A model goes inline only if its deflated form is at most this many bytes.
+/// Largest inflated lowered model accepted, bytes (a 250k-buffer trace is about 20 MiB).
+pub const MAX_MODEL_PAYLOAD: usize = 64 * 1024 * 1024;
+/// A model file's text goes inline only if its deflated form is at most this many bytes;
+/// a larger file (and every ONNX file) travels as its lowered problem ([`lowered_part`]).
 pub const MAX_INLINE: usize = 8 * 1024;
 /// Longest `?model=` URL accepted in a link.
 pub const MAX_URL: usize = 2048;
@@ -40,8 +46,19 @@ pub enum ModelRef {
         /// Contents.
         text: String,
     },
-    /// The lowered problem, when small.
+    /// The lowered problem, when small (links made before [`ModelRef::Lowered`]).
     Problem(Box<Problem>),
+    /// A lowered model ([`crate::model::lowered_json`]) carried in the fragment's own part
+    /// (`m=`, [`encode_lowered`]), never in the state's JSON.
+    #[serde(skip)]
+    Lowered {
+        /// The model's file name (the state's `n`).
+        name: String,
+        /// The inflated JSON.
+        json: Vec<u8>,
+        /// The `m=` part as the link gave it, to make links of this view with.
+        part: std::rc::Rc<str>,
+    },
 }
 
 /// Everything a link reproduces.
@@ -124,6 +141,7 @@ fn model_name(m: &ModelRef) -> Option<String> {
     match m {
         ModelRef::Text { name, .. } => Some(name.clone()),
         ModelRef::Problem(p) => Some(p.name.clone()),
+        ModelRef::Lowered { name, .. } => Some(name.clone()),
         ModelRef::Sample(_) | ModelRef::Url(_) => None,
     }
 }
@@ -141,9 +159,12 @@ fn deflate(bytes: &[u8]) -> Vec<u8> {
     miniz_oxide::deflate::compress_to_vec(bytes, 9)
 }
 
-/// Encodes `state`; if its model does not deflate to [`MAX_INLINE`] bytes the model is left
+/// Encodes `state` (a lowered model in its own part, [`encode_lowered`]); if its model does not deflate to [`MAX_INLINE`] bytes the model is left
 /// out (its name kept in [`Shared::missing`]), and the second value is `false`.
 pub fn encode(state: &Shared) -> (String, bool) {
+    if let Some(ModelRef::Lowered { name, part, .. }) = &state.model {
+        return (encode_lowered(state, name, part), true);
+    }
     let json = serde_json::to_vec(state).unwrap_or_default();
     let z = deflate(&json);
     let inline_model = matches!(
@@ -162,6 +183,29 @@ pub fn encode(state: &Shared) -> (String, bool) {
         return (pack(&deflate(&json)), false);
     }
     (pack(&z), true)
+}
+
+/// The `m=` part of a link carrying `built` (of file `name`'s model) lowered: base64url of
+/// its deflated [`crate::model::lowered_json`]; `Err` with the part's length in characters
+/// when over [`MAX_LINK`].
+pub fn lowered_part(built: &crate::model::Built) -> Result<String, usize> {
+    // level 3: 62k buffers deflate in 70 ms (level 9: 380 ms) to 8% more bytes
+    let z = miniz_oxide::deflate::compress_to_vec(&crate::model::lowered_json(built), 3);
+    let part = URL_SAFE_NO_PAD.encode(z);
+    if part.len() > MAX_LINK {
+        return Err(part.len());
+    }
+    Ok(part)
+}
+
+/// Encodes `state` (whose model is `None`) with the lowered model `part` of
+/// [`lowered_part`] (`name` its file name, kept in [`Shared::missing`]).
+pub fn encode_lowered(state: &Shared, name: &str, part: &str) -> String {
+    let mut s = state.clone();
+    s.model = None;
+    s.missing = Some(short_name(name));
+    let json = serde_json::to_vec(&s).unwrap_or_default();
+    format!("{}&m={part}", pack(&deflate(&json)))
 }
 
 /// A fragment carrying `json` as the page packs its state (deflated, base64url): for tests
@@ -188,10 +232,12 @@ pub fn decode(fragment: &str) -> Result<Shared, String> {
     }
     let mut version = None;
     let mut z = None;
+    let mut m = None;
     for part in f.split('&') {
         match part.split_once('=') {
             Some(("v", v)) => version = Some(v),
             Some(("z", v)) => z = Some(v),
+            Some(("m", v)) => m = Some(v),
             _ => {}
         }
     }
@@ -224,9 +270,31 @@ pub fn decode(fragment: &str) -> Result<Shared, String> {
                 .to_string(),
         },
     )?;
-    let state: Shared =
+    let mut state: Shared =
         serde_json::from_slice(&json).map_err(|e| format!("the link's state is not valid: {e}"))?;
     check(&state)?;
+    if let Some(part) = m {
+        if state.model.is_some() {
+            return Err("the link carries two models (m= and one in its state)".into());
+        }
+        let bytes = URL_SAFE_NO_PAD
+            .decode(part.trim_end_matches('='))
+            .map_err(|e| format!("the link's model is not valid base64url ({e})"))?;
+        let json = miniz_oxide::inflate::decompress_to_vec_with_limit(&bytes, MAX_MODEL_PAYLOAD)
+            .map_err(|e| match e.status {
+                miniz_oxide::inflate::TINFLStatus::HasMoreOutput => format!(
+                    "the link's model inflates to more than {} MiB, the most a link may carry",
+                    MAX_MODEL_PAYLOAD >> 20
+                ),
+                _ => "the link's model does not inflate (not deflate data: the link is damaged)"
+                    .to_string(),
+            })?;
+        state.model = Some(ModelRef::Lowered {
+            name: state.missing.take().unwrap_or_else(|| "model".into()),
+            json,
+            part: part.into(),
+        });
+    }
     Ok(state)
 }
 
@@ -627,6 +695,103 @@ mod tests {
             let e = decode(&f).unwrap_err();
             assert!(e.contains(want), "{f}: {e}");
         }
+    }
+
+    #[test]
+    fn a_model_too_large_to_inline_travels_lowered_and_builds_back_the_same() {
+        use crate::model::{self, Origin, Source};
+        // resnet50 with gears: graph, ops, shapes, gear copies (model.rs tests give its figures)
+        let src = Source::new(
+            "resnet50.onnx",
+            Origin::File,
+            model::tests::sample_bytes("resnet50_randinit.stripped.onnx"),
+        )
+        .unwrap();
+        let bindings: Bindings = [("batch".to_string(), 1u64)].into_iter().collect();
+        let b = model::build(&src, &bindings, &[1, 2]).unwrap();
+        let part = lowered_part(&b).unwrap();
+        let mut s = state();
+        s.model = None;
+        s.gears = vec![1, 2];
+        let f = encode_lowered(&s, "resnet50.onnx", &part);
+        let back = decode(&f).unwrap();
+        let Some(ModelRef::Lowered {
+            name,
+            json,
+            part: p,
+        }) = back.model.clone()
+        else {
+            panic!("no lowered model: {:?}", back.model);
+        };
+        assert_eq!(name, "resnet50.onnx");
+        assert_eq!(&*p, part.as_str());
+        // links made from the reopened view are the same link
+        assert_eq!(encode(&back).0, f);
+        let lowered = Source {
+            format: model::Format::Lowered,
+            ..Source::new(&name, Origin::Link, json).unwrap()
+        };
+        let mut again = model::build(&lowered, &bindings, &[1, 2]).unwrap();
+        assert!(again.lowered);
+        again.lowered = false;
+        assert_eq!(again, b);
+        // a damaged or lying model part is a sentence, not a panic
+        let cut = &f[..f.len() - 40];
+        assert!(
+            decode(cut).is_err() || {
+                let Some(ModelRef::Lowered { json, .. }) = decode(cut).unwrap().model else {
+                    unreachable!()
+                };
+                model::from_lowered_json(&json).is_err()
+            }
+        );
+        let mut lie = b.clone();
+        lie.info.pop();
+        let json = model::lowered_json(&lie);
+        let e = model::from_lowered_json(&json).unwrap_err();
+        assert!(e.contains("table entries"), "{e}");
+    }
+
+    /// A trace of the size of issue 15's largest (62,185 buffers, as e2e/traces.mjs shapes
+    /// them): its lowered part fits a link.
+    #[test]
+    // the trace's steps and sizes are small non-negative floats floored, as traces.mjs does
+    #[allow(
+        clippy::cast_possible_truncation,
+        clippy::cast_sign_loss,
+        clippy::cast_precision_loss
+    )]
+    fn a_large_trace_fits_a_link_lowered() {
+        use crate::model::{self, Origin, Source};
+        let mut x = 1u32;
+        let mut rand = || {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            f64::from(x) / 4_294_967_296.0
+        };
+        let n = 62_185u64;
+        let steps = n / 2;
+        let mut csv = String::from("id,lower,upper,size\n");
+        for i in 0..n {
+            let start = (i / 2 + (rand() * 4.0) as u64).min(steps - 1);
+            let long = rand() < 0.02;
+            let len = if long {
+                (rand() * steps as f64 / 4.0) as u64
+            } else {
+                (-(1.0 - rand()).ln() * 4.0) as u64
+            };
+            let end = steps.min(start + 1 + len);
+            let size = (64.0f64.ln() + rand() * (f64::from(16u32 << 20).ln() - 64.0f64.ln()))
+                .exp()
+                .max(64.0) as u64;
+            csv.push_str(&format!("t{i},{start},{end},{size}\n"));
+        }
+        let src = Source::new("trace.csv", Origin::File, csv.into_bytes()).unwrap();
+        let b = model::build(&src, &Bindings::new(), &[]).unwrap();
+        let part = lowered_part(&b).unwrap();
+        // 865,619 characters when written (native: 0.1 s)
+        assert!(part.len() <= MAX_LINK, "{}", part.len());
     }
 
     #[test]

@@ -46,17 +46,20 @@ impl App {
                 </footer>
                 if let Some(snippet) = &self.dialog {
                     <div class="dialog-backdrop" onclick={link.callback(|_| Msg::CloseDialog)}>
-                        <div class="dialog" role="dialog" aria-modal="true" aria-label="Embed snippet" data-testid="embed-dialog" onclick={Callback::from(|e: MouseEvent| e.stop_propagation())}>
+                        <div class="dialog" id="embed-dialog" tabindex="-1" role="dialog" aria-modal="true" aria-label="Embed snippet" data-testid="embed-dialog" onclick={Callback::from(|e: MouseEvent| e.stop_propagation())}
+                            onkeydown={Callback::from(|e: KeyboardEvent| platform::trap_tab(&e, "embed-dialog", "embed-text", "embed-close"))}>
                             <h2>{ "Embed this view" }</h2>
                             <p>{ "Paste into any page. The frame is read-only, follows the theme given in its URL, and reports its height so the snippet's script can size it." }</p>
                             if let Some(w) = &self.embed_warning {
                                 <p class="banner error" role="alert" data-testid="embed-warning">{ w }</p>
+                            } else if let Some(i) = &self.embed_info {
+                                <p class="banner note" data-testid="embed-lowered">{ i }</p>
                             }
-                            <textarea readonly=true rows="6" data-testid="embed-snippet" value={snippet.clone()} />
+                            <textarea id="embed-text" readonly=true rows="6" data-testid="embed-snippet" value={snippet.clone()} />
                             <p>
                                 <button type="button" id="embed-copy" data-testid="embed-copy" onclick={link.callback(|_| Msg::CopySnippet)}>{ "Copy" }</button>
                                 { " " }
-                                <button type="button" onclick={link.callback(|_| Msg::CloseDialog)}>{ "Close" }</button>
+                                <button type="button" id="embed-close" onclick={link.callback(|_| Msg::CloseDialog)}>{ "Close" }</button>
                                 if let Some(n) = &self.dialog_note {
                                     <span class="muted small" role="status" data-testid="embed-copied">{ format!(" {n}") }</span>
                                 }
@@ -179,6 +182,17 @@ impl App {
             .map(u64::to_string)
             .collect::<Vec<_>>()
             .join(",");
+        let gears = self.field("gears", "gears-error", "gears-error", gears_text);
+        let sizes = self.field(
+            "sizes",
+            "sizes-error",
+            "sizes-error",
+            self.sizes
+                .iter()
+                .map(|(k, v)| format!("{k}={v}"))
+                .collect::<Vec<_>>()
+                .join(", "),
+        );
         html! {
             <section class="load card" aria-label="load a model">
                 <div class="load-row">
@@ -201,37 +215,49 @@ impl App {
                 if let Some(s) = sample {
                     <p class="muted source">{ format!("Source: {} · Licence: {}", s.source, s.licence) }</p>
                 }
-                if !dims.is_empty() || is_graph {
+                if let Some(b) = self.built.as_ref().filter(|b| b.lowered) {
+                    <p class="banner note" data-testid="lowered-note">{ self.lowered_note(b) }</p>
+                } else if !dims.is_empty() || is_graph {
                     <form class="dims" onsubmit={Callback::from(|e: SubmitEvent| e.prevent_default())}>
                         if !dims.is_empty() { <span>{ "Symbolic dims:" }</span> }
-                        { for dims.iter().map(|d| {
+                        { for dims.iter().enumerate().map(|(i, d)| {
                             let name = d.clone();
                             let onchange = link.callback(move |e: Event| {
                                 let v = platform::event_value(&e);
                                 Msg::Bind(name.clone(), v)
                             });
+                            let (value, invalid, described, error) = self.field(&format!("dim:{d}"), &format!("dim-error-{i}"), &format!("dim-{d}-error"), self.bindings.get(d).map(ToString::to_string).unwrap_or_default());
                             html! {
-                                <label>{ d }{ " = " }
-                                    <input type="number" min="1" class="num" data-testid={format!("dim-{d}")} placeholder="?" title="unknown until you give it" value={self.bindings.get(d).map(ToString::to_string).unwrap_or_default()} {onchange} />
-                                </label>
+                                <span class="field">
+                                    <label>{ d }{ " = " }
+                                        <input type="number" min="1" class="num" data-testid={format!("dim-{d}")} placeholder="?" title="unknown until you give it" {value} aria-invalid={invalid} aria-describedby={described} {onchange} />
+                                    </label>
+                                    { error }
+                                </span>
                             }
                         }) }
                         if is_graph {
-                            <label title="GE dynamic batch: one plan per batch size, gears overlaid in one region (the leading symbolic dim of the first input is the batch)">
-                                { "Dynamic batch gears " }
-                                <input type="text" class="gears" placeholder="e.g. 1,2,4,8" data-testid="gears" value={gears_text} onchange={on_gears} />
-                            </label>
+                            <span class="field">
+                                <label title="GE dynamic batch: one plan per batch size, gears overlaid in one region (the leading symbolic dim of the first input is the batch)">
+                                    { "Dynamic batch gears " }
+                                    <input type="text" class="gears" placeholder="e.g. 1,2,4,8" data-testid="gears" value={gears.0} aria-invalid={gears.1} aria-describedby={gears.2} onchange={on_gears} />
+                                </label>
+                                { gears.3 }
+                            </span>
                             if let Some(d) = &gear_dim { <span class="muted small">{ format!("batch dim: {d}") }</span> }
                             <label title="Reshape, Flatten, Squeeze, Unsqueeze and Identity outputs share their input's buffer when the input dies there, as onnxruntime, TFLite and GE do (the CLI's --alias-views; off: every tensor its own buffer, comparable with per-tensor references)">
                                 <input type="checkbox" data-testid="alias-views" checked={self.alias_views} onchange={link.callback(|e: Event| Msg::AliasViews(platform::event_checked(&e)))} />
                                 { " views share their input" }
                             </label>
-                            <label title="Give a tensor's size in bytes when its shape is not inferred, or to resize one (the CLI's --size NAME=BYTES): name=bytes pairs, comma-separated, e.g. y=4MiB">
-                                { "Tensor sizes " }
-                                <input type="text" class="sizes" placeholder="name=bytes, …" data-testid="sizes"
-                                    value={self.sizes.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(", ")}
-                                    onchange={link.callback(|e: Event| Msg::Sizes(platform::event_value(&e)))} />
-                            </label>
+                            <span class="field">
+                                <label title="Give a tensor's size in bytes when its shape is not inferred, or to resize one (the CLI's --size NAME=BYTES): name=bytes pairs, comma-separated, e.g. y=4MiB">
+                                    { "Tensor sizes " }
+                                    <input type="text" class="sizes" placeholder="name=bytes, …" data-testid="sizes"
+                                        value={sizes.0} aria-invalid={sizes.1} aria-describedby={sizes.2}
+                                        onchange={link.callback(|e: Event| Msg::Sizes(platform::event_value(&e)))} />
+                                </label>
+                                { sizes.3 }
+                            </span>
                             <label title="The order the ops run in, which sets every lifetime: as the file says (its \"schedule\", else file order), file order, or GE's default depth-first topological sort (compute_graph.cc DFSTopologicalSorting; the CLI's --schedule)">
                                 { "Op order " }
                                 <select data-testid="schedule" onchange={link.callback(|e: Event| Msg::Schedule(ScheduleOrder::from_name(&platform::event_value(&e)).ok()))}>
@@ -247,16 +273,62 @@ impl App {
         }
     }
 
+    /// An input of field `key` (see [`App::drafts`]): its value (what was typed, if it did not
+    /// parse, else `current`), its `aria-invalid` and `aria-describedby`, and the error shown
+    /// under it (element `id`, test id `testid`).
+    fn field(
+        &self,
+        key: &str,
+        id: &str,
+        testid: &str,
+        current: String,
+    ) -> (String, Option<AttrValue>, Option<AttrValue>, Html) {
+        match self.drafts.get(key) {
+            Some((text, e)) => (
+                text.clone(),
+                Some("true".into()),
+                Some(AttrValue::from(id.to_string())),
+                html! { <span class="field-error" id={id.to_string()} data-testid={testid.to_string()}>{ e }</span> },
+            ),
+            None => (current, None, None, html! {}),
+        }
+    }
+
+    /// What a model carried lowered by its link is, and what it cannot do without its file.
+    fn lowered_note(&self, b: &crate::model::Built) -> String {
+        let name = self.source.as_ref().map_or("", |s| s.name.as_str());
+        let mut how: Vec<String> = self
+            .bindings
+            .iter()
+            .map(|(k, v)| format!("{k} = {v}"))
+            .collect();
+        if let Some((_, g)) = &b.gears {
+            let g: Vec<String> = g.iter().map(u64::to_string).collect();
+            how.push(format!("gears {}", g.join(",")));
+        }
+        let how = if how.is_empty() {
+            String::new()
+        } else {
+            format!(" (lowered with {})", how.join(", "))
+        };
+        let fixed = if b.is_graph {
+            " The graph itself is not in the link: its dims, gears, tensor sizes, view aliasing and op order cannot be changed here; open the file for that."
+        } else {
+            ""
+        };
+        format!("This link carries the lowered problem of {name}{how} instead of the file (a link carries a file itself only as JSON or CSV text of at most 8 KB compressed): its buffers with their sizes and live ranges, its ops and the table's shapes, so every plan is the file's.{fixed}")
+    }
+
     fn view_summary(&self, ctx: &Context<Self>) -> Html {
         let (Some(b), Some(src)) = (&self.built, &self.source) else {
             return html! {};
         };
         let p = &b.problem;
         let lb = b.raw_bounds;
-        let fmt = if src.format == Format::ProblemJson {
-            "inline problem from the link"
-        } else {
-            src.format.name()
+        let fmt = match src.format {
+            Format::ProblemJson => "inline problem from the link",
+            Format::Lowered => "lowered problem from the link",
+            f => f.name(),
         };
         html! {
             <section class="summary card" aria-label="model">
@@ -347,13 +419,21 @@ impl App {
         let on_budget = ctx
             .link()
             .callback(|e: Event| Msg::Budget(platform::event_value(&e)));
-        let value = self.budget.map(exact_bytes).unwrap_or_default();
+        let (value, invalid, described, error) = self.field(
+            "budget",
+            "budget-error",
+            "budget-error",
+            self.budget.map(exact_bytes).unwrap_or_default(),
+        );
         html! {
             <p class="budget">
-                <label title="device memory you have: each pane says whether its plan fits; the timeline draws the line">
-                    { "Memory budget " }
-                    <input type="text" placeholder="e.g. 200MiB" data-testid="budget" {value} onchange={on_budget} />
-                </label>
+                <span class="field">
+                    <label title="device memory you have: each pane says whether its plan fits; the timeline draws the line">
+                        { "Memory budget " }
+                        <input type="text" placeholder="e.g. 200MiB" data-testid="budget" {value} aria-invalid={invalid} aria-describedby={described} onchange={on_budget} />
+                    </label>
+                    { error }
+                </span>
                 if let Some(b) = self.budget { <span class="muted small">{ format!(" = {}", format::binary(b)) }</span> }
                 { " " }{ for below }
             </p>
