@@ -6,7 +6,10 @@
 //! settings no pane shows any more is stopped (the worker is terminated and started again).
 //! A panic in the worker answers its job with an error ([`Done::crashed`]) instead of leaving
 //! the pane waiting: that pane shows the message, the rest of the page keeps working.
-//! Messages are JSON text (the core's types use serde attributes binary codecs cannot read).
+//! Messages are JSON text, not `serde-wasm-bindgen` values: sizes and offsets are `u64`, which
+//! JSON keeps exact at any size, while `serde-wasm-bindgen` either refuses numbers over 2^53
+//! (a plan of a hostile or huge model would fail in transit) or, in its BigInt mode, makes
+//! one BigInt per number (60k offsets, sizes and curve points per answer).
 //! A file to parse travels as `[header JSON, Uint8Array of its bytes]` ([`ParseJob`]), and
 //! its answer as [`PARSED`] followed by the JSON of a [`Parsed`]: files of
 //! [`crate::model::PARSE_IN_WORKER_BYTES`] or more are parsed here, off the page's thread.
