@@ -14,7 +14,7 @@
 use alloc::vec::Vec;
 
 /// Steps per bucket, at least.
-const MIN_WIDTH: u64 = 64;
+const MIN_WIDTH: u64 = 256;
 
 /// A member meeting more buckets than this is kept in [`Crossers::long`].
 const LONG_BUCKETS: u64 = 32;
@@ -53,7 +53,8 @@ pub(super) struct Crossers {
     off: bool,
     /// Per block, the query (a count, see `query`) that found it crossed.
     hit: Vec<u32>,
-    /// Per block, the query that found it crossed or one of its descendants.
+    /// Per block that starts a chain of first children (see [`super::level2`]), the query
+    /// that found a block below it crossed, or itself.
     holds: Vec<u32>,
     query: u32,
     /// The blocks the last query found crossed.
@@ -194,18 +195,23 @@ impl Crossers {
         &self.found
     }
 
-    /// Marks the ancestors of the blocks found (`up` gives a block's parent,
-    /// `usize::MAX` for none), for [`Self::holds`].
-    pub(super) fn mark_up(&mut self, up: impl Fn(usize) -> usize) {
+    /// Marks the blocks that start a chain above or at each block found, for
+    /// [`Self::holds`]: `head` gives the block that starts a block's chain (itself if it
+    /// is alone), `up` a block's parent (`usize::MAX` for none).
+    pub(super) fn mark_up(&mut self, head: impl Fn(usize) -> usize, up: impl Fn(usize) -> usize) {
         let q = self.query;
         for &x in &self.found {
-            let mut y = x;
+            let mut y = head(x);
             while let Some(h) = self.holds.get_mut(y) {
                 if *h == q {
                     break;
                 }
                 *h = q;
-                y = up(y);
+                let u = up(y);
+                if u == usize::MAX {
+                    break;
+                }
+                y = head(u);
             }
         }
     }
@@ -215,8 +221,9 @@ impl Crossers {
         self.hit.get(b) == Some(&self.query)
     }
 
-    /// Whether block `b` or a block below it was found (after [`Self::mark_up`]).
+    /// Whether block `b`, alone or starting a chain, or a block below it was found (after
+    /// [`Self::mark_up`]).
     pub(super) fn holds(&self, b: usize) -> bool {
-        self.holds.get(b) == Some(&self.query)
+        self.holds.get(b) == Some(&self.query) || self.crossed(b)
     }
 }

@@ -725,9 +725,16 @@ impl Nester<'_> {
             if !found {
                 self.find_crossed(c, lite.stream, p);
             }
-            let node = &self.node;
-            self.crossers
-                .mark_up(|y| node.get(y).map_or(usize::MAX, |n| n.up));
+            let (node, at, chains) = (&self.node, &self.at, &self.chains);
+            self.crossers.mark_up(
+                |y| {
+                    at.get(y)
+                        .and_then(|&(ci, _)| chains.get(ci))
+                        .and_then(|ch| ch.links.first())
+                        .map_or(y, |l| l.id)
+                },
+                |y| node.get(y).map_or(usize::MAX, |n| n.up),
+            );
         }
         let cand = self.blocks.get(c)?;
         let k = Cand {
