@@ -13,7 +13,9 @@
 
 use alloc::vec::Vec;
 
-/// Steps per bucket, at least.
+/// Steps per bucket, at least. Measured on the bench's 100k problem (one buffer starting
+/// per step): 256 costs fewer instructions than 128, 64 (+3%), 32 (+18%) or 16 (+31%), where
+/// members of skip connections fill many buckets or the long list turns the index off.
 const MIN_WIDTH: u64 = 256;
 
 /// A member meeting more buckets than this is kept in [`Crossers::long`].

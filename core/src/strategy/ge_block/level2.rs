@@ -44,6 +44,13 @@
 //! up; the candidate loop makes one range query of its set per pass rather than one per
 //! element; the covered lifetimes ([`Covered`]) are a sorted list searched by halving while
 //! short (a tree once long), and a candidate that may nest is walked without that test.
+//!
+//! Of those walks two thirds changed nothing, and 1.7M of 2M member tests found no
+//! crossing: a candidate crosses ~5 of the ~500 blocks of a parent's subtree. So the blocks
+//! it crosses are now looked up first, in buckets of steps ([`Crossers`]): the way down a
+//! chain goes from one of them to the next (every other block keeps all members), and a
+//! subtree without room is searched only if one of them is inside (its head is marked).
+//! `ge-block` at 100k buffers: 2770M → 2254M instructions (`greedy-size-first-fit`: 1241M).
 
 use alloc::collections::{BTreeMap, BTreeSet};
 use alloc::vec::Vec;
@@ -87,7 +94,8 @@ struct Nester<'a> {
     hull: Vec<(u64, u64)>,
     /// The member lifetimes of every block in the current parent's subtree, merged, by
     /// `(stream, first step)` → last step: a walk splits a candidate only at a block of its
-    /// stream one of whose members one of its own crosses.
+    /// stream one of whose members one of its own crosses. Kept only while
+    /// [`Nester::crossers`] is off.
     covered: Covered,
     /// Each block's place in the list ([`order`]).
     keys: Vec<Key>,
