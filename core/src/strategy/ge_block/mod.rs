@@ -66,6 +66,7 @@ use crate::plan::{Plan, PlanOptions};
 use crate::problem::Problem;
 
 mod block;
+mod crossers;
 pub mod dynamic_batch;
 mod layout;
 mod level1;
