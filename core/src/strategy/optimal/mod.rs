@@ -21,7 +21,10 @@
 //!   best proven lower bound and the incumbent's peak; a probe that finds a plan lowers the
 //!   incumbent, a probe that exhausts its tree raises the proven lower bound, a probe that
 //!   runs out of its share of the budget moves the bisection up without proving anything.
-//! * **Large inputs.** Above [`SolverParams::max_exact_buffers`] free buffers, randomized
+//! * **Large inputs.** Above [`SolverParams::max_exact_buffers`] free buffers, a seed that
+//!   hangs the long-lived buffers sticking out above the bound from the ceiling and stacks
+//!   the other long-lived ones by end time ([`layered::ceiling`]) may replace the seed, then
+//!   (unless that reached the bound) randomized
 //!   boxing orders ([`crate::strategy::boxing`], after Buchsbaum et al.'s boxing) may replace
 //!   the seed (`boxing_seed`: up to a quarter of the time left), a second seed
 //!   lays out the long-lived buffers first (a local search on their order, scored by how the
@@ -636,11 +639,31 @@ fn solve_one(
         .filter(|it| it.fixed.is_none() && it.size > 0)
         .count()
         <= params.max_exact_buffers;
+    let valid = |p: &Plan| crate::validate::validate_with(problem, p, &options.into()).is_ok();
+    // large inputs: the tall long-lived buffers hung from the ceiling (one layout and a few
+    // greedy runs: cheap, so first), then randomized boxing orders unless that reached the bound
+    let large = !exact && params.windows && seed_ok && seed.peak > lb;
+    let ceiling = if large {
+        layered::ceiling(
+            problem,
+            options,
+            &items,
+            lb,
+            &seed.offsets,
+            seed.peak,
+            limits,
+        )
+        .filter(valid)
+    } else {
+        None
+    };
     let mut boxing_note = None;
-    if !exact && params.windows && seed_ok && seed.peak > lb {
+    if large && ceiling.as_ref().is_none_or(|c| c.peak > lb) {
         boxing_note = boxing_seed(problem, options, limits, &mut seed, lb)?;
-        seed_ok = crate::validate::validate_with(problem, &seed, &options.into()).is_ok();
+        seed_ok = valid(&seed);
     }
+    // the ceiling seed only counts where it beats the (boxed) seed
+    let ceiling = ceiling.filter(|c| c.peak < seed.peak);
     let inst = if exact || !params.windows {
         Some(Inst::new(&items))
     } else {
@@ -675,20 +698,21 @@ fn solve_one(
         }
     }
     let Some(inst) = inst else {
-        // Large input: window search from the better seed.
-        let mut long = if seed.peak > lb {
+        // Large input: window search from the best seed.
+        let best_seed = ceiling.as_ref().map_or(seed.peak, |p| p.peak);
+        let mut long = if best_seed > lb {
             layered::Long::new(&items, lb)
         } else {
             None
         };
-        let valid = |p: &Plan| crate::validate::validate_with(problem, p, &options.into()).is_ok();
         let layered = long.as_mut().and_then(|l| {
             l.refine(&items, lb, limits);
-            l.plan(problem, options, &items, lb, seed.peak, limits)
+            l.plan(problem, options, &items, lb, best_seed, limits)
                 .filter(valid)
         });
         let start = layered
             .as_ref()
+            .or(ceiling.as_ref())
             .map_or_else(|| seed.offsets.clone(), |p| p.offsets.clone());
         // a stronger bound first: exact searches of the buffers around the heaviest sections
         let raised = if params.local_bound {
@@ -722,10 +746,22 @@ fn solve_one(
         let mut one = finish(offsets, proven_lb)?;
         one.plan.notes.extend(boxing_note);
         one.plan.notes.extend(raised.note);
+        if let Some(p) = &ceiling {
+            one.plan.notes.push(format!(
+                "tall long-lived buffers hung from the ceiling (the others stacked by end, latest at the bottom): a {} B seed, below the {} B of {}",
+                p.peak, seed.peak, seed.strategy
+            ));
+        }
         if let Some(p) = layered {
             one.plan.notes.push(format!(
                 "long-lived buffers placed first: a {} B seed, below the {} B of {}",
-                p.peak, seed.peak, seed.strategy
+                p.peak,
+                best_seed,
+                if ceiling.is_some() {
+                    "the ceiling seed"
+                } else {
+                    seed.strategy.as_str()
+                }
             ));
         }
         return Ok(one);
