@@ -430,6 +430,13 @@ pub struct SearchCounts {
     pub layout_moves: u64,
     /// Layout moves kept.
     pub layout_moves_accepted: u64,
+    /// The search variant that made the plan (`SolverParams::variant`, 0 the default).
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub variant: u64,
+    /// How many searches (variants, one thread each) ran side by side, this plan the best of
+    /// them (`optimal::keep_best`); 0 for a search run alone.
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub side_by_side: u64,
 }
 
 impl Search {
@@ -465,6 +472,8 @@ impl Search {
                     ("relocations_accepted", c.relocations_accepted),
                     ("layout_moves", c.layout_moves),
                     ("layout_moves_accepted", c.layout_moves_accepted),
+                    ("variant", c.variant),
+                    ("side_by_side", c.side_by_side),
                 ]
                 .into_iter()
                 .map(|(k, x)| (String::from(k), x)),

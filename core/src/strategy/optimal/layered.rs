@@ -440,7 +440,8 @@ pub(crate) struct Long {
 impl Long {
     /// The best of the [`VARIANTS`] orders, or `None` (no long buffers, or pinned buffers: the
     /// layout would need to clear them, not handled).
-    pub(crate) fn new(items: &[Item], lb: u64) -> Option<Long> {
+    /// `variant` seeds the local search's moves ([`super::SolverParams::variant`]).
+    pub(crate) fn new(items: &[Item], lb: u64, variant: u64) -> Option<Long> {
         if items.iter().any(|it| it.fixed.is_some()) {
             return None;
         }
@@ -463,7 +464,7 @@ impl Long {
             layers,
             order,
             score,
-            rng: Rng(0x6C61_7965_7265_6400),
+            rng: Rng(0x6C61_7965_7265_6400 ^ variant.wrapping_mul(0x9E37_79B9_7F4A_7C15)),
         })
     }
 
@@ -680,7 +681,7 @@ pub(crate) fn seed(
     if worse_than <= lb {
         return None;
     }
-    let mut long = Long::new(items, lb)?;
+    let mut long = Long::new(items, lb, 0)?;
     long.refine(items, lb, limits);
     long.plan(problem, options, items, lb, worse_than, limits)
 }

@@ -68,6 +68,7 @@ mod instance;
 mod layered;
 mod local_bound;
 mod search;
+mod side_by_side;
 mod window;
 
 #[cfg(test)]
@@ -75,6 +76,7 @@ mod tests;
 
 use instance::{Inst, Item};
 use search::{decide, Decision, Limits};
+pub use side_by_side::keep_best;
 
 /// Search nodes per millisecond assumed by the registry entry, which has no clock: its node
 /// budget is `time_limit_ms * NODES_PER_MS`. Measured on the MiniMalloc challenging suite in
@@ -173,6 +175,12 @@ pub struct SolverParams {
     /// but took the windows' time elsewhere and lowered no peak beyond the run-to-run noise
     /// (`docs/benchmarks.md`, issue 17), so they run for long-lived ones only.
     pub band_moves: bool,
+    /// Search variant: 0 is the default search; any other value gives the randomized parts
+    /// other seeds (the window search's neighbourhood order, the boxing rounds' shifts, the
+    /// long-layout search's moves), so that searches run side by side in threads differ
+    /// ([`keep_best`] keeps the best of them). The core runs one search; threads are the
+    /// caller's (the CLI and the `optimal` bench).
+    pub variant: u64,
 }
 
 impl Default for SolverParams {
@@ -194,6 +202,7 @@ impl Default for SolverParams {
             section_windows: false,
             local_bound: false,
             band_moves: true,
+            variant: 0,
         }
     }
 }
@@ -313,6 +322,7 @@ pub fn run_in(problem: &Problem, options: &PlanOptions, ctx: &Ctx) -> Result<Pla
         } else {
             Some(options.time_limit_ms.saturating_mul(NODES_PER_MS))
         },
+        variant: ctx.variant(),
         ..SolverParams::default()
     };
     let clock = ctx.clock();
@@ -499,6 +509,8 @@ fn run(
             relocations_accepted: c.relocations_ok,
             layout_moves: c.layout_moves,
             layout_moves_accepted: c.layout_moves_ok,
+            variant: params.variant,
+            side_by_side: 0,
         },
     };
     plan.stats = figures.stats();
@@ -659,7 +671,7 @@ fn solve_one(
     };
     let mut boxing_note = None;
     if large && ceiling.as_ref().is_none_or(|c| c.peak > lb) {
-        boxing_note = boxing_seed(problem, options, limits, &mut seed, lb)?;
+        boxing_note = boxing_seed(problem, options, limits, &mut seed, lb, params.variant)?;
         seed_ok = valid(&seed);
     }
     // the ceiling seed only counts where it beats the (boxed) seed
@@ -701,7 +713,7 @@ fn solve_one(
         // Large input: window search from the best seed.
         let best_seed = ceiling.as_ref().map_or(seed.peak, |p| p.peak);
         let mut long = if best_seed > lb {
-            layered::Long::new(&items, lb)
+            layered::Long::new(&items, lb, params.variant)
         } else {
             None
         };
@@ -811,7 +823,8 @@ const BOXING_FACTORS: [u64; 3] = [2, 4, 1];
 /// or, with a deadline, past a quarter of the time left: the window search needs the rest
 /// (with half, gen-60000-1 ended at 1.0458 x the bound instead of 1.0040: the better boxing
 /// seed was a worse start for the windows and left them less time). Returns a note
-/// saying what the rounds reached.
+/// saying what the rounds reached. Search variant `variant` ([`SolverParams::variant`]) runs
+/// rounds `r + 8 + 6 variant` instead, other shifts.
 ///
 /// # Errors
 /// Errors of the placement (overflow).
@@ -821,6 +834,7 @@ fn boxing_seed(
     limits: &mut Limits<'_>,
     seed: &mut Plan,
     lb: u64,
+    variant: u64,
 ) -> Result<Option<String>> {
     let start = limits.clock.now_ms();
     let stop_at = limits
@@ -835,7 +849,8 @@ fn boxing_seed(
     let mut won = (0, 0);
     let mut ran = 0usize;
     for r in 0..BOXING_ROUNDS {
-        let (round, factor) = (r + 8, BOXING_FACTORS[(r % 3) as usize]);
+        let round = (r + 8).wrapping_add(variant.wrapping_mul(BOXING_ROUNDS));
+        let factor = BOXING_FACTORS[(r % 3) as usize];
         let now = limits.clock.now_ms();
         if limits.clock.cancelled()
             || stop_at.is_some_and(|d| now.saturating_add(slowest) >= d)

@@ -223,7 +223,7 @@ pub(crate) fn improve(
         items,
         index: Index::new(items),
         params,
-        rng: Rng(0x6D65_6D70_6C61_6E00),
+        rng: Rng(0x6D65_6D70_6C61_6E00 ^ params.variant.wrapping_mul(0x9E37_79B9_7F4A_7C15)),
         buf: Vec::new(),
         mark: alloc::vec![false; items.len()],
         must: alloc::vec![false; items.len()],
