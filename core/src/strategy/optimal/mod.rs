@@ -175,6 +175,13 @@ pub struct SolverParams {
     /// but took the windows' time elsewhere and lowered no peak beyond the run-to-run noise
     /// (`docs/benchmarks.md`, issue 17), so they run for long-lived ones only.
     pub band_moves: bool,
+    /// Large inputs: the last fifth of the limits goes to a certificate for the final peak
+    /// `P` ([`window`]'s `certify`): band re-solves at `P - 1` around the buffer at the peak
+    /// with the longest lifetime, growing to 1,536 buffers, under node budgets of 2,000 per
+    /// buffer. One searched to exhaustion proves that no plan under `P` differs from the
+    /// returned one only in that band's buffers (those live during its steps at or above its
+    /// floor); the notes and `counts.certificate_*` say which band. Off in capacity mode.
+    pub certificate: bool,
     /// Search variant: 0 is the default search; any other value gives the randomized parts
     /// other seeds (the window search's neighbourhood order, the boxing rounds' shifts, the
     /// long-layout search's moves), so that searches run side by side in threads differ
@@ -202,6 +209,7 @@ impl Default for SolverParams {
             section_windows: false,
             local_bound: false,
             band_moves: true,
+            certificate: true,
             variant: 0,
         }
     }
@@ -483,6 +491,11 @@ fn run(
     let fits = capacity.is_none_or(|c| best <= c);
     plan.strategy = String::from("optimal");
     let c = sh.limits.counts;
+    // the certificate counts only at the returned peak
+    let cert = c
+        .certificate
+        .filter(|_| c.certificate_peak == best && best > lower);
+    let proof = cert.filter(|k| k.exhausted).unwrap_or_default();
     let figures = crate::plan::Search {
         lower_bound: lower,
         best_peak: best,
@@ -509,6 +522,10 @@ fn run(
             relocations_accepted: c.relocations_ok,
             layout_moves: c.layout_moves,
             layout_moves_accepted: c.layout_moves_ok,
+            certificate_buffers: proof.buffers,
+            certificate_from_step: proof.from,
+            certificate_to_step: proof.to,
+            certificate_floor: proof.floor,
             variant: params.variant,
             side_by_side: 0,
         },
@@ -529,6 +546,17 @@ fn run(
             "searched to exhaustion one byte under the peak: no plan under {best} B moves only the {} buffers of the largest such window or band (the rest of the plan as it then was)",
             c.exhausted_most
         ));
+    }
+    if let Some(k) = cert {
+        let band = format!(
+            "the {} buffers live during steps {}-{} at or above offset {} B",
+            k.buffers, k.from, k.to, k.floor
+        );
+        notes.push(if k.exhausted {
+            format!("certificate: no plan under {best} B differs from this plan only in {band} (kept at or above it, every other buffer where it is): searched to exhaustion")
+        } else {
+            format!("no certificate: the re-solve of {band} one byte under {best} B was cut by its node budget (nothing proven)")
+        });
     }
     let all = super::packing::PORTFOLIO.len() as u64;
     if c.seed_heuristics > 0 && c.seed_heuristics < all {
@@ -735,25 +763,39 @@ fn solve_one(
             local_bound::Raised::none(lb)
         };
         lb = lb.max(raised.lower_bound);
-        let (mut offsets, proven_lb) = window::improve(&items, start, lb, capacity, params, limits);
-        // the window search gave up with time left: search the long layout further and run
-        // the window search again from a better one
-        let goal = capacity.map_or(lb, |c| c.max(lb));
-        while let Some(l) = long.as_mut() {
-            let best = window::peak(&items, &offsets);
-            if best <= goal.max(proven_lb) || limits.stopped || !l.refine(&items, lb, limits) {
-                break;
+        // the window search gets four fifths of what is left, the certificate the rest
+        let certify = params.certificate && capacity.is_none();
+        let (num, den) = if certify { (4, 5) } else { (1, 1) };
+        let (mut offsets, proven_lb) = with_share(limits, num, den, |limits| {
+            let (mut offsets, proven_lb) =
+                window::improve(&items, start, lb, capacity, params, limits);
+            // the window search gave up with time left: search the long layout further and
+            // run the window search again from a better one
+            let goal = capacity.map_or(lb, |c| c.max(lb));
+            while let Some(l) = long.as_mut() {
+                let best = window::peak(&items, &offsets);
+                if best <= goal.max(proven_lb) || limits.stopped || !l.refine(&items, lb, limits) {
+                    break;
+                }
+                let Some(p) = l
+                    .plan(problem, options, &items, lb, u64::MAX, limits)
+                    .filter(valid)
+                else {
+                    break;
+                };
+                let (again, _) = window::improve(&items, p.offsets, lb, capacity, params, limits);
+                if window::peak(&items, &again) < best {
+                    offsets = again;
+                }
             }
-            let Some(p) = l
-                .plan(problem, options, &items, lb, u64::MAX, limits)
-                .filter(valid)
-            else {
-                break;
-            };
-            let (again, _) = window::improve(&items, p.offsets, lb, capacity, params, limits);
-            if window::peak(&items, &again) < best {
-                offsets = again;
-            }
+            (offsets, proven_lb)
+        });
+        // what the answer can claim: band re-solves one byte under the final peak
+        if certify && window::peak(&items, &offsets) > proven_lb && !limits.stopped {
+            let cert = window::certify(&items, &mut offsets, proven_lb, params, limits);
+            let c = &mut limits.counts;
+            c.certificate = cert;
+            c.certificate_peak = window::peak(&items, &offsets);
         }
         let mut one = finish(offsets, proven_lb)?;
         one.plan.notes.extend(boxing_note);
