@@ -177,7 +177,7 @@ pub struct SolverParams {
     pub band_moves: bool,
     /// Large inputs: the last fifth of the limits goes to a certificate for the final peak
     /// `P` ([`window`]'s `certify`): band re-solves at `P - 1` around the buffer at the peak
-    /// with the longest lifetime, growing to 1,536 buffers, under node budgets of 2,000 per
+    /// with the longest lifetime, growing to 640 buffers, under node budgets of 1,000 per
     /// buffer. One searched to exhaustion proves that no plan under `P` differs from the
     /// returned one only in that band's buffers (those live during its steps at or above its
     /// floor); the notes and `counts.certificate_*` say which band. Off in capacity mode.

@@ -829,8 +829,8 @@ fn the_certificate_names_the_band_it_searched_to_exhaustion() {
             exhausted: true
         })
     );
-    assert_eq!(limits.counts.bands, 4);
-    assert_eq!(limits.counts.bands_exhausted, 4);
+    assert_eq!(limits.counts.bands, 3);
+    assert_eq!(limits.counts.bands_exhausted, 3);
     // at the bound there is nothing to certify
     let mut limits = nodes_only(1_000_000);
     assert_eq!(

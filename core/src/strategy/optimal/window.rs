@@ -257,15 +257,17 @@ pub(crate) fn improve(
 }
 
 /// Band shapes of the certificate ([`certify`]): (steps of reach as a fraction of the
-/// tall buffer's lifetime, at least 8; buffers freed; depth).
-const CERT_SHAPES: [(u64, usize, u64); 4] = [(0, 96, 1), (4, 256, 2), (2, 640, 4), (1, 1536, 8)];
+/// tall buffer's lifetime, at least 8; buffers freed; depth). Not larger: a node of a
+/// 1,536-buffer band cost about 3x a window's on the tiled ResNet-50 trace (a node-budget
+/// run took 71 s instead of 23 s), and no band above 640 buffers was exhausted there.
+const CERT_SHAPES: [(u64, usize, u64); 3] = [(0, 96, 1), (4, 256, 2), (2, 640, 4)];
 /// Node budget of one certificate re-solve per freed buffer (at least 20,000 in all).
-const CERT_NODES_PER_BUFFER: u64 = 2_000;
+const CERT_NODES_PER_BUFFER: u64 = 1_000;
 
 /// A certificate for the final peak `P` of `offsets` (a valid plan): band re-solves at
-/// target `P - 1` around a buffer at the peak, growing (96 to 1,536 buffers, over its
-/// lifetime widened up to its own length on each side), each searched under a node budget
-/// of 2,000 per freed buffer. A re-solve that fits lowers the peak (committed; `offsets`
+/// target `P - 1` around a buffer at the peak, growing (96 to 640 buffers, over its
+/// lifetime widened up to half its length on each side), each searched under a node budget
+/// of 1,000 per freed buffer. A re-solve that fits lowers the peak (committed; `offsets`
 /// changes) and the certificate starts again at the new peak; one searched to exhaustion
 /// proves that no plan under `P` differs from `offsets` only in the buffers of that band
 /// (those live at some step of its span at or above its floor, kept at or above it, the rest
