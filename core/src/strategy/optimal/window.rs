@@ -290,18 +290,15 @@ pub(crate) fn certify(
         }
         let t = p - 1;
         // the buffer at the peak with the longest lifetime: its band covers the most
-        let Some(c) = (0..items.len())
+        let c = (0..items.len())
             .filter(|&i| items[i].size > 0 && top(items, offsets, i) > t)
-            .max_by_key(|&i| (items[i].end - items[i].start, core::cmp::Reverse(i)))
-        else {
-            return None;
-        };
+            .max_by_key(|&i| (items[i].end - items[i].start, core::cmp::Reverse(i)))?;
         let width = items[c].end - items[c].start;
         for (div, want, depth) in CERT_SHAPES {
             if limits.stopped {
                 break;
             }
-            let reach = if div == 0 { 0 } else { (width / div).max(8) };
+            let reach = width.checked_div(div).map_or(0, |r| r.max(8));
             let budget = CERT_NODES_PER_BUFFER
                 .saturating_mul(want as u64)
                 .max(20_000);
