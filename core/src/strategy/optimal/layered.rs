@@ -49,6 +49,10 @@ const STALL: u32 = 1_500;
 /// Random moves that shake the best order at a restart.
 const KICK: u32 = 3;
 
+/// Most long-lived buffers the ceiling seed lays out ([`ceiling`]: `long^2` steps that do not
+/// poll the clock; 4,096 is well under a second).
+const CEILING_MAX_LONG: usize = 4096;
+
 /// The heuristics that pack the other buffers around the pinned long ones.
 const HEURISTICS: [fn(&Problem, &PlanOptions) -> crate::Result<Plan>; 3] = [
     packing::greedy_size_best_fit,
@@ -567,8 +571,9 @@ fn pack_around(
 /// order and the window search stay at 1.00104 x (`docs/benchmarks.md`).
 ///
 /// Returns the best plan below `worse_than`, or `None` (pinned buffers, no tall long
-/// buffer, an offset overflow, nothing better). Cost: `long^2` for the layout (charged as
-/// `long^2 / 512` nodes, as the layout search charges its moves) and the greedy runs.
+/// buffer, more than [`CEILING_MAX_LONG`] long ones, an offset overflow, nothing better).
+/// Cost: `long^2` for the layout (charged as `long^2 / 512` nodes, as the layout search
+/// charges its moves) and the greedy runs.
 pub(crate) fn ceiling(
     problem: &Problem,
     options: &PlanOptions,
@@ -587,10 +592,11 @@ pub(crate) fn ceiling(
         .collect();
     let tall_at = |i: usize| incumbent[i].saturating_add(items[i].size) > lb;
     let (mut tall, mut low): (Vec<usize>, Vec<usize>) = long.iter().partition(|&&i| tall_at(i));
-    if tall.is_empty() {
+    let n = long.len();
+    // the layout is quadratic in the long buffers and not interruptible: bounded
+    if tall.is_empty() || n > CEILING_MAX_LONG {
         return None;
     }
-    let n = long.len();
     limits.nodes = limits
         .nodes
         .saturating_add(u64::try_from(n.saturating_mul(n) / 512).unwrap_or(u64::MAX));
