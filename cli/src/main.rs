@@ -278,6 +278,11 @@ struct PlanArgs {
     /// checked against it, and the exit status is 3 if one does not fit.
     #[arg(long, value_name = "BYTES", value_parser = memplan_core::units::parse_bytes)]
     capacity: Option<u64>,
+    /// Searches run side by side by strategies with search variants (`optimal`): one thread
+    /// each, other random seeds, the best plan kept (its notes say which won and what the
+    /// others reached). Default: the machine's cores, at most 2; 1 runs one search.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=64))]
+    threads: Option<u64>,
     /// Output format.
     #[arg(long, value_enum, default_value = "table")]
     format: Format,
@@ -480,7 +485,7 @@ fn run_plan(args: &PlanArgs) -> Result<bool, Error> {
     let rules = memplan_core::Rules::from(&opts);
     for s in infos {
         let t0 = Instant::now();
-        let plan = match run_strategy(s, problem, &opts, args.capacity) {
+        let plan = match run_strategy(s, problem, &opts, args.capacity, threads(args)) {
             Ok(plan) => plan,
             Err(e) => {
                 failed.push(e.at(format!("strategy {}", s.name)).at(&shown));
@@ -598,21 +603,86 @@ fn run_plan(args: &PlanArgs) -> Result<bool, Error> {
     Ok(fits)
 }
 
+/// `--threads`, or the machine's cores, at most 2.
+fn threads(args: &PlanArgs) -> u64 {
+    args.threads.unwrap_or_else(|| {
+        std::thread::available_parallelism()
+            .map_or(1, |n| u64::try_from(n.get()).unwrap_or(1).min(2))
+    })
+}
+
+/// The wall clock of one search thread; it reports a cancellation once another thread's
+/// search has settled the question (a proven optimum, or a plan under the capacity).
+struct ThreadClock<'a> {
+    t0: Instant,
+    done: &'a std::sync::atomic::AtomicBool,
+}
+
+impl memplan_core::strategy::Clock for ThreadClock<'_> {
+    fn now_ms(&self) -> u64 {
+        u64::try_from(self.t0.elapsed().as_millis()).unwrap_or(u64::MAX)
+    }
+    fn cancelled(&self) -> bool {
+        self.done.load(std::sync::atomic::Ordering::Relaxed)
+    }
+}
+
 /// Runs a strategy under the wall clock (anytime strategies stop at `--time-limit`), with the
-/// memory budget for those that can search under one.
+/// memory budget for those that can search under one. Strategies with search variants run
+/// `threads` of them side by side (one thread each) and keep the best
+/// ([`memplan_core::strategy::optimal::keep_best`]); a search that proves its plan optimal
+/// (or, with a capacity, finds one that fits) stops the others.
 fn run_strategy(
     s: &memplan_core::StrategyInfo,
     problem: &Problem,
     opts: &PlanOptions,
     capacity: Option<u64>,
+    threads: u64,
 ) -> Result<Plan, Error> {
     let t0 = Instant::now();
-    let clock = move || u64::try_from(t0.elapsed().as_millis()).unwrap_or(u64::MAX);
-    s.run_in(
-        problem,
-        opts,
-        &Ctx::with_clock(&clock).with_capacity(capacity),
-    )
+    let done = std::sync::atomic::AtomicBool::new(false);
+    let run = |variant: u64| {
+        let clock = ThreadClock { t0, done: &done };
+        let ctx = Ctx::with_clock(&clock)
+            .with_capacity(capacity)
+            .with_variant(variant);
+        let got = s.run_in(problem, opts, &ctx);
+        if let Ok(p) = &got {
+            let settled = p.search.as_ref().is_some_and(|f| f.proven_optimal)
+                || capacity.is_some_and(|c| p.peak <= c);
+            if settled {
+                done.store(true, std::sync::atomic::Ordering::Relaxed);
+            }
+        }
+        got
+    };
+    if !s.caps.variants || threads < 2 {
+        return run(0);
+    }
+    let results: Vec<Result<Plan, Error>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..threads).map(|v| scope.spawn(move || run(v))).collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join()
+                    .unwrap_or_else(|_| Err(Error::invalid("a search thread panicked")))
+            })
+            .collect()
+    });
+    let mut first_err = None;
+    let mut plans = Vec::new();
+    for r in results {
+        match r {
+            Ok(p) => plans.push(p),
+            Err(e) => {
+                first_err.get_or_insert(e);
+            }
+        }
+    }
+    match memplan_core::strategy::optimal::keep_best(plans) {
+        Some(p) => Ok(p),
+        None => Err(first_err.unwrap_or_else(|| Error::invalid("no search thread ran"))),
+    }
 }
 
 /// GE's build-log lines for a GE plan ([`memplan_core::GeStats::imas_lines`]); none for

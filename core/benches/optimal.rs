@@ -1,6 +1,10 @@
 //! Benchmark of strategy `optimal` (not a timed test).
 //!
-//! `cargo bench -p memplan-core --bench optimal -- [--time-limit MS] [FILE.csv | gen:N:SEED | SPEC]...`
+//! `cargo bench -p memplan-core --bench optimal -- [--time-limit MS] [--threads N] [FILE.csv | gen:N:SEED | SPEC]...`
+//!
+//! `--threads N` (default 1) runs `N` searches side by side on each input, one std thread each
+//! with `SolverParams::variant` 0..N, and keeps the best (`optimal::keep_best`); the
+//! "variant" column says which won ("1 of 2"), the nodes column adds up every thread's.
 //!
 //! `SPEC` is a generator of `gen/mod.rs` (`train:N:SEED`, `kv:N:SEED`, `long-short:N:SEED`,
 //! `tile:FILE.csv:COPIES:SEED`). Without arguments: the MiniMalloc challenging suite and the
@@ -96,6 +100,15 @@ fn main() {
             .unwrap_or(limit);
         args.drain(i..(i + 2).min(args.len()));
     }
+    let mut threads = 1u64;
+    if let Some(i) = args.iter().position(|a| a == "--threads") {
+        threads = args
+            .get(i + 1)
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(1u64)
+            .max(1);
+        args.drain(i..(i + 2).min(args.len()));
+    }
     let root = std::env::var("MEMPLAN_BENCHMARKS")
         .unwrap_or_else(|_| concat!(env!("CARGO_MANIFEST_DIR"), "/../testdata/benchmarks").into());
     if args.is_empty() {
@@ -121,8 +134,8 @@ fn main() {
         ));
         args.push(format!("tile:{root}/real/iopddl_G_1.csv:30:1"));
     }
-    println!("| input | buffers | lower bound | portfolio peak (s) | portfolio / LB | seed peak | best peak | best / LB | proven | nodes | windows (fitted) | exhausted / cut | bands (fitted) | moves kept | time (s) | peak RSS (MiB) |");
-    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+    println!("| input | buffers | lower bound | portfolio peak (s) | portfolio / LB | seed peak | best peak | best / LB | proven | nodes | windows (fitted) | exhausted / cut | bands (fitted) | moves kept | time (s) | peak RSS (MiB) | variant |");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     let mut capacity_rows = Vec::new();
     for a in &args {
         let problem = if let Some(spec) = a.strip_prefix("gen:") {
@@ -199,9 +212,47 @@ fn main() {
             .ok()
             .and_then(|v| v.parse().ok());
         params.node_limit = nodes.or(params.node_limit);
-        let solved = match nodes {
-            Some(_) => optimal::solve(&problem, &options, &params, &optimal::NoClock),
-            None => optimal::solve(&problem, &options, &params, &clock),
+        let solve = |variant: u64| {
+            let params = SolverParams {
+                variant,
+                ..params.clone()
+            };
+            match nodes {
+                Some(_) => optimal::solve(&problem, &options, &params, &optimal::NoClock),
+                None => optimal::solve(&problem, &options, &params, &clock),
+            }
+        };
+        // one search, or `threads` side by side (one std thread each), the best kept
+        let solved = if threads < 2 {
+            solve(0)
+        } else {
+            let all: Vec<_> = std::thread::scope(|scope| {
+                let hs: Vec<_> = (0..threads)
+                    .map(|v| scope.spawn(move || solve(v)))
+                    .collect();
+                hs.into_iter()
+                    .map(|h| h.join().expect("search thread"))
+                    .collect()
+            });
+            let total: u64 = all.iter().flatten().map(|s| s.nodes).sum();
+            let mut ok: Vec<optimal::Solution> = all.into_iter().flatten().collect();
+            let kept = optimal::keep_best(ok.iter().map(|s| s.plan.clone()).collect());
+            match kept {
+                Some(plan) => {
+                    let v = plan.search.map_or(0, |f| f.counts.variant);
+                    let of = |s: &optimal::Solution| s.plan.search.map(|f| f.counts.variant);
+                    let at = ok.iter().position(|s| of(s) == Some(v)).unwrap_or(0);
+                    let mut s = ok.swap_remove(at);
+                    if let Some(f) = plan.search {
+                        s.lower_bound = f.lower_bound;
+                        s.proven_optimal = f.proven_optimal;
+                    }
+                    s.plan = plan;
+                    s.nodes = total;
+                    Ok(s)
+                }
+                None => solve(0),
+            }
         };
         match solved {
             Ok(s) => {
@@ -218,7 +269,7 @@ fn main() {
                 let c = s.plan.search.map(|x| x.counts).unwrap_or_default();
                 let lb = s.lower_bound.max(1) as f64;
                 println!(
-                    "| {} | {} | {} | {} | {:.5} | {} | {} | {:.5} | {} | {} | {} ({}) | {} / {} | {} ({}) | {} | {:.2} | {} |",
+                    "| {} | {} | {} | {} | {:.5} | {} | {} | {:.5} | {} | {} | {} ({}) | {} / {} | {} ({}) | {} | {:.2} | {} | {} |",
                     problem.name,
                     problem.buffers.len(),
                     s.lower_bound,
@@ -238,6 +289,11 @@ fn main() {
                     c.relocations_accepted + c.layout_moves_accepted,
                     secs,
                     peak_rss_mib().map_or("?".into(), |m| m.to_string()),
+                    if threads < 2 {
+                        "0".to_string()
+                    } else {
+                        format!("{} of {threads}", c.variant)
+                    },
                 );
             }
             Err(e) => println!("| {} | error: {e} |", problem.name),

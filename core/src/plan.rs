@@ -430,6 +430,29 @@ pub struct SearchCounts {
     pub layout_moves: u64,
     /// Layout moves kept.
     pub layout_moves_accepted: u64,
+    /// The certificate of a large-input search: a band of `certificate_buffers` buffers
+    /// (those live at some step of `certificate_from_step..=certificate_to_step` at or above
+    /// offset `certificate_floor` bytes) searched to exhaustion one byte under the plan's
+    /// peak with every other buffer where the plan has it: no plan under the peak differs
+    /// from this one only in those buffers (kept at or above the floor). All 0 for none.
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub certificate_buffers: u64,
+    /// First step of the certificate's band.
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub certificate_from_step: u64,
+    /// Last step of the certificate's band.
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub certificate_to_step: u64,
+    /// Floor of the certificate's band, in bytes (0: every buffer live during its steps).
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub certificate_floor: u64,
+    /// The search variant that made the plan (`SolverParams::variant`, 0 the default).
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub variant: u64,
+    /// How many searches (variants, one thread each) ran side by side, this plan the best of
+    /// them (`optimal::keep_best`); 0 for a search run alone.
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub side_by_side: u64,
 }
 
 impl Search {
@@ -465,6 +488,12 @@ impl Search {
                     ("relocations_accepted", c.relocations_accepted),
                     ("layout_moves", c.layout_moves),
                     ("layout_moves_accepted", c.layout_moves_accepted),
+                    ("certificate_buffers", c.certificate_buffers),
+                    ("certificate_from_step", c.certificate_from_step),
+                    ("certificate_to_step", c.certificate_to_step),
+                    ("certificate_floor", c.certificate_floor),
+                    ("variant", c.variant),
+                    ("side_by_side", c.side_by_side),
                 ]
                 .into_iter()
                 .map(|(k, x)| (String::from(k), x)),

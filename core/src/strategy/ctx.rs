@@ -47,6 +47,7 @@ pub struct Ctx<'a> {
     clock: &'a dyn Clock,
     timed: bool,
     capacity: Option<u64>,
+    variant: u64,
 }
 
 impl core::fmt::Debug for Ctx<'_> {
@@ -54,6 +55,7 @@ impl core::fmt::Debug for Ctx<'_> {
         f.debug_struct("Ctx")
             .field("timed", &self.timed)
             .field("capacity", &self.capacity)
+            .field("variant", &self.variant)
             .finish_non_exhaustive()
     }
 }
@@ -71,6 +73,7 @@ impl<'a> Ctx<'a> {
             clock: &NoClock,
             timed: false,
             capacity: None,
+            variant: 0,
         }
     }
 
@@ -81,6 +84,7 @@ impl<'a> Ctx<'a> {
             clock,
             timed: true,
             capacity: None,
+            variant: 0,
         }
     }
 
@@ -88,6 +92,19 @@ impl<'a> Ctx<'a> {
     #[must_use]
     pub fn with_capacity(self, capacity: Option<u64>) -> Ctx<'a> {
         Ctx { capacity, ..self }
+    }
+
+    /// The same context for search variant `variant` (0, the default, is the usual search;
+    /// strategies with [`Capabilities::variants`] vary their random seeds with it, the others
+    /// ignore it).
+    #[must_use]
+    pub fn with_variant(self, variant: u64) -> Ctx<'a> {
+        Ctx { variant, ..self }
+    }
+
+    /// The search variant ([`Ctx::with_variant`]).
+    pub fn variant(&self) -> u64 {
+        self.variant
     }
 
     /// The clock ([`NoClock`] when untimed).
@@ -129,4 +146,9 @@ pub struct Capabilities {
     /// registry plans it with lifetimes safe across streams and each continuous group as
     /// one buffer ([`crate::strategy::with_graph_rules`]).
     pub graph_rules: bool,
+    /// Searches differently under each [`Ctx::variant`] (other random seeds), so a caller
+    /// with threads can run several side by side and keep the best
+    /// ([`crate::strategy::optimal::keep_best`]); the core itself runs one (it has no
+    /// threads: `no_std`, and wasm is single-threaded).
+    pub variants: bool,
 }

@@ -165,6 +165,7 @@ impl Capabilities {
         capacity_search: false,
         plans_gears: false,
         graph_rules: false,
+        variants: false,
     };
 }
 
@@ -174,6 +175,7 @@ const GEARS_ITSELF: Capabilities = Capabilities {
     capacity_search: false,
     plans_gears: true,
     graph_rules: false,
+    variants: false,
 };
 
 /// GE's strategies: gears, streams and continuous groups by GE's own rules.
@@ -182,6 +184,7 @@ const GE_RULES: Capabilities = Capabilities {
     capacity_search: false,
     plans_gears: true,
     graph_rules: true,
+    variants: false,
 };
 
 static STRATEGIES: &[StrategyInfo] = &[
@@ -253,7 +256,7 @@ static STRATEGIES: &[StrategyInfo] = &[
         name: "optimal",
         family: Family::Packing,
         summary: "exact anytime branch-and-bound over canonical placements (MiniMalloc, Moffitt 2023), seeded by the best heuristic; proves optimality or reports the gap",
-        caps: Capabilities { anytime: true, capacity_search: true, plans_gears: true, graph_rules: false },
+        caps: Capabilities { anytime: true, capacity_search: true, plans_gears: true, graph_rules: false, variants: true },
         run: optimal::run_in,
     },
     StrategyInfo {

@@ -49,6 +49,10 @@ const STALL: u32 = 1_500;
 /// Random moves that shake the best order at a restart.
 const KICK: u32 = 3;
 
+/// Most long-lived buffers the ceiling seed lays out ([`ceiling`]: `long^2` steps that do not
+/// poll the clock; 4,096 is well under a second).
+const CEILING_MAX_LONG: usize = 4096;
+
 /// The heuristics that pack the other buffers around the pinned long ones.
 const HEURISTICS: [fn(&Problem, &PlanOptions) -> crate::Result<Plan>; 3] = [
     packing::greedy_size_best_fit,
@@ -440,7 +444,8 @@ pub(crate) struct Long {
 impl Long {
     /// The best of the [`VARIANTS`] orders, or `None` (no long buffers, or pinned buffers: the
     /// layout would need to clear them, not handled).
-    pub(crate) fn new(items: &[Item], lb: u64) -> Option<Long> {
+    /// `variant` seeds the local search's moves ([`super::SolverParams::variant`]).
+    pub(crate) fn new(items: &[Item], lb: u64, variant: u64) -> Option<Long> {
         if items.iter().any(|it| it.fixed.is_some()) {
             return None;
         }
@@ -463,7 +468,7 @@ impl Long {
             layers,
             order,
             score,
-            rng: Rng(0x6C61_7965_7265_6400),
+            rng: Rng(0x6C61_7965_7265_6400 ^ variant.wrapping_mul(0x9E37_79B9_7F4A_7C15)),
         })
     }
 
@@ -502,36 +507,169 @@ impl Long {
         if off.contains(&u64::MAX) {
             return None;
         }
-        let mut pinned = problem.clone();
-        for (k, &i) in layers.long.iter().enumerate() {
-            if let Some(b) = pinned.buffers.get_mut(i) {
-                b.fixed_offset = off.get(k).copied();
-            }
+        pack_around(problem, options, &layers.long, &off, lb, worse_than, limits)
+    }
+}
+
+/// The best plan with a peak below `worse_than` that the greedy heuristics of [`HEURISTICS`]
+/// pack around the buffers `long` pinned at offsets `off`, or `None`. Stops when `limits`
+/// run out between greedy runs or one reaches `lb`.
+fn pack_around(
+    problem: &Problem,
+    options: &PlanOptions,
+    long: &[usize],
+    off: &[u64],
+    lb: u64,
+    worse_than: u64,
+    limits: &mut Limits<'_>,
+) -> Option<Plan> {
+    let mut pinned = problem.clone();
+    for (k, &i) in long.iter().enumerate() {
+        if let Some(b) = pinned.buffers.get_mut(i) {
+            b.fixed_offset = off.get(k).copied();
         }
-        let mut best: Option<Plan> = None;
-        // a greedy run is not started when the slowest so far would overrun the deadline
-        let mut slowest = 0u64;
-        for run in HEURISTICS {
-            if !limits.room_for(slowest) {
+    }
+    let mut best: Option<Plan> = None;
+    // a greedy run is not started when the slowest so far would overrun the deadline
+    let mut slowest = 0u64;
+    for run in HEURISTICS {
+        if !limits.room_for(slowest) {
+            break;
+        }
+        let t0 = limits.clock.now_ms();
+        let got = run(&pinned, options);
+        slowest = slowest.max(limits.clock.now_ms().saturating_sub(t0));
+        let Ok(mut plan) = got else {
+            continue;
+        };
+        if plan.peak < best.as_ref().map_or(worse_than, |b| b.peak) {
+            plan.notes.clear();
+            let done = plan.peak <= lb;
+            best = Some(plan);
+            if done {
                 break;
             }
-            let t0 = limits.clock.now_ms();
-            let got = run(&pinned, options);
-            slowest = slowest.max(limits.clock.now_ms().saturating_sub(t0));
-            let Ok(mut plan) = got else {
-                continue;
-            };
-            if plan.peak < best.as_ref().map_or(worse_than, |b| b.peak) {
-                plan.notes.clear();
-                let done = plan.peak <= lb;
-                best = Some(plan);
-                if done {
-                    break;
-                }
+        }
+    }
+    best
+}
+
+/// A seed that hangs the tall long-lived buffers from the ceiling (issue 17, the KV-cache
+/// trace): the long-lived buffers (as the window search counts them) whose top in
+/// `incumbent` is above the bound `lb` are placed top-down under `lb` (earliest start
+/// highest, each at the highest aligned offset clear of those placed), every other long
+/// buffer bottom-up in order of end descending, then start (each at the lowest offset clear
+/// of those placed before it), and the greedy heuristics pack the short buffers around them.
+///
+/// Why: a long buffer that starts late, when the memory is already full, lands on top of
+/// every greedy plan's stack; it can come down only through a column that stays free until
+/// it ends, and the space that frees up later (a buffer ending early, deep in the stack) is
+/// not adjacent to where the short buffers live. Bottom-up by end descending keeps the
+/// buffers that end first at the top of the lower stack, next to the short buffers, so their
+/// space joins the short buffers' when they end; the late ones hung from the ceiling take
+/// the upper edge of that space. On kv-60027-2 this packs at the bound where every greedy
+/// order and the window search stay at 1.00104 x (`docs/benchmarks.md`).
+///
+/// Returns the best plan below `worse_than`, or `None` (pinned buffers, no tall long
+/// buffer, more than [`CEILING_MAX_LONG`] long ones, an offset overflow, nothing better).
+/// Cost: `long^2` for the layout (charged as `long^2 / 512` nodes, as the layout search
+/// charges its moves) and the greedy runs.
+pub(crate) fn ceiling(
+    problem: &Problem,
+    options: &PlanOptions,
+    items: &[Item],
+    lb: u64,
+    incumbent: &[u64],
+    worse_than: u64,
+    limits: &mut Limits<'_>,
+) -> Option<Plan> {
+    if items.iter().any(|it| it.fixed.is_some()) || worse_than <= lb {
+        return None;
+    }
+    let cut = long_cut(items);
+    let long: Vec<usize> = (0..items.len())
+        .filter(|&i| items[i].size > 0 && (items[i].end - items[i].start).saturating_add(1) > cut)
+        .collect();
+    let tall_at = |i: usize| incumbent[i].saturating_add(items[i].size) > lb;
+    let (mut tall, mut low): (Vec<usize>, Vec<usize>) = long.iter().partition(|&&i| tall_at(i));
+    let n = long.len();
+    // the layout is quadratic in the long buffers and not interruptible: bounded
+    if tall.is_empty() || n > CEILING_MAX_LONG {
+        return None;
+    }
+    limits.nodes = limits
+        .nodes
+        .saturating_add(u64::try_from(n.saturating_mul(n) / 512).unwrap_or(u64::MAX));
+    if !limits.tick() {
+        return None;
+    }
+    low.sort_unstable_by_key(|&i| (Reverse(items[i].end), items[i].start, i));
+    tall.sort_unstable_by_key(|&i| (items[i].start, Reverse(items[i].end), i));
+    // placed buffers: (offset, top, index)
+    let mut placed: Vec<(u64, u64, usize)> = Vec::with_capacity(n);
+    let mut busy: Vec<(u64, u64)> = Vec::new();
+    let mut at: Vec<(usize, u64)> = Vec::with_capacity(n);
+    for (k, &i) in low.iter().chain(&tall).enumerate() {
+        let it = &items[i];
+        busy.clear();
+        busy.extend(
+            placed
+                .iter()
+                .filter(|p| items[p.2].start <= it.end && it.start <= items[p.2].end)
+                .map(|p| (p.0, p.1)),
+        );
+        busy.sort_unstable();
+        let o = if k >= low.len() {
+            highest_under(&busy, lb, it.size, it.align).or_else(|| lowest(&busy, it.size, it.align))
+        } else {
+            lowest(&busy, it.size, it.align)
+        }?;
+        let top = o.checked_add(it.size)?;
+        placed.push((o, top, i));
+        at.push((i, o));
+    }
+    let (idx, off): (Vec<usize>, Vec<u64>) = at.into_iter().unzip();
+    pack_around(problem, options, &idx, &off, lb, worse_than, limits)
+}
+
+/// The lowest `align`-aligned offset where `size` bytes clear `busy` (intervals sorted by
+/// start, possibly overlapping), or `None` on overflow.
+fn lowest(busy: &[(u64, u64)], size: u64, align: u64) -> Option<u64> {
+    let mut x = 0u64;
+    for &(lo, hi) in busy {
+        if up(x, align)?.checked_add(size)? <= lo {
+            break;
+        }
+        x = x.max(hi);
+    }
+    up(x, align)
+}
+
+/// The highest `align`-aligned offset `o` with `o + size <= ceiling` where `size` bytes
+/// clear `busy` (intervals sorted by start, possibly overlapping), or `None`.
+fn highest_under(busy: &[(u64, u64)], ceiling: u64, size: u64, align: u64) -> Option<u64> {
+    let a = align.max(1);
+    // the free gaps under the ceiling, from the top down
+    let mut merged: Vec<(u64, u64)> = Vec::with_capacity(busy.len());
+    for &(lo, hi) in busy {
+        match merged.last_mut() {
+            Some(m) if lo <= m.1 => m.1 = m.1.max(hi),
+            _ => merged.push((lo, hi)),
+        }
+    }
+    let mut gap_hi = ceiling;
+    for &(lo, hi) in merged.iter().rev() {
+        if lo >= gap_hi {
+            continue;
+        }
+        if let Some(o) = gap_hi.checked_sub(size).map(|o| o - o % a) {
+            if o >= hi {
+                return Some(o);
             }
         }
-        best
+        gap_hi = lo;
     }
+    gap_hi.checked_sub(size).map(|o| o - o % a)
 }
 
 /// The best plan with a peak below `worse_than` found by laying out the long buffers first
@@ -549,7 +687,7 @@ pub(crate) fn seed(
     if worse_than <= lb {
         return None;
     }
-    let mut long = Long::new(items, lb)?;
+    let mut long = Long::new(items, lb, 0)?;
     long.refine(items, lb, limits);
     long.plan(problem, options, items, lb, worse_than, limits)
 }
@@ -610,6 +748,49 @@ mod tests {
         layers.needs(&items, &[9, 0], &mut need, None, &mut holes);
         assert_eq!(need, [13]);
         assert_eq!(Layers::score(&need, 12), (13, 1));
+    }
+
+    #[test]
+    fn the_ceiling_seed_hangs_a_late_long_buffer_under_the_bound() {
+        // The KV-cache shape in miniature (hand-checked): A (4 B, steps 0-99) lives
+        // throughout; O (2 B, 0-59) ends early; S (1 B, 30-99) starts while O lives; N (1 B,
+        // 70-99) starts after O ends; one-step shorts x (2 B, step 10), z (1 B, 40) and y
+        // (2 B, 80) make steps 10, 40 and 80 sum to 8 B, the live-set bound. The only plans
+        // at 8 B put S at 7 (the ceiling) and N at the bottom of O's old place, so that y
+        // finds 2 contiguous bytes at step 80. 200 one-byte fillers at steps 200-399 keep
+        // only A, O, S and N long-lived.
+        use crate::problem::{Buffer, Problem};
+        let mut bufs = alloc::vec![
+            Buffer::new("A", 4, 0, 99),
+            Buffer::new("O", 2, 0, 59),
+            Buffer::new("S", 1, 30, 99),
+            Buffer::new("N", 1, 70, 99),
+            Buffer::new("x", 2, 10, 10),
+            Buffer::new("z", 1, 40, 40),
+            Buffer::new("y", 2, 80, 80),
+        ];
+        bufs.extend((0..200).map(|k| Buffer::new(alloc::format!("f{k}"), 1, 200 + k, 200 + k)));
+        let p = Problem::from_buffers("kv-mini", bufs);
+        let items: Vec<Item> = p
+            .buffers
+            .iter()
+            .map(|b| item(b.size, b.start, b.end))
+            .collect();
+        let lb = crate::bound::lower_bound(&p).unwrap().lower_bound;
+        assert_eq!(lb, 8);
+        // an incumbent with S on top (9 B): A 0, O 4, S 8, N 4, x 6, z 6, y 5
+        let mut incumbent = alloc::vec![0u64; items.len()];
+        incumbent[..7].copy_from_slice(&[0, 4, 8, 4, 6, 6, 5]);
+        let o = crate::PlanOptions::exact();
+        let plan = super::ceiling(&p, &o, &items, lb, &incumbent, 9, &mut limits())
+            .expect("a plan below 9 B");
+        crate::validate::validate(&p, &plan).unwrap();
+        assert_eq!(plan.peak, 8);
+        assert_eq!(&plan.offsets[..4], &[0, 4, 7, 4]);
+        // nothing tall and long-lived: no ceiling seed
+        incumbent[2] = 6;
+        incumbent[6] = 7;
+        assert!(super::ceiling(&p, &o, &items, lb, &incumbent, 9, &mut limits()).is_none());
     }
 
     #[test]

@@ -21,7 +21,10 @@
 //!   best proven lower bound and the incumbent's peak; a probe that finds a plan lowers the
 //!   incumbent, a probe that exhausts its tree raises the proven lower bound, a probe that
 //!   runs out of its share of the budget moves the bisection up without proving anything.
-//! * **Large inputs.** Above [`SolverParams::max_exact_buffers`] free buffers, randomized
+//! * **Large inputs.** Above [`SolverParams::max_exact_buffers`] free buffers, a seed that
+//!   hangs the long-lived buffers sticking out above the bound from the ceiling and stacks
+//!   the other long-lived ones by end time ([`layered::ceiling`]) may replace the seed, then
+//!   (unless that reached the bound) randomized
 //!   boxing orders ([`crate::strategy::boxing`], after Buchsbaum et al.'s boxing) may replace
 //!   the seed (`boxing_seed`: up to a quarter of the time left), a second seed
 //!   lays out the long-lived buffers first (a local search on their order, scored by how the
@@ -65,6 +68,7 @@ mod instance;
 mod layered;
 mod local_bound;
 mod search;
+mod side_by_side;
 mod window;
 
 #[cfg(test)]
@@ -72,6 +76,7 @@ mod tests;
 
 use instance::{Inst, Item};
 use search::{decide, Decision, Limits};
+pub use side_by_side::keep_best;
 
 /// Search nodes per millisecond assumed by the registry entry, which has no clock: its node
 /// budget is `time_limit_ms * NODES_PER_MS`. Measured on the MiniMalloc challenging suite in
@@ -170,6 +175,19 @@ pub struct SolverParams {
     /// but took the windows' time elsewhere and lowered no peak beyond the run-to-run noise
     /// (`docs/benchmarks.md`, issue 17), so they run for long-lived ones only.
     pub band_moves: bool,
+    /// Large inputs: the last fifth of the limits goes to a certificate for the final peak
+    /// `P` ([`window`]'s `certify`): band re-solves at `P - 1` around the buffer at the peak
+    /// with the longest lifetime, growing to 640 buffers, under node budgets of 1,000 per
+    /// buffer. One searched to exhaustion proves that no plan under `P` differs from the
+    /// returned one only in that band's buffers (those live during its steps at or above its
+    /// floor); the notes and `counts.certificate_*` say which band. Off in capacity mode.
+    pub certificate: bool,
+    /// Search variant: 0 is the default search; any other value gives the randomized parts
+    /// other seeds (the window search's neighbourhood order, the boxing rounds' shifts, the
+    /// long-layout search's moves), so that searches run side by side in threads differ
+    /// ([`keep_best`] keeps the best of them). The core runs one search; threads are the
+    /// caller's (the CLI and the `optimal` bench).
+    pub variant: u64,
 }
 
 impl Default for SolverParams {
@@ -191,6 +209,8 @@ impl Default for SolverParams {
             section_windows: false,
             local_bound: false,
             band_moves: true,
+            certificate: true,
+            variant: 0,
         }
     }
 }
@@ -310,6 +330,7 @@ pub fn run_in(problem: &Problem, options: &PlanOptions, ctx: &Ctx) -> Result<Pla
         } else {
             Some(options.time_limit_ms.saturating_mul(NODES_PER_MS))
         },
+        variant: ctx.variant(),
         ..SolverParams::default()
     };
     let clock = ctx.clock();
@@ -470,6 +491,11 @@ fn run(
     let fits = capacity.is_none_or(|c| best <= c);
     plan.strategy = String::from("optimal");
     let c = sh.limits.counts;
+    // the certificate counts only at the returned peak
+    let cert = c
+        .certificate
+        .filter(|_| c.certificate_peak == best && best > lower);
+    let proof = cert.filter(|k| k.exhausted).unwrap_or_default();
     let figures = crate::plan::Search {
         lower_bound: lower,
         best_peak: best,
@@ -496,6 +522,12 @@ fn run(
             relocations_accepted: c.relocations_ok,
             layout_moves: c.layout_moves,
             layout_moves_accepted: c.layout_moves_ok,
+            certificate_buffers: proof.buffers,
+            certificate_from_step: proof.from,
+            certificate_to_step: proof.to,
+            certificate_floor: proof.floor,
+            variant: params.variant,
+            side_by_side: 0,
         },
     };
     plan.stats = figures.stats();
@@ -514,6 +546,17 @@ fn run(
             "searched to exhaustion one byte under the peak: no plan under {best} B moves only the {} buffers of the largest such window or band (the rest of the plan as it then was)",
             c.exhausted_most
         ));
+    }
+    if let Some(k) = cert {
+        let band = format!(
+            "the {} buffers live during steps {}-{} at or above offset {} B",
+            k.buffers, k.from, k.to, k.floor
+        );
+        notes.push(if k.exhausted {
+            format!("certificate: no plan under {best} B differs from this plan only in {band} (kept at or above it, every other buffer where it is): searched to exhaustion")
+        } else {
+            format!("no certificate: the re-solve of {band} one byte under {best} B was cut by its node budget (nothing proven)")
+        });
     }
     let all = super::packing::PORTFOLIO.len() as u64;
     if c.seed_heuristics > 0 && c.seed_heuristics < all {
@@ -636,11 +679,31 @@ fn solve_one(
         .filter(|it| it.fixed.is_none() && it.size > 0)
         .count()
         <= params.max_exact_buffers;
+    let valid = |p: &Plan| crate::validate::validate_with(problem, p, &options.into()).is_ok();
+    // large inputs: the tall long-lived buffers hung from the ceiling (one layout and a few
+    // greedy runs: cheap, so first), then randomized boxing orders unless that reached the bound
+    let large = !exact && params.windows && seed_ok && seed.peak > lb;
+    let ceiling = if large {
+        layered::ceiling(
+            problem,
+            options,
+            &items,
+            lb,
+            &seed.offsets,
+            seed.peak,
+            limits,
+        )
+        .filter(valid)
+    } else {
+        None
+    };
     let mut boxing_note = None;
-    if !exact && params.windows && seed_ok && seed.peak > lb {
-        boxing_note = boxing_seed(problem, options, limits, &mut seed, lb)?;
-        seed_ok = crate::validate::validate_with(problem, &seed, &options.into()).is_ok();
+    if large && ceiling.as_ref().is_none_or(|c| c.peak > lb) {
+        boxing_note = boxing_seed(problem, options, limits, &mut seed, lb, params.variant)?;
+        seed_ok = valid(&seed);
     }
+    // the ceiling seed only counts where it beats the (boxed) seed
+    let ceiling = ceiling.filter(|c| c.peak < seed.peak);
     let inst = if exact || !params.windows {
         Some(Inst::new(&items))
     } else {
@@ -675,20 +738,21 @@ fn solve_one(
         }
     }
     let Some(inst) = inst else {
-        // Large input: window search from the better seed.
-        let mut long = if seed.peak > lb {
-            layered::Long::new(&items, lb)
+        // Large input: window search from the best seed.
+        let best_seed = ceiling.as_ref().map_or(seed.peak, |p| p.peak);
+        let mut long = if best_seed > lb {
+            layered::Long::new(&items, lb, params.variant)
         } else {
             None
         };
-        let valid = |p: &Plan| crate::validate::validate_with(problem, p, &options.into()).is_ok();
         let layered = long.as_mut().and_then(|l| {
             l.refine(&items, lb, limits);
-            l.plan(problem, options, &items, lb, seed.peak, limits)
+            l.plan(problem, options, &items, lb, best_seed, limits)
                 .filter(valid)
         });
         let start = layered
             .as_ref()
+            .or(ceiling.as_ref())
             .map_or_else(|| seed.offsets.clone(), |p| p.offsets.clone());
         // a stronger bound first: exact searches of the buffers around the heaviest sections
         let raised = if params.local_bound {
@@ -699,33 +763,59 @@ fn solve_one(
             local_bound::Raised::none(lb)
         };
         lb = lb.max(raised.lower_bound);
-        let (mut offsets, proven_lb) = window::improve(&items, start, lb, capacity, params, limits);
-        // the window search gave up with time left: search the long layout further and run
-        // the window search again from a better one
-        let goal = capacity.map_or(lb, |c| c.max(lb));
-        while let Some(l) = long.as_mut() {
-            let best = window::peak(&items, &offsets);
-            if best <= goal.max(proven_lb) || limits.stopped || !l.refine(&items, lb, limits) {
-                break;
+        // the window search gets four fifths of what is left, the certificate the rest
+        let certify = params.certificate && capacity.is_none();
+        let (num, den) = if certify { (4, 5) } else { (1, 1) };
+        let (mut offsets, proven_lb) = with_share(limits, num, den, |limits| {
+            let (mut offsets, proven_lb) =
+                window::improve(&items, start, lb, capacity, params, limits);
+            // the window search gave up with time left: search the long layout further and
+            // run the window search again from a better one
+            let goal = capacity.map_or(lb, |c| c.max(lb));
+            while let Some(l) = long.as_mut() {
+                let best = window::peak(&items, &offsets);
+                if best <= goal.max(proven_lb) || limits.stopped || !l.refine(&items, lb, limits) {
+                    break;
+                }
+                let Some(p) = l
+                    .plan(problem, options, &items, lb, u64::MAX, limits)
+                    .filter(valid)
+                else {
+                    break;
+                };
+                let (again, _) = window::improve(&items, p.offsets, lb, capacity, params, limits);
+                if window::peak(&items, &again) < best {
+                    offsets = again;
+                }
             }
-            let Some(p) = l
-                .plan(problem, options, &items, lb, u64::MAX, limits)
-                .filter(valid)
-            else {
-                break;
-            };
-            let (again, _) = window::improve(&items, p.offsets, lb, capacity, params, limits);
-            if window::peak(&items, &again) < best {
-                offsets = again;
-            }
+            (offsets, proven_lb)
+        });
+        // what the answer can claim: band re-solves one byte under the final peak
+        if certify && window::peak(&items, &offsets) > proven_lb && !limits.stopped {
+            let cert = window::certify(&items, &mut offsets, proven_lb, params, limits);
+            let c = &mut limits.counts;
+            c.certificate = cert;
+            c.certificate_peak = window::peak(&items, &offsets);
         }
         let mut one = finish(offsets, proven_lb)?;
         one.plan.notes.extend(boxing_note);
         one.plan.notes.extend(raised.note);
+        if let Some(p) = &ceiling {
+            one.plan.notes.push(format!(
+                "tall long-lived buffers hung from the ceiling (the others stacked by end, latest at the bottom): a {} B seed, below the {} B of {}",
+                p.peak, seed.peak, seed.strategy
+            ));
+        }
         if let Some(p) = layered {
             one.plan.notes.push(format!(
                 "long-lived buffers placed first: a {} B seed, below the {} B of {}",
-                p.peak, seed.peak, seed.strategy
+                p.peak,
+                best_seed,
+                if ceiling.is_some() {
+                    "the ceiling seed"
+                } else {
+                    seed.strategy.as_str()
+                }
             ));
         }
         return Ok(one);
@@ -775,7 +865,8 @@ const BOXING_FACTORS: [u64; 3] = [2, 4, 1];
 /// or, with a deadline, past a quarter of the time left: the window search needs the rest
 /// (with half, gen-60000-1 ended at 1.0458 x the bound instead of 1.0040: the better boxing
 /// seed was a worse start for the windows and left them less time). Returns a note
-/// saying what the rounds reached.
+/// saying what the rounds reached. Search variant `variant` ([`SolverParams::variant`]) runs
+/// rounds `r + 8 + 6 variant` instead, other shifts.
 ///
 /// # Errors
 /// Errors of the placement (overflow).
@@ -785,6 +876,7 @@ fn boxing_seed(
     limits: &mut Limits<'_>,
     seed: &mut Plan,
     lb: u64,
+    variant: u64,
 ) -> Result<Option<String>> {
     let start = limits.clock.now_ms();
     let stop_at = limits
@@ -799,7 +891,8 @@ fn boxing_seed(
     let mut won = (0, 0);
     let mut ran = 0usize;
     for r in 0..BOXING_ROUNDS {
-        let (round, factor) = (r + 8, BOXING_FACTORS[(r % 3) as usize]);
+        let round = (r + 8).wrapping_add(variant.wrapping_mul(BOXING_ROUNDS));
+        let factor = BOXING_FACTORS[(r % 3) as usize];
         let now = limits.clock.now_ms();
         if limits.clock.cancelled()
             || stop_at.is_some_and(|d| now.saturating_add(slowest) >= d)

@@ -59,6 +59,10 @@ pub(crate) struct Counts {
     /// Moves of the long-buffer layout search tried, and those kept.
     pub layout_moves: u64,
     pub layout_moves_ok: u64,
+    /// The certificate's band at the peak `certificate_peak` ([`super::window::certify`]):
+    /// searched to exhaustion or cut.
+    pub certificate: Option<super::window::Cert>,
+    pub certificate_peak: u64,
 }
 
 impl Limits<'_> {

@@ -806,6 +806,40 @@ fn gap_of_one() -> (Vec<Tiny>, Vec<u64>) {
 }
 
 #[test]
+fn the_certificate_names_the_band_it_searched_to_exhaustion() {
+    // `gap_of_one` at its optimum 7 (live-set bound 6): the only buffer at the peak is f
+    // (offset 5, 2 B, steps 1-3). The first band (f's steps, 96 buffers wanted) frees the
+    // five buffers live during steps 1-3 (a, c, e, f, g) against b and d: exhausted at 6.
+    // The wider ones reach 8 steps on each side, so they free all seven against nothing:
+    // exhausted too, the largest, and the certificate names it (steps 0-11, floor 0).
+    let (bufs, offsets) = gap_of_one();
+    let p = problem(&bufs);
+    let items = items_of(&p);
+    let mut out = offsets.clone();
+    let mut limits = nodes_only(1_000_000);
+    let cert = window::certify(&items, &mut out, 6, &SolverParams::default(), &mut limits);
+    assert_eq!(out, offsets, "nothing fits under 7: the plan is unchanged");
+    assert_eq!(
+        cert,
+        Some(window::Cert {
+            from: 0,
+            to: 11,
+            floor: 0,
+            buffers: 7,
+            exhausted: true
+        })
+    );
+    assert_eq!(limits.counts.bands, 3);
+    assert_eq!(limits.counts.bands_exhausted, 3);
+    // at the bound there is nothing to certify
+    let mut limits = nodes_only(1_000_000);
+    assert_eq!(
+        window::certify(&items, &mut out, 7, &SolverParams::default(), &mut limits),
+        None
+    );
+}
+
+#[test]
 fn exhausted_windows_are_counted_and_a_whole_problem_window_proves_the_bound() {
     let (bufs, offsets) = gap_of_one();
     let p = problem(&bufs);

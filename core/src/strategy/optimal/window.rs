@@ -219,24 +219,7 @@ pub(crate) fn improve(
     if p <= goal || limits.stopped {
         return (offsets, lb);
     }
-    let mut w = Windows {
-        items,
-        index: Index::new(items),
-        params,
-        rng: Rng(0x6D65_6D70_6C61_6E00),
-        buf: Vec::new(),
-        mark: alloc::vec![false; items.len()],
-        must: alloc::vec![false; items.len()],
-        log: Vec::new(),
-        t_min: items.iter().map(|it| it.start).min().unwrap_or(0),
-        t_max: items.iter().map(|it| it.end).max().unwrap_or(0),
-        movable: items
-            .iter()
-            .filter(|it| it.size > 0 && it.fixed.is_none())
-            .count(),
-        proven: lb,
-        exhausted: (0, 0),
-    };
+    let mut w = Windows::new(items, params, lb);
     let mut delta = (p - goal).div_ceil(2);
     let mut misses = 0u32;
     while p > goal.max(w.proven) && !limits.stopped {
@@ -273,6 +256,76 @@ pub(crate) fn improve(
     (offsets, proven)
 }
 
+/// Band shapes of the certificate ([`certify`]): (steps of reach as a fraction of the
+/// tall buffer's lifetime, at least 8; buffers freed; depth). Not larger: a node of a
+/// 1,536-buffer band cost about 3x a window's on the tiled ResNet-50 trace (a node-budget
+/// run took 71 s instead of 23 s), and no band above 640 buffers was exhausted there.
+const CERT_SHAPES: [(u64, usize, u64); 3] = [(0, 96, 1), (4, 256, 2), (2, 640, 4)];
+/// Node budget of one certificate re-solve per freed buffer (at least 20,000 in all).
+const CERT_NODES_PER_BUFFER: u64 = 1_000;
+
+/// A certificate for the final peak `P` of `offsets` (a valid plan): band re-solves at
+/// target `P - 1` around a buffer at the peak, growing (96 to 640 buffers, over its
+/// lifetime widened up to half its length on each side), each searched under a node budget
+/// of 1,000 per freed buffer. A re-solve that fits lowers the peak (committed; `offsets`
+/// changes) and the certificate starts again at the new peak; one searched to exhaustion
+/// proves that no plan under `P` differs from `offsets` only in the buffers of that band
+/// (those live at some step of its span at or above its floor, kept at or above it, the rest
+/// fixed). Returns the largest band exhausted at the final peak, or else the last one cut,
+/// or `None` (no band to try: the plan at `lb`, or limits out). Stops at the limits.
+pub(crate) fn certify(
+    items: &[Item],
+    offsets: &mut [u64],
+    lb: u64,
+    params: &SolverParams,
+    limits: &mut Limits<'_>,
+) -> Option<Cert> {
+    let mut w = Windows::new(items, params, lb);
+    'peak: loop {
+        // a band of an earlier, higher peak proves nothing about this one
+        let mut best: Option<Cert> = None;
+        let p = peak(items, offsets);
+        if p <= lb.max(w.proven) || limits.stopped {
+            return None;
+        }
+        let t = p - 1;
+        // the buffer at the peak with the longest lifetime: its band covers the most
+        let c = (0..items.len())
+            .filter(|&i| items[i].size > 0 && top(items, offsets, i) > t)
+            .max_by_key(|&i| (items[i].end - items[i].start, core::cmp::Reverse(i)))?;
+        let width = items[c].end - items[c].start;
+        for (div, want, depth) in CERT_SHAPES {
+            if limits.stopped {
+                break;
+            }
+            let reach = width.checked_div(div).map_or(0, |r| r.max(8));
+            let budget = CERT_NODES_PER_BUFFER
+                .saturating_mul(want as u64)
+                .max(20_000);
+            w.last_band = None;
+            let shape = Band {
+                reach,
+                want,
+                depth,
+                budget: Some(budget),
+            };
+            let before = limits.counts.bands_exhausted;
+            if w.band(c, t, shape, offsets, limits) {
+                w.log.clear();
+                continue 'peak; // the peak came down: certify the new one
+            }
+            let Some(mut cert) = w.last_band else {
+                continue; // not a band of this size
+            };
+            cert.exhausted = limits.counts.bands_exhausted > before;
+            if cert.exhausted || best.is_none_or(|b| !b.exhausted) {
+                best = Some(cert);
+            }
+        }
+        return best;
+    }
+}
+
 /// The shape of a band move ([`Windows::band`]): the tall buffer's lifetime widened by
 /// `reach` steps; about `want` buffers freed; the floor at least `depth` times what the
 /// tall buffers stick out over the target below the lowest of them.
@@ -281,6 +334,8 @@ struct Band {
     reach: u64,
     want: usize,
     depth: u64,
+    /// Node budget of the re-solve; `None` for the windows' (a base plus a part per buffer).
+    budget: Option<u64>,
 }
 
 struct Windows<'a> {
@@ -305,9 +360,45 @@ struct Windows<'a> {
     /// The highest target a window or band was searched to exhaustion at, and the most
     /// buffers such a re-solve freed there.
     exhausted: (u64, usize),
+    /// What the last band move freed: first and last step, floor (bytes), buffers.
+    last_band: Option<Cert>,
 }
 
-impl Windows<'_> {
+/// A neighbourhood of the plan: the free buffers live at some step of `from..=to` whose
+/// offset is at least `floor`, `buffers` of them ([`certify`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) struct Cert {
+    pub from: u64,
+    pub to: u64,
+    pub floor: u64,
+    pub buffers: u64,
+    /// Searched to exhaustion without a fit (`false`: cut by its node budget).
+    pub exhausted: bool,
+}
+
+impl<'a> Windows<'a> {
+    fn new(items: &'a [Item], params: &'a SolverParams, lb: u64) -> Windows<'a> {
+        Windows {
+            items,
+            index: Index::new(items),
+            params,
+            rng: Rng(0x6D65_6D70_6C61_6E00 ^ params.variant.wrapping_mul(0x9E37_79B9_7F4A_7C15)),
+            buf: Vec::new(),
+            mark: alloc::vec![false; items.len()],
+            must: alloc::vec![false; items.len()],
+            log: Vec::new(),
+            t_min: items.iter().map(|it| it.start).min().unwrap_or(0),
+            t_max: items.iter().map(|it| it.end).max().unwrap_or(0),
+            movable: items
+                .iter()
+                .filter(|it| it.size > 0 && it.fixed.is_none())
+                .count(),
+            proven: lb,
+            exhausted: (0, 0),
+            last_band: None,
+        }
+    }
+
     /// Records a re-solve of `n` buffers searched to exhaustion at target `t`.
     fn note_exhausted(&mut self, t: u64, n: usize) {
         if t > self.exhausted.0 {
@@ -363,11 +454,13 @@ impl Windows<'_> {
                         reach: 0,
                         want: base,
                         depth: 1,
+                        budget: None,
                     },
                     Band {
                         reach: wide,
                         want: base.saturating_mul(BAND_FACTOR),
                         depth: 4,
+                        budget: None,
                     },
                 ] {
                     if limits.stopped || self.proven > t {
@@ -662,7 +755,12 @@ impl Windows<'_> {
         off: &mut [u64],
         limits: &mut Limits<'_>,
     ) -> bool {
-        let Band { reach, want, depth } = shape;
+        let Band {
+            reach,
+            want,
+            depth,
+            budget,
+        } = shape;
         let items = self.items;
         let (a, b) = (
             items[c].start.saturating_sub(reach),
@@ -767,8 +865,17 @@ impl Windows<'_> {
             .collect();
         let inst = Inst::new(&sub);
         limits.counts.bands += 1;
-        let budget = WINDOW_NODES_BASE
-            .saturating_add(WINDOW_NODES_PER_BUFFER.saturating_mul(free.len() as u64));
+        self.last_band = Some(Cert {
+            from: a,
+            to: b,
+            floor: f,
+            buffers: free.len() as u64,
+            exhausted: false,
+        });
+        let budget = budget.unwrap_or_else(|| {
+            WINDOW_NODES_BASE
+                .saturating_add(WINDOW_NODES_PER_BUFFER.saturating_mul(free.len() as u64))
+        });
         match with_budget(limits, budget, |l| decide(&inst, self.params, t, l)) {
             Decision::Found(placed) => {
                 limits.counts.bands_ok += 1;
