@@ -280,7 +280,8 @@ struct PlanArgs {
     capacity: Option<u64>,
     /// Searches run side by side by strategies with search variants (`optimal`): one thread
     /// each, other random seeds, the best plan kept (its notes say which won and what the
-    /// others reached). Default: the machine's cores, at most 2; 1 runs one search.
+    /// others reached). Default 1: one search, the playground's (measured: two did not help
+    /// on a loaded 2-core machine, docs/benchmarks.md); 2 uses both cores of such a machine.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=64))]
     threads: Option<u64>,
     /// Output format.
@@ -603,12 +604,10 @@ fn run_plan(args: &PlanArgs) -> Result<bool, Error> {
     Ok(fits)
 }
 
-/// `--threads`, or the machine's cores, at most 2.
+/// `--threads`, or 1: one search, the same as the playground's, so that both give the same
+/// plan and notes for the same limits.
 fn threads(args: &PlanArgs) -> u64 {
-    args.threads.unwrap_or_else(|| {
-        std::thread::available_parallelism()
-            .map_or(1, |n| u64::try_from(n.get()).unwrap_or(1).min(2))
-    })
+    args.threads.unwrap_or(1)
 }
 
 /// The wall clock of one search thread; it reports a cancellation once another thread's
