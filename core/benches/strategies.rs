@@ -82,6 +82,25 @@ fn csv_files(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
+/// One round's sample of `f`: with a CPU clock, the mean CPU time over runs adding up to
+/// 60 ms (at least one); else the wall time of one run.
+fn time_sample<T>(mut f: impl FnMut() -> T) -> (Duration, T) {
+    let Some(start) = cpu_time() else {
+        let t = std::time::Instant::now();
+        let r = f();
+        return (t.elapsed(), r);
+    };
+    let mut runs = 0u32;
+    loop {
+        let r = f();
+        runs += 1;
+        let spent = cpu_time().unwrap_or(start).saturating_sub(start);
+        if spent >= Duration::from_millis(60) || runs >= 1000 {
+            return (spent / runs, r);
+        }
+    }
+}
+
 fn main() {
     let rustc = std::process::Command::new(std::env::var("RUSTC").unwrap_or("rustc".into()))
         .arg("--version")
@@ -109,21 +128,44 @@ fn main() {
         let (t_lb, lb) = time(reps, || lower_bound(&p).expect("lower bound"));
         times[names.len() + 1][c] = Some(t_lb);
         lbs.push(lb.lower_bound);
-        for (r, s) in strategies().iter().enumerate() {
-            let (t, plan) = time(reps, || s.run(&p, &exact));
-            match plan {
-                Ok(plan) => {
-                    times[r][c] = Some(t);
-                    quality[r][c] = Some(plan.peak as f64 / lb.lower_bound.max(1) as f64);
-                    if s.name == "portfolio" {
-                        let (tv, ok) = time(reps, || validate(&p, &plan));
-                        assert!(ok.is_ok(), "{}: invalid plan", s.name);
-                        times[names.len()][c] = Some(tv);
-                    } else {
-                        assert!(validate(&p, &plan).is_ok(), "{}: invalid plan", s.name);
+        // Rounds, every strategy once per round in turn, the median round kept: a change of
+        // load on the shared machine then falls on all strategies alike, not on the ones
+        // timed while it lasted.
+        let rounds = if n <= 10_000 { 7 } else { 5 };
+        let mut samples: Vec<Vec<Duration>> = vec![Vec::new(); names.len()];
+        let mut failed = vec![false; names.len()];
+        for round in 0..rounds {
+            for (r, s) in strategies().iter().enumerate() {
+                if failed[r] {
+                    continue;
+                }
+                let (t, plan) = time_sample(|| s.run(&p, &exact));
+                match plan {
+                    Ok(plan) => {
+                        samples[r].push(t);
+                        if round > 0 {
+                            continue;
+                        }
+                        quality[r][c] = Some(plan.peak as f64 / lb.lower_bound.max(1) as f64);
+                        if s.name == "portfolio" {
+                            let (tv, ok) = time(reps, || validate(&p, &plan));
+                            assert!(ok.is_ok(), "{}: invalid plan", s.name);
+                            times[names.len()][c] = Some(tv);
+                        } else {
+                            assert!(validate(&p, &plan).is_ok(), "{}: invalid plan", s.name);
+                        }
+                    }
+                    Err(e) => {
+                        failed[r] = true;
+                        eprintln!("{} on {n} buffers: {e}", s.name);
                     }
                 }
-                Err(e) => eprintln!("{} on {n} buffers: {e}", s.name),
+            }
+        }
+        for (r, mut v) in samples.into_iter().enumerate() {
+            if !v.is_empty() && !failed[r] {
+                v.sort_unstable();
+                times[r][c] = Some(v[v.len() / 2]);
             }
         }
     }
@@ -131,9 +173,9 @@ fn main() {
     let clock = if cpu_time().is_some() {
         "CPU time of the bench thread"
     } else {
-        "wall time (best run)"
+        "wall time"
     };
-    println!("Milliseconds of {clock} per run (mean over ≥ 300 ms of runs, at least 5; 2 at 100k); `×r` = ratio to the fastest planning strategy of the same column.\n");
+    println!("Milliseconds of {clock} per run: 7 rounds up to 10k buffers, 5 above, every strategy once per round in turn (a round's sample: the mean over ≥ 60 ms of runs; one run at 100k), the median round; `×r` = ratio to the fastest planning strategy of the same column. `validate` and `lower_bound`: mean over ≥ 300 ms of runs.\n");
     let mut head = String::from("| strategy |");
     let mut rule = String::from("|---|");
     for &n in &sizes {
