@@ -381,6 +381,10 @@ fn rule4_an_ordinary_parent_moves_into_a_continuous_block_of_its_size() {
         .unwrap();
     assert_eq!((o.level, o.parent), (BlockLevel::Child, Some(i0)));
     assert_eq!(groups(&p, &plan), ["i0", "i1", "o"]);
+    // ge-block keeps it: max-block has no level 2 (NeedLevel2Reuse), so 1024 + 1024 + 512.
+    let plan = check(&p, "ge-block", &opts());
+    assert_eq!(plan.peak, K + 512);
+    assert_eq!(plan.stat("max_block"), Some(2 * K + 512));
     // A MemSet op at step 3, after o's producer: ReuseBlocksByLifeTime tests the last
     // atomic-clean op (GetAtomicAddrCleanId) only when the parent is continuous, and here
     // the parent in the loop is o, so the reverse case still happens.
