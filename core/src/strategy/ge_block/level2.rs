@@ -559,6 +559,16 @@ impl Nester<'_> {
             .filter(|k| self.lite.get(k.2).is_some_and(|l| !l.one))
             .copied()
             .collect();
+        // The continuous blocks an ordinary parent may move into (GE's reverse case).
+        let cont: BTreeSet<Key> = set
+            .iter()
+            .filter(|k| {
+                self.blocks
+                    .get(k.2)
+                    .is_some_and(|b| b.continuous.is_some() && b.host.is_some())
+            })
+            .copied()
+            .collect();
         let mut splits = 0;
         let mut pos: Option<Key> = None;
         loop {
@@ -582,6 +592,9 @@ impl Nester<'_> {
                 }
                 continue;
             }
+            // GE's reverse case: offered this block before it takes a child, p moves into it
+            // and takes nothing more; candidates after it are not looked at meanwhile.
+            let mut reverse = self.reverse_target(&cont, pk);
             self.covered.clear();
             self.crossers.clear();
             self.root = p;
@@ -601,6 +614,9 @@ impl Nester<'_> {
                     loop {
                         let mut event = None;
                         for &k in multi.range((Excluded(from), Excluded(floor))) {
+                            if reverse.is_some_and(|r| k >= r) {
+                                break;
+                            }
                             if let Some(e) = self.offer(p, k.2, fits) {
                                 event = Some((k, e));
                                 break;
@@ -621,6 +637,9 @@ impl Nester<'_> {
                     // does.
                     let mut event = None;
                     for &k in set.range((from, Unbounded)) {
+                        if reverse.is_some_and(|r| k >= r) {
+                            break;
+                        }
                         if let Some(e) = self.offer(p, k.2, fits) {
                             event = Some((k, e));
                             break;
@@ -633,12 +652,32 @@ impl Nester<'_> {
                 }
                 let Some((k, target)) = taken else { break };
                 ck = k;
+                reverse = None;
                 self.attach(k.2, target);
                 set.remove(&k);
                 multi.remove(&k);
             }
+            if let Some(r) = reverse {
+                self.attach_flat(p, r.2);
+                set.remove(&pk);
+                multi.remove(&pk);
+            }
         }
         splits
+    }
+
+    /// The first of the continuous blocks `cont` after the parent at `pk` that it would
+    /// move into ([`moves_into`]). Only blocks sorted by the parent's size can take it.
+    fn reverse_target(&self, cont: &BTreeSet<Key>, pk: Key) -> Option<Key> {
+        let size = self.blocks.get(pk.2)?.size;
+        let (lo, hi) = ((Reverse(size), 0, 0), (Reverse(size), u64::MAX, usize::MAX));
+        if hi <= pk {
+            return None;
+        }
+        let from = if lo > pk { Included(lo) } else { Excluded(pk) };
+        cont.range((from, Included(hi)))
+            .find(|k| moves_into(self.blocks, self.units, self.deps, pk.2, k.2))
+            .copied()
     }
 
     /// Keeps the splits of `walk` (candidate at `k`, parent `p`): the candidate keeps the
@@ -1524,6 +1563,63 @@ pub(crate) fn hosted(
         }
     }
     out
+}
+
+/// Whether the ordinary block `p`, a parent in GE's loop, moves into the continuous-input
+/// block `c` offered to it (GE's reverse case: memory_block.cc `AddLifeReuseBlock` →
+/// `AddContinuousLifeReuseBlock` with the ordinary block as `this`): `p` has no children,
+/// `c` has none either, gear and memory type agree, the block test (no member test) finds
+/// them lifetime-disjoint, `p`'s largest real size is at most `c`'s largest unaligned
+/// size, `p` fits there at `c`'s cursor with no slack, and both have the same `AlignSize`.
+/// So `c`'s unaligned size is a multiple of the alignment and equal to `p`'s size: `c` sorts
+/// among `p`'s equals. No atomic-clean test: block_mem_assigner.cc `ReuseBlocksByLifeTime`
+/// makes it only when the parent of the loop is continuous.
+pub(crate) fn moves_into(
+    blocks: &[BlockData],
+    units: &Units,
+    deps: &Deps,
+    p: usize,
+    c: usize,
+) -> bool {
+    let (Some(pb), Some(cb)) = (blocks.get(p), blocks.get(c)) else {
+        return false;
+    };
+    let Some(cap) = cb.host.filter(|_| cb.continuous.is_some() && !cb.zero_copy) else {
+        return false;
+    };
+    if !pb.reusable
+        || pb.host.is_some()
+        || pb.parent.is_some()
+        || !pb.children.is_empty()
+        || cb.parent.is_some()
+        || !cb.children.is_empty()
+        || pb.gear != cb.gear
+        || pb.mem != cb.mem
+        || pb.units.is_empty()
+        || cb.units.is_empty()
+        || pb.size != cb.size
+        || cb.cursor.checked_add(pb.size).is_none_or(|e| e > cap)
+    {
+        return false;
+    }
+    let real = pb
+        .units
+        .iter()
+        .filter_map(|&u| units.list.get(u))
+        .map(|u| u.real)
+        .max()
+        .unwrap_or(0);
+    if real > cap {
+        return false;
+    }
+    let (ps, pe) = (pb.begin(units), pb.end(units));
+    let (cs, ce) = (cb.begin(units), cb.end(units));
+    if cb.stream == pb.stream {
+        cs > pe || ps > ce
+    } else {
+        deps.latest_on(cs, pb.stream).is_some_and(|l| l > pe)
+            || deps.latest_on(ps, cb.stream).is_some_and(|l| l > ce)
+    }
 }
 
 /// How many blocks a [`Summary`] lists by name.

@@ -45,16 +45,17 @@
 //!   ([`crate::Plan::arenas`]).
 //! - Each gear's continuous-input group is one run and the gears' runs overlay; atomic
 //!   regions of gears are appended.
-//!
-//! # Where this differs from GE, on purpose
 //! - A continuous-input block hosts ordinary children at level 2 as GE's
 //!   `AddContinuousLifeReuseBlock` does (side by side in its unaligned size, none produced
-//!   before the last atomic-clean op), but never becomes a child itself: GE's reverse case
-//!   (an ordinary block of the same `AlignSize` as a continuous candidate moving into it) is
-//!   not modelled, so each group stays adjacent. Under [`PlanOptions::zero_copy_reuse`] a
-//!   zero-copy block hosts children the same way in its real size
-//!   (`AddZeroCopyLifeReuseBlock`); its reverse case is not modelled either, and every op is
-//!   taken to support address refresh (GE `is_reuse_zero_copy_`).
+//!   before the last atomic-clean op) and never becomes a child itself, so each group stays
+//!   adjacent. GE's reverse case too: an ordinary parent offered a continuous block of its
+//!   `AlignSize` (equal to the block's unaligned size) before it takes a child moves into
+//!   it, whatever the atomic-clean op (`level2::moves_into`).
+//!
+//! # Where this differs from GE, on purpose
+//! - Under [`PlanOptions::zero_copy_reuse`] a zero-copy block hosts children as continuous
+//!   blocks do, in its real size (`AddZeroCopyLifeReuseBlock`), but its reverse case is not
+//!   modelled, and every op is taken to support address refresh (GE `is_reuse_zero_copy_`).
 //! - Stream relabelling (`OptimizeDiffStream`), Merge exclusions, block-type conflicts and
 //!   the range-binary variants of `MemoryPriority` are not modelled.
 //! - Buffers with a fixed offset (CSV input) stay there and the arena starts above them.

@@ -107,6 +107,16 @@ impl Nester<'_> {
                 let Some(cand) = self.blocks.get(c) else {
                     continue;
                 };
+                // GE's reverse case: p, still without children, becomes the child of a
+                // continuous block offered to it and takes nothing more.
+                if cand.host.is_some() {
+                    if super::level2::moves_into(self.blocks, self.units, self.deps, p, c) {
+                        self.attach(p, c);
+                        set.remove(&pk);
+                        break;
+                    }
+                    continue;
+                }
                 if cand.parent.is_some() || !cand.children.is_empty() || !cand.reusable {
                     continue;
                 }

@@ -333,6 +333,73 @@ fn rule4_a_continuous_input_block_hosts_children_in_its_unaligned_size() {
     assert_eq!(plan.peak, 2560 + K);
 }
 
+/// The reverse case's graph: o (ordinary, `o_size`, [0,1]), then inputs i0 (`i0_size`,
+/// [2,4]) and i1 (512 B, [3,4]) of one continuous-input op at step 4. `memset` puts a
+/// `MemSet` op at that step.
+fn reverse_host(o_size: u64, i0_size: u64, memset: Option<u64>) -> Problem {
+    let mut i0 = buf("i0", i0_size, 2, 4);
+    let mut i1 = buf("i1", 512, 3, 4);
+    cont(&mut i0, 0, 0, false);
+    cont(&mut i1, 0, 1, false);
+    let mut p = Problem::from_buffers("reverse-host", alloc::vec![buf("o", o_size, 0, 1), i0, i1]);
+    p.steps = 5;
+    p.ops = (0..5u64)
+        .map(|k| OpInfo {
+            op_type: String::from(if Some(k) == memset { "MemSet" } else { "Op" }),
+            preds: k.checked_sub(1).into_iter().collect(),
+            ..OpInfo::default()
+        })
+        .collect();
+    p
+}
+
+#[test]
+fn rule4_an_ordinary_parent_moves_into_a_continuous_block_of_its_size() {
+    // GE's reverse case. block_mem_assigner.cc ReuseBlocksByLifeTime sorts (CompareLifeInterval)
+    // o (AlignSize 1024) and i0 (continuous: largest unaligned size, 1024) as equals, one
+    // member each, o first (earlier begin); then i1 (512). With o as parent and i0 offered,
+    // memory_block.cc AddLifeReuseBlock passes the block test (i0 begins at 2 > o's end 1)
+    // and, i0 being continuous, calls AddContinuousLifeReuseBlock with o as `this`: o is not
+    // larger than i0 (1024 <= 1024), o is not continuous, so the second branch: i0's
+    // child_offset_ 0 + o's AlignSize 1024 <= i0's largest unaligned 1024, equal AlignSize
+    // (1024), o without children: i0 becomes the parent and o its child. o, now a child,
+    // takes nothing more; i0 is full; i1 is continuous. Blocks: i0 > o; i1: arena
+    // 1024 + 512, o at i0's head. (Were o kept apart: 1024 + 1024 + 512.)
+    let p = reverse_host(K, K, None);
+    let plan = check(&p, "ge-binary-block", &opts());
+    assert_eq!(plan.peak, K + 512);
+    assert_eq!(["o", "i0", "i1"].map(|n| off(&p, &plan, n)), [0, 0, K]);
+    let i0 = plan
+        .blocks
+        .iter()
+        .position(|b| b.members.iter().any(|&m| p.buffers[m].name == "i0"))
+        .unwrap();
+    let o = plan
+        .blocks
+        .iter()
+        .find(|b| b.members.iter().any(|&m| p.buffers[m].name == "o"))
+        .unwrap();
+    assert_eq!((o.level, o.parent), (BlockLevel::Child, Some(i0)));
+    assert_eq!(groups(&p, &plan), ["i0", "i1", "o"]);
+    // ge-block keeps it: max-block has no level 2 (NeedLevel2Reuse), so 1024 + 1024 + 512.
+    let plan = check(&p, "ge-block", &opts());
+    assert_eq!(plan.peak, K + 512);
+    assert_eq!(plan.stat("max_block"), Some(2 * K + 512));
+    // A MemSet op at step 3, after o's producer: ReuseBlocksByLifeTime tests the last
+    // atomic-clean op (GetAtomicAddrCleanId) only when the parent is continuous, and here
+    // the parent in the loop is o, so the reverse case still happens.
+    let plan = check(&reverse_host(K, K, Some(3)), "ge-binary-block", &opts());
+    assert_eq!(plan.peak, K + 512);
+    // i0 of 1000 B (block 1024, unaligned 1000) sorts after o (1000 < 1024) and cannot
+    // take it: AddContinuousLifeReuseBlock finds o larger than i0 (1024 > 1000), a
+    // conflict. o stays apart: 1024 + 1024 + 512.
+    let p = reverse_host(K, 1000, None);
+    let plan = check(&p, "ge-binary-block", &opts());
+    assert_eq!(plan.peak, 2 * K + K / 2);
+    assert_eq!(groups(&p, &plan), ["i0", "i1", "o"]);
+    assert!(plan.blocks.iter().all(|b| b.parent.is_none()));
+}
+
 #[test]
 fn continuous_outputs_share_one_block_at_consecutive_offsets() {
     // o0 (1000 B -> 1024), o1 (512), o2 (100 B -> 512): one block of 2048; t [6,6] of 2048
