@@ -3,6 +3,7 @@
 // strategy's one-line description under the selector; hovering a GE tensor names its block.
 import { test, expect } from '@playwright/test';
 import { memplan } from './memplan.mjs';
+import { largestBox } from './canvas.mjs';
 
 test.beforeEach(async ({ page }) => {
   page.on('pageerror', (e) => { throw new Error(`page error: ${e.message}`); });
@@ -34,11 +35,7 @@ test('hovering a tensor of a GE plan names its block', async ({ page }) => {
   await expect(page.locator('html[data-ready]')).toHaveCount(1);
   const canvas = page.locator('#timeline-canvas[data-largest]');
   await canvas.scrollIntoViewIfNeeded();
-  const c = await canvas.evaluate((el) => {
-    const [x, y] = el.dataset.largest.split(',').map(Number);
-    const b = el.getBoundingClientRect();
-    return { x: b.x + (x / 1000) * b.width, y: b.y + (y / 1000) * b.width };
-  });
+  const c = await largestBox(canvas);
   await page.mouse.move(c.x - 4, c.y);
   await page.mouse.move(c.x, c.y);
   await expect(page.getByTestId('tooltip-block')).toContainText(/members · level/);

@@ -2,6 +2,7 @@
 // to the previous model (history entries for model and sample changes), and zoom, search,
 // sort and the selected tensor travel in the link. A model is titled by its file name.
 import { test, expect } from '@playwright/test';
+import { largestBox } from './canvas.mjs';
 
 async function ready(page) {
   await expect(page.locator('html[data-ready]')).toHaveCount(1);
@@ -132,11 +133,7 @@ test('table rows and timeline boxes are linked both ways', async ({ page }) => {
   // box → row: click the largest box; the table selects the tensor the tooltip names
   const canvas = page.locator('#timeline-canvas[data-largest]');
   await canvas.scrollIntoViewIfNeeded();
-  const c = await canvas.evaluate((el) => {
-    const [x, y] = el.dataset.largest.split(',').map(Number);
-    const b = el.getBoundingClientRect();
-    return { x: b.x + (x / 1000) * b.width, y: b.y + (y / 1000) * b.width };
-  });
+  const c = await largestBox(canvas);
   await page.mouse.move(c.x - 4, c.y);
   await page.mouse.move(c.x, c.y);
   const boxName = (await page.getByTestId('tooltip').locator('strong').textContent()).trim();

@@ -4,6 +4,7 @@
 import { test, expect } from '@playwright/test';
 import { writeFileSync } from 'node:fs';
 import { trace } from '../traces.mjs';
+import { largestBox } from './canvas.mjs';
 
 test.beforeEach(async ({ page }) => {
   page.on('pageerror', (e) => { throw new Error(`page error: ${e.message}`); });
@@ -24,11 +25,7 @@ test('hovering a 28k-buffer timeline redraws the overlay, not the picture', asyn
   const canvas = page.locator('#timeline-canvas[data-largest]');
   await canvas.scrollIntoViewIfNeeded();
   const paints = await canvas.getAttribute('data-paints');
-  const c = await canvas.evaluate((el) => {
-    const [x, y] = el.dataset.largest.split(',').map(Number);
-    const b = el.getBoundingClientRect();
-    return { x: b.x + (x / 1000) * b.width, y: b.y + (y / 1000) * b.width };
-  });
+  const c = await largestBox(canvas);
   for (const dx of [-6, -3, 0]) await page.mouse.move(c.x + dx, c.y);
   await expect(page.getByTestId('tooltip')).toBeVisible();
   await expect(page.locator('svg.overlay rect')).not.toHaveCount(0);

@@ -2,6 +2,7 @@
 // embeds, the dark theme, and hostile fragments that must end in a message, not a hang.
 import { test, expect } from '@playwright/test';
 import { deflateRawSync } from 'node:zlib';
+import { largestBox } from './canvas.mjs';
 
 test('main views, dark theme and the docs page with embeds', async ({ page }) => {
   page.on('pageerror', (e) => { throw new Error(`page error: ${e.message}`); });
@@ -13,11 +14,7 @@ test('main views, dark theme and the docs page with embeds', async ({ page }) =>
   // hover the centre of the largest tensor box of the timeline
   await page.getByTestId('curve').scrollIntoViewIfNeeded();
   // the canvas names the centre of its largest box in user units (1000 across)
-  const c = await page.locator('#timeline-canvas[data-largest]').evaluate((el) => {
-    const [x, y] = el.dataset.largest.split(',').map(Number);
-    const b = el.getBoundingClientRect();
-    return { x: b.x + (x / 1000) * b.width, y: b.y + (y / 1000) * b.width };
-  });
+  const c = await largestBox(page.locator('#timeline-canvas[data-largest]'));
   await page.mouse.move(c.x - 5, c.y);
   await page.mouse.move(c.x, c.y);
   await expect(page.getByTestId('tooltip')).toBeVisible();

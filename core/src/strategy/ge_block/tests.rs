@@ -274,6 +274,18 @@ fn continuous_inputs_get_one_block_each_adjacent_in_input_order_at_the_end() {
     assert_eq!(plan.peak, 3 * K + 512);
 }
 
+/// `steps` ops in a chain (each the predecessor of the next), the one at `memset` a `MemSet`
+/// (GE's atomic-clean op).
+fn chain_ops(steps: u64, memset: Option<u64>) -> Vec<OpInfo> {
+    (0..steps)
+        .map(|k| OpInfo {
+            op_type: String::from(if Some(k) == memset { "MemSet" } else { "Op" }),
+            preds: k.checked_sub(1).into_iter().collect(),
+            ..OpInfo::default()
+        })
+        .collect()
+}
+
 /// Rule 4's graph: inputs i0 (2500 B, block 2560) and i1 (1 KiB) of one continuous-input op
 /// at step 2; after it a (1 KiB, [3,3]), b (1 KiB, [3,4], a separate block: a is live at 3)
 /// and c (512 B, [3,3]). `memset` puts a `MemSet` op at that step.
@@ -293,13 +305,7 @@ fn continuous_host(memset: Option<u64>) -> Problem {
         ],
     );
     p.steps = 5;
-    p.ops = (0..5u64)
-        .map(|k| OpInfo {
-            op_type: String::from(if Some(k) == memset { "MemSet" } else { "Op" }),
-            preds: k.checked_sub(1).into_iter().collect(),
-            ..OpInfo::default()
-        })
-        .collect();
+    p.ops = chain_ops(5, memset);
     p
 }
 
@@ -343,13 +349,7 @@ fn reverse_host(o_size: u64, i0_size: u64, memset: Option<u64>) -> Problem {
     cont(&mut i1, 0, 1, false);
     let mut p = Problem::from_buffers("reverse-host", alloc::vec![buf("o", o_size, 0, 1), i0, i1]);
     p.steps = 5;
-    p.ops = (0..5u64)
-        .map(|k| OpInfo {
-            op_type: String::from(if Some(k) == memset { "MemSet" } else { "Op" }),
-            preds: k.checked_sub(1).into_iter().collect(),
-            ..OpInfo::default()
-        })
-        .collect();
+    p.ops = chain_ops(5, memset);
     p
 }
 
