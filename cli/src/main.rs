@@ -844,7 +844,11 @@ fn run_validate(
                     given.name()
                 );
             }
-            if opts.order.is_none() {
+            // a buffer list (CSV) has no ops to order: nothing to carry over (else it would
+            // warn that a --schedule nobody gave has no effect)
+            let list = memplan_core::import::load::Format::by_extension(&m.to_string_lossy())
+                == Some(memplan_core::import::load::Format::Csv);
+            if opts.order.is_none() && !list {
                 opts.order = Some(match &file.problem.schedule {
                     Some(name) => memplan_core::graph::ScheduleOrder::from_name(name)
                         .map_err(|e| e.at(&shown))?,

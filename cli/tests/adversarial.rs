@@ -145,9 +145,15 @@ fn buffer_alignment_combines_with_align_by_lcm() {
     let text = std::fs::read_to_string(&out).expect("plan file");
     assert!(text.contains("\"alignment\": 5"), "{text}");
     let (code, stdout, stderr) = run(&["validate", &out_s]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert_eq!(stdout.matches(" valid ").count(), 11, "{stdout}");
+    // against its buffer list too, without a word about options nobody gave (a CSV has no
+    // op order: validate used to carry the plan's over and warn that --schedule did nothing)
+    let (code, stdout, stderr) = run(&["validate", &out_s, "--model", "align-lcm.csv"]);
     let _ = std::fs::remove_file(&out);
     assert_eq!(code, 0, "{stdout}{stderr}");
     assert_eq!(stdout.matches(" valid ").count(), 11, "{stdout}");
+    assert!(!stderr.contains("warning"), "{stderr}");
 }
 
 #[test]

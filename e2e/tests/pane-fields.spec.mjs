@@ -68,3 +68,23 @@ test('a refused custom alignment stays typed, with the reason under the field, u
   await expect(page.getByTestId('pane1-align-custom-error')).toHaveCount(0);
   await expect(field).toHaveValue('8192');
 });
+
+test('tier levels the manager refuses whatever the model are refused in the field', async ({ page }) => {
+  // core simulate/acl_tiered.rs check_options: only the last level may be unbounded, a
+  // mapping names a level of the list; the CLI says the same (exit status 2)
+  for (const levels of ['L1=inf,DDR=5']) {
+    expect(() => memplan(['simulate', 'static/samples/tetris.csv', '-a', 'acl-tiered', '--levels', levels])).toThrow();
+  }
+  await page.goto('/');
+  await expect(page.locator('html[data-ready]')).toHaveCount(1);
+  await page.getByTestId('pane1-strategy').selectOption('runtime-acl-tiered');
+  const rows = page.getByTestId('pane1-levels').locator('p');
+  await expect(rows).toHaveCount(4);
+  await type(page, 'pane1-knob-levels', 'L1=inf,DDR=5');
+  await expect(page.getByTestId('pane1-knob-levels-error')).toContainText('only the last level may be unbounded');
+  await expect(rows).toHaveCount(4);
+  await type(page, 'pane1-knob-levels', '');
+  await type(page, 'pane1-knob-map', 'input=L9');
+  await expect(page.getByTestId('pane1-knob-map-error')).toContainText("no level 'L9'");
+  await expect(rows).toHaveCount(4);
+});

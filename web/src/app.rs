@@ -915,6 +915,15 @@ impl App {
         if let Some(n) = outcome.notice {
             self.field_notice("gears", n);
         }
+        if let Some(n) = outcome.sizes_notice {
+            // the model is built without them: the field keeps them, with the reason
+            let typed = std::mem::take(&mut self.sizes)
+                .iter()
+                .map(|(name, bytes)| format!("{name}={bytes}"))
+                .collect::<Vec<_>>()
+                .join(", ");
+            self.bad_input("sizes", typed, n);
+        }
         match (outcome.built, &self.source) {
             (Ok(b), Some(src)) => {
                 self.inline = inline_ref(src);

@@ -378,6 +378,10 @@ pub struct Outcome {
     pub gears: Vec<u64>,
     /// Why the gears asked for were dropped, if they were.
     pub notice: Option<String>,
+    /// Why the tensor sizes asked for were dropped (a name the graph does not have…), if
+    /// they were: the model is built without them.
+    #[serde(default)]
+    pub sizes_notice: Option<String>,
 }
 
 /// Builds `source` under `bindings` and `gears` as the page does: gears the model cannot take
@@ -392,20 +396,41 @@ pub fn build_settled(
 ) -> Outcome {
     let mut bindings = bindings.clone();
     let mut gears = gears.to_vec();
-    let mut notice = None;
-    let mut first = build_with(source, &bindings, &gears, lowering);
-    if let (Err(e), false) = (&first, gears.is_empty()) {
+    let mut lowering = lowering.clone();
+    let (mut notice, mut sizes_notice) = (None, None);
+    let mut first = build_with(source, &bindings, &gears, &lowering);
+    if let Err(e) = first.clone() {
+        // Tensor sizes the model cannot take (a name it does not have…): if the model
+        // builds without them, they were at fault; say why, plan without.
+        if !lowering.sizes.is_empty() {
+            let without = Lowering {
+                sizes: Default::default(),
+                ..lowering.clone()
+            };
+            let r = build_with(source, &bindings, &gears, &without);
+            if r.is_ok() {
+                sizes_notice = Some(format!("Tensor sizes not applied: {e}"));
+                (lowering, first) = (without, r);
+            }
+        }
         // Gears the model cannot take (no symbolic batch dim…): say why, plan without.
-        notice = Some(format!("Gears not applied: {e}"));
-        gears.clear();
-        first = build_with(source, &bindings, &gears, lowering);
+        if first.is_err() && !gears.is_empty() {
+            notice = Some(format!("Gears not applied: {e}"));
+            gears.clear();
+            first = build_with(source, &bindings, &gears, &lowering);
+            if first.is_err() && !lowering.sizes.is_empty() {
+                sizes_notice = Some(format!("Tensor sizes not applied: {e}"));
+                lowering.sizes.clear();
+                first = build_with(source, &bindings, &gears, &lowering);
+            }
+        }
     }
     let built = match first {
         Ok(b) => {
             let want = default_bindings(&b.symbols, &bindings);
             if want != bindings {
                 bindings = want;
-                build_with(source, &bindings, &gears, lowering)
+                build_with(source, &bindings, &gears, &lowering)
             } else {
                 Ok(b)
             }
@@ -417,6 +442,7 @@ pub fn build_settled(
         bindings,
         gears,
         notice,
+        sizes_notice,
     }
 }
 

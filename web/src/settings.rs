@@ -325,6 +325,14 @@ impl RuntimeKnobs {
                 .ok_or_else(|| format!("map: '{part}' is not TENSOR=LEVEL"))?;
             o.mapping.push((t.trim().to_string(), l.trim().to_string()));
         }
+        // what the tiered manager refuses whatever the model (level order, mapped levels):
+        // said under the field, before a plan fails on it
+        memplan_core::simulate::acl_tiered::check_options(
+            &o.levels,
+            o.tier_block_bytes,
+            &o.mapping,
+        )
+        .map_err(|e| e.to_string())?;
         Ok(o)
     }
 }

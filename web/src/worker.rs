@@ -205,6 +205,7 @@ pub fn parse(job: &ParseJob, bytes: Vec<u8>) -> Parsed {
                 bindings: job.bindings.clone(),
                 gears: job.gears.clone(),
                 notice: None,
+                sizes_notice: None,
             },
         },
     }

@@ -107,6 +107,45 @@ pub struct AclTiered {
     counts: Vec<(u64, u64, u64)>,
 }
 
+/// Checks the options of an acl-tiered manager that do not depend on the tensors: at least
+/// one level, a block of at least 1 byte, only the last level unbounded, every mapped level
+/// one of `levels` (what a form can say before any model is planned).
+///
+/// # Errors
+/// [`crate::ErrorKind::BadOption`], naming the level or the mapping.
+pub fn check_options(
+    levels: &[Level],
+    block_bytes: u64,
+    mapping: &[(String, String)],
+) -> Result<()> {
+    if levels.is_empty() {
+        return Err(Error::bad_option("acl-tiered needs at least one level"));
+    }
+    if block_bytes == 0 {
+        return Err(Error::bad_option(
+            "acl-tiered block size must be at least 1 byte",
+        ));
+    }
+    if let Some(l) = levels[..levels.len() - 1]
+        .iter()
+        .find(|l| l.capacity == u64::MAX)
+    {
+        return Err(Error::bad_option(alloc::format!(
+            "acl-tiered: only the last level may be unbounded ('{}' is not last)",
+            l.name
+        )));
+    }
+    if let Some((tensor, level)) = mapping
+        .iter()
+        .find(|(_, level)| !levels.iter().any(|l| &l.name == level))
+    {
+        return Err(Error::bad_option(alloc::format!(
+            "acl-tiered mapping {tensor}={level}: no level '{level}'"
+        )));
+    }
+    Ok(())
+}
+
 impl AclTiered {
     /// A manager over `levels` (fastest first) with `block_bytes` blocks, for `problem`'s
     /// tensors; `mapping` pins tensors (by name) to levels (by name).
@@ -121,25 +160,12 @@ impl AclTiered {
         policy: TierPolicy,
         mapping: &[(String, String)],
     ) -> Result<Self> {
-        if levels.is_empty() {
-            return Err(Error::bad_option("acl-tiered needs at least one level"));
-        }
-        if block_bytes == 0 {
-            return Err(Error::bad_option(
-                "acl-tiered block size must be at least 1 byte",
-            ));
-        }
+        check_options(levels, block_bytes, mapping)?;
         let mut tiers = Vec::new();
         let mut base = 0u64;
-        for (k, l) in levels.iter().enumerate() {
+        for l in levels {
             let blocks = l.capacity / block_bytes;
             let capacity = blocks.saturating_mul(block_bytes);
-            if l.capacity == u64::MAX && k + 1 != levels.len() {
-                return Err(Error::bad_option(alloc::format!(
-                    "acl-tiered: only the last level may be unbounded ('{}' is not last)",
-                    l.name
-                )));
-            }
             tiers.push(Tier {
                 block: block_bytes,
                 base,
