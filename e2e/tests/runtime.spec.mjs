@@ -57,6 +57,7 @@ test('acl-pool agrees with `memplan simulate`, its knobs change it and stay in t
   await expect(page.getByTestId('pane1-reserved')).toHaveAttribute('data-bytes', String(dflt.reserved_bytes));
   await expect(page.getByTestId('pane1-inuse')).toHaveAttribute('data-bytes', String(dflt.peak_in_use_bytes));
   await expect(page.getByTestId('pane1-overhead')).toContainText('72 B');
+  await expect(page.getByTestId('pane1-sim-peak')).toHaveAttribute('data-bytes', String(dflt.peak_bytes));
   // 8 blocks of 4 MiB: some tensors are larger than a block, some find the stack empty
   const small = cli(['--block-size', '4194304', '--num-blocks', '8']);
   expect(small.failures).toBeGreaterThan(0);
@@ -125,5 +126,8 @@ test('acl-tiered: the level capacities and block size are knobs, and the levels 
   await expect(rows.nth(1)).toContainText('∞');
   await expect(page.getByTestId('pane1-occupancy')).toHaveAttribute('data-levels', '2');
   await expect(page.getByTestId('pane1-inuse')).toHaveAttribute('data-bytes', String(two.peak_in_use_bytes));
+  // the allocator's own peak is the CLI's (the pane's Peak is the layout's top byte, levels
+  // laid end to end: it says so in the Allocator peak's description)
+  await expect(page.getByTestId('pane1-sim-peak')).toHaveAttribute('data-bytes', String(two.peak_bytes));
 });
 

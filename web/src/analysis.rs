@@ -42,6 +42,10 @@ pub struct PaneResult {
 /// A runtime allocator's statistics (see `memplan_core::simulate::SimReport`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SimSummary {
+    /// The allocator's own peak, `memplan simulate`'s `peak_bytes` (whole blocks; tiered:
+    /// the levels' highest used bytes summed). The pane's plan peak is the top byte of the
+    /// replay's layout instead (offset + tensor size, the levels laid end to end).
+    pub peak: u64,
     /// Statistics were on (else only failures are known).
     pub stats: bool,
     /// The leak detector was on.
@@ -112,6 +116,7 @@ fn simulate(
     let plan =
         Plan::new(settings.strategy.clone(), align, offsets, sizes).map_err(|e| e.to_string())?;
     let summary = SimSummary {
+        peak: r.peak_bytes,
         stats: r.switches.stats,
         leak_detector: r.switches.leak_detector,
         allocations: r.allocations,

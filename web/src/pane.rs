@@ -312,6 +312,7 @@ pub fn pane(p: &PaneProps) -> Html {
                     }
                     if let Some(sim) = &r.sim {
                         <div class="stat"><dt title="successful allocations / frees">{ "Allocs / frees" }</dt><dd data-testid={format!("pane{i}-allocs")}>{ if sim.stats { format!("{} / {}", sim.allocations, sim.frees) } else { "statistics off".to_string() } }{ if sim.failures > 0 { format!(" · {} failed", sim.failures) } else { String::new() } }</dd></div>
+                        <div class="stat"><dt title="memplan simulate's peak: the allocator's highest byte in whole blocks (tiered: each level's highest used bytes, summed). The Peak above is the top byte of the replay's layout (offset + tensor size; tiered: the levels laid end to end from L1 at 0), so the two differ by the rounding and the levels' unused room">{ "Allocator peak" }</dt><dd data-testid={format!("pane{i}-sim-peak")} data-bytes={sim.peak.to_string()}>{ format::bytes(sim.peak) }</dd></div>
                         if sim.stats {
                             <div class="stat"><dt title="most bytes held from the device at once">{ "Reserved" }</dt><dd data-testid={format!("pane{i}-reserved")} data-bytes={sim.reserved.to_string()}>{ format::bytes(sim.reserved) }</dd></div>
                             <div class="stat"><dt title="most bytes handed out at once, rounding included">{ "Peak in use" }</dt><dd data-testid={format!("pane{i}-inuse")} data-bytes={sim.peak_in_use.to_string()}>{ format::bytes(sim.peak_in_use) }</dd></div>
