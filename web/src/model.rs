@@ -683,6 +683,32 @@ pub fn from_lowered_json(bytes: &[u8]) -> Result<Built, String> {
             )));
         }
     }
+    // what a link may not claim: gears no buffer is planned for, buffers of a gear the
+    // model does not have, more steps than its ops (or its buffers' lifetimes) span
+    let listed: &[u64] = b.gears.as_ref().map_or(&[], |(_, g)| g.as_slice());
+    let labelled = b.problem.gears();
+    if let Some(g) = labelled.iter().find(|g| !listed.contains(g)) {
+        return Err(bad(format!(
+            "a buffer of gear {g}, which is not among its gears"
+        )));
+    }
+    if listed.len() > 1 && labelled.is_empty() {
+        return Err(bad("gears without a buffer of any gear".into()));
+    }
+    let span = b
+        .problem
+        .buffers
+        .iter()
+        .map(|t| t.end.saturating_add(1))
+        .max()
+        .unwrap_or(0)
+        .max(b.problem.ops.len() as u64);
+    if b.problem.steps > span {
+        return Err(bad(format!(
+            "{} steps, but its ops and lifetimes span {span}",
+            b.problem.steps
+        )));
+    }
     b.warnings.truncate(1000);
     b.lowered = true;
     Ok(b)

@@ -750,6 +750,15 @@ mod tests {
         let json = model::lowered_json(&lie);
         let e = model::from_lowered_json(&json).unwrap_err();
         assert!(e.contains("table entries"), "{e}");
+        // gears it does not have, more steps than it spans (found by a new user's try)
+        let mut lie = b.clone();
+        lie.problem.buffers[0].gear = Some(7);
+        let e = model::from_lowered_json(&model::lowered_json(&lie)).unwrap_err();
+        assert!(e.contains("gear 7"), "{e}");
+        let mut lie = b.clone();
+        lie.problem.steps = u64::MAX;
+        let e = model::from_lowered_json(&model::lowered_json(&lie)).unwrap_err();
+        assert!(e.contains("steps"), "{e}");
     }
 
     /// A trace of the size of issue 15's largest (62,185 buffers, as e2e/traces.mjs shapes
