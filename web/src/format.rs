@@ -12,7 +12,8 @@ pub fn bytes(bytes: u64) -> String {
     memplan_core::units::with_exact(bytes)
 }
 
-/// Signed difference `b - a`: `"+1.50 MiB (+12.5%)"`, `"−512 B (−0.4%)"`, `"same"`.
+/// Signed difference `b - a`: `"+1.50 MiB = +1572864 B (+12.5%)"`, `"−512 B (−0.4%)"`,
+/// `"−4.50 KiB = −4608 B (−0.04%)"`, `"same"`.
 pub fn diff(a: u64, b: u64) -> String {
     if a == b {
         return "same".to_string();
@@ -21,10 +22,18 @@ pub fn diff(a: u64, b: u64) -> String {
     let pct = if a == 0 {
         String::new()
     } else {
-        format!(" ({sign}{:.1}%)", d as f64 * 100.0 / a as f64)
+        let p = d as f64 * 100.0 / a as f64;
+        // a difference too small for one decimal is not "0.0%"
+        if p < 0.005 {
+            format!(" ({sign}<0.01%)")
+        } else if p < 0.05 {
+            format!(" ({sign}{p:.2}%)")
+        } else {
+            format!(" ({sign}{p:.1}%)")
+        }
     };
     let exact = if d >= 1024 {
-        format!(" = {d} B")
+        format!(" = {sign}{d} B")
     } else {
         String::new()
     };
@@ -101,7 +110,9 @@ mod tests {
     fn diffs_are_signed_with_percent() {
         assert_eq!(diff(100, 100), "same");
         assert_eq!(diff(1000, 1100), "+100 B (+10.0%)");
-        assert_eq!(diff(2048, 1024), "−1.00 KiB = 1024 B (−50.0%)");
+        assert_eq!(diff(2048, 1024), "−1.00 KiB = −1024 B (−50.0%)");
+        // GE's −4.5 KiB against 10 MiB: signed in bytes too, and not "−0.0%"
+        assert_eq!(diff(10_246_144, 10_241_536), "−4.50 KiB = −4608 B (−0.04%)");
         assert_eq!(diff(0, 5), "+5 B");
     }
 
