@@ -88,6 +88,9 @@ test('a long plan shows its elapsed time and can be cancelled', async ({ page })
   await page.getByTestId('pane1-strategy').selectOption('optimal');
   // queued or running: it shows how long it has waited, and Cancel
   await expect(page.getByTestId('pane1-elapsed')).toHaveText(/^ (\d+\.\d s|\(queued\))$/);
+  // an anytime search's progress: the time used of its limit (PlanOptions::time_limit_ms)
+  await expect(page.getByTestId('pane1-progress')).toHaveAttribute('max', '2000');
+  await expect(page.getByTestId('pane1-limit')).toHaveText(' of at most 2.0 s (its time limit)');
   // the elapsed time redraws the pane five times a second: no waiting for it to be still
   await page.getByTestId('pane1-cancel').dispatchEvent('click');
   await expect(page.getByTestId('pane1-error')).toContainText(/Planning cancelled( after \d+\.\d s)?\./);

@@ -213,9 +213,20 @@ pub fn pane(p: &PaneProps) -> Html {
                 Some(ms) => format!(" {:.1} s", ms / 1000.0),
                 None => " (queued)".to_string(),
             };
+            // an anytime search stops at its time limit: its progress is a fraction of it
+            let limit = settings::is_anytime(&s.strategy).then(|| s.options().time_limit_ms);
+            let progress = match (limit, p.planning_ms) {
+                (Some(l), Some(ms)) => html! {
+                    <>
+                        <span data-testid={format!("pane{i}-limit")}>{ format!(" of at most {:.1} s (its time limit)", l as f64 / 1000.0) }</span>{ " " }
+                        <progress data-testid={format!("pane{i}-progress")} max={l.to_string()} value={format!("{:.0}", ms.min(l as f64))} aria-label="time used of the search's limit" />
+                    </>
+                },
+                _ => html! {},
+            };
             html! {
                 <p class="muted planning" role="status" data-testid={format!("pane{i}-planning")}>
-                    { e }<span data-testid={format!("pane{i}-elapsed")}>{ elapsed }</span>{ " " }
+                    { e }<span data-testid={format!("pane{i}-elapsed")}>{ elapsed }</span>{ progress }{ " " }
                     <button type="button" data-testid={format!("pane{i}-cancel")} onclick={cancel}>{ "Cancel" }</button>
                 </p>
             }

@@ -134,6 +134,14 @@ pub fn is_block(name: &str) -> bool {
         .any(|s| s.name == name && s.family == memplan_core::strategy::Family::Block)
 }
 
+/// Whether `name` is an anytime strategy (the exact search): it stops at its time limit, so
+/// the time it may take is known before it starts.
+pub fn is_anytime(name: &str) -> bool {
+    strategies()
+        .iter()
+        .any(|s| s.name == name && s.caps.anytime)
+}
+
 /// Whether `name` is a runtime allocator rather than a static plan.
 pub fn is_runtime(name: &str) -> bool {
     runtime_allocator(name).is_some()
