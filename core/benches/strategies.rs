@@ -18,7 +18,7 @@ mod gen;
 #[path = "timing/mod.rs"]
 mod timing;
 
-use timing::{cpu_time, time};
+use timing::{cpu_time, time, time_for};
 
 use memplan_core::import::csv;
 use memplan_core::{lower_bound, validate, PlanOptions, StrategyInfo};
@@ -82,25 +82,6 @@ fn csv_files(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
-/// One round's sample of `f`: with a CPU clock, the mean CPU time over runs adding up to
-/// 60 ms (at least one); else the wall time of one run.
-fn time_sample<T>(mut f: impl FnMut() -> T) -> (Duration, T) {
-    let Some(start) = cpu_time() else {
-        let t = std::time::Instant::now();
-        let r = f();
-        return (t.elapsed(), r);
-    };
-    let mut runs = 0u32;
-    loop {
-        let r = f();
-        runs += 1;
-        let spent = cpu_time().unwrap_or(start).saturating_sub(start);
-        if spent >= Duration::from_millis(60) || runs >= 1000 {
-            return (spent / runs, r);
-        }
-    }
-}
-
 fn main() {
     let rustc = std::process::Command::new(std::env::var("RUSTC").unwrap_or("rustc".into()))
         .arg("--version")
@@ -139,7 +120,7 @@ fn main() {
                 if failed[r] {
                     continue;
                 }
-                let (t, plan) = time_sample(|| s.run(&p, &exact));
+                let (t, plan) = time_for(1, Duration::from_millis(60), || s.run(&p, &exact));
                 match plan {
                     Ok(plan) => {
                         samples[r].push(t);

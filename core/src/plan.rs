@@ -503,6 +503,16 @@ impl Search {
     }
 }
 
+/// `peak` with one offset space, else the sum of the arenas' bytes (saturating): what
+/// [`Plan::device_bytes`] and the plan file's entries reckon alike.
+pub(crate) fn device_bytes(peak: u64, arenas: impl ExactSizeIterator<Item = u64>) -> u64 {
+    if arenas.len() == 0 {
+        peak
+    } else {
+        arenas.fold(0u64, u64::saturating_add)
+    }
+}
+
 impl Plan {
     /// The bytes the device must hold for this plan: [`Plan::peak`] with one offset space;
     /// with one arena per memory type ([`Plan::arenas`], GE), their sum (the headline peak
@@ -510,13 +520,7 @@ impl Plan {
     /// comparisons between plans and the ratio to the lower bound (which counts every type)
     /// use. Saturates at `u64::MAX` (arena sizes are checked when planned).
     pub fn device_bytes(&self) -> u64 {
-        if self.arenas.is_empty() {
-            self.peak
-        } else {
-            self.arenas
-                .iter()
-                .fold(0u64, |a, x| a.saturating_add(x.bytes))
-        }
+        device_bytes(self.peak, self.arenas.iter().map(|a| a.bytes))
     }
 
     /// A plan from offsets and sizes; the peak is computed, checked.

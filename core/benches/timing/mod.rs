@@ -22,7 +22,12 @@ pub fn cpu_time() -> Option<Duration> {
 /// Time per run of `f`, and its last result. With a CPU clock: the mean CPU time over
 /// enough runs to accumulate 300 ms (at least `reps`; the clock ticks coarsely). Without one:
 /// the best wall time of `reps` runs.
-pub fn time<T>(reps: usize, mut f: impl FnMut() -> T) -> (Duration, T) {
+pub fn time<T>(reps: usize, f: impl FnMut() -> T) -> (Duration, T) {
+    time_for(reps, Duration::from_millis(300), f)
+}
+
+/// [`time`], with runs adding up to `least` CPU time instead of 300 ms.
+pub fn time_for<T>(reps: usize, least: Duration, mut f: impl FnMut() -> T) -> (Duration, T) {
     let reps = reps.max(1);
     if let Some(start) = cpu_time() {
         let mut runs = 0u32;
@@ -30,7 +35,7 @@ pub fn time<T>(reps: usize, mut f: impl FnMut() -> T) -> (Duration, T) {
             let r = f();
             runs += 1;
             let spent = cpu_time().unwrap_or(start).saturating_sub(start);
-            if runs as usize >= reps && (spent >= Duration::from_millis(300) || runs >= 1000) {
+            if runs as usize >= reps && (spent >= least || runs >= 1000) {
                 return (spent / runs, r);
             }
         }

@@ -182,13 +182,7 @@ impl PlanEntry {
     /// The bytes the device must hold for this plan, as [`Plan::device_bytes`] reckons them
     /// from the file: `peak_bytes` with one offset space, else the sum of `arenas`.
     pub fn device_bytes(&self) -> u64 {
-        if self.arenas.is_empty() {
-            self.peak_bytes
-        } else {
-            self.arenas
-                .iter()
-                .fold(0u64, |a, x| a.saturating_add(x.bytes))
-        }
+        crate::plan::device_bytes(self.peak_bytes, self.arenas.iter().map(|a| a.bytes))
     }
 }
 
