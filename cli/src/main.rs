@@ -410,6 +410,12 @@ fn parse_shapes(
     for d in dims {
         let (k, v) = parse_kv(d, "--dim")?;
         let n = parse_u64(v, &format!("--dim {k}"))?;
+        if n == 0 {
+            // core's load refuses it too (for every caller); here before the file is read
+            return Err(Error::bad_option(format!(
+                "--dim {k}=0: a symbolic dim must be at least 1 (0 would make every tensor that uses it empty)"
+            )));
+        }
         if s.dims.insert(k.to_string(), n).is_some() {
             return Err(twice("--dim", k));
         }

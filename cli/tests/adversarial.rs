@@ -221,6 +221,10 @@ fn validate_refuses_what_it_used_to_wave_through() {
             "below-lower-bound",
             "plan greedy-size-best-fit: peak_bytes 36 is below the problem's lower bound 40: no plan can be that small",
         ),
+        (
+            "above-peak",
+            "plan greedy-size-best-fit: buffer 'p' ends at byte 36, above peak_bytes 30",
+        ),
         ("no-plans", "the file holds no plans: nothing to validate"),
         (
             "shrunk",

@@ -123,6 +123,20 @@ fn bad_options_are_named() {
         (code, stderr.trim_end()),
         (2, "error: --dim batch is given twice: give each name once")
     );
+    // a symbolic dim of 0 would plan every tensor that uses it as empty: a slip, refused
+    let (code, _, stderr) = run(&[
+        "plan",
+        "../../../static/samples/tiny.json",
+        "--dim",
+        "batch=0",
+    ]);
+    assert_eq!(
+        (code, stderr.trim_end()),
+        (
+            2,
+            "error: --dim batch=0: a symbolic dim must be at least 1 (0 would make every tensor that uses it empty)"
+        )
+    );
     let (code, _, stderr) = run(&["plan", "../../../static/samples/tiny.json", "--align", "0"]);
     assert_eq!(
         (code, stderr.trim_end()),

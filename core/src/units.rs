@@ -37,6 +37,10 @@ pub fn with_exact(bytes: u64) -> String {
 /// does not fit in `u64`.
 pub fn parse_bytes(text: &str) -> Result<u64, String> {
     let t = text.trim();
+    // before the unit: '-1' would otherwise read as the unknown unit '-1'
+    if t.starts_with('-') {
+        return Err(format!("'{t}': a byte count cannot be negative"));
+    }
     let split = t
         .find(|c: char| !c.is_ascii_digit() && c != '.')
         .unwrap_or(t.len());
@@ -58,9 +62,6 @@ pub fn parse_bytes(text: &str) -> Result<u64, String> {
         }
     };
     let (whole, frac) = num.split_once('.').unwrap_or((num, ""));
-    if t.starts_with('-') {
-        return Err(format!("'{t}': a byte count cannot be negative"));
-    }
     if whole.is_empty() && frac.is_empty() || frac.contains('.') || frac.len() > 9 {
         return Err(format!("'{t}' is not a byte count"));
     }
@@ -110,6 +111,11 @@ mod tests {
             "MiB",
         ] {
             assert!(parse_bytes(bad).is_err(), "{bad}");
+        }
+        // a minus sign is named as such, with or without a unit
+        for neg in ["-1", "-2 MiB"] {
+            let e = parse_bytes(neg).expect_err(neg);
+            assert!(e.contains("cannot be negative"), "{neg}: {e}");
         }
     }
 

@@ -150,7 +150,8 @@ const EMPTY: &str = "empty file (expected ONNX, memplan JSON or MiniMalloc CSV)"
 /// # Errors
 /// [`crate::ErrorKind::Parse`] for an empty file, a plan file given as a model, text that is
 /// not UTF-8; the importers' errors; [`crate::ErrorKind::BadOption`] for a `--size` naming
-/// no tensor, gears on a buffer list or on a graph without a batch dim; lowering errors.
+/// no tensor, a dim bound to 0, gears on a buffer list or on a graph without a batch dim;
+/// lowering errors.
 pub fn load(name: &str, bytes: &[u8], opts: &LoadOptions) -> Result<Loaded> {
     load_as(Format::detect(name, bytes), name, bytes, opts)
 }
@@ -165,6 +166,13 @@ pub fn load_as(format: Format, name: &str, bytes: &[u8], opts: &LoadOptions) -> 
         return Err(Error::parse(EMPTY));
     }
     let stem = stem(name);
+    // GE and ONNX Runtime take a dim of 0 (empty tensors), but a user binding a symbolic dim
+    // to 0 has almost surely slipped: every tensor that uses it would plan as empty
+    if let Some((k, _)) = opts.dims.iter().find(|(_, &v)| v == 0) {
+        return Err(Error::bad_option(alloc::format!(
+            "--dim {k}=0: a symbolic dim must be at least 1 (0 would make every tensor that uses it empty)"
+        )));
+    }
     let mut seen = opts.gears.clone();
     seen.sort_unstable();
     if let Some(w) = seen.windows(2).find(|w| w[0] == w[1]) {
@@ -494,6 +502,20 @@ mod tests {
         let e = load("g.json", b"{}", &opts).unwrap_err();
         assert_eq!(e.kind(), crate::ErrorKind::BadOption);
         assert!(e.to_string().contains("--batch lists gear 1 twice"), "{e}");
+    }
+
+    #[test]
+    fn a_dim_bound_to_zero_is_refused() {
+        // a crafted link or a library caller: every tensor using it would plan as empty
+        let mut opts = LoadOptions::default();
+        opts.dims.insert("batch".into(), 0);
+        let e = load("g.json", b"{}", &opts).unwrap_err();
+        assert_eq!(e.kind(), crate::ErrorKind::BadOption);
+        assert!(
+            e.to_string()
+                .contains("--dim batch=0: a symbolic dim must be at least 1"),
+            "{e}"
+        );
     }
 
     #[cfg(feature = "serde")]

@@ -719,8 +719,14 @@ pub fn check_entry(file: &PlanFile, e: &PlanEntry) -> core::result::Result<(), S
     .map_err(|err| err.to_string())?;
     plan.arenas = e.arenas.clone();
     if plan.arenas.is_empty() && plan.peak > e.peak_bytes {
+        // name the buffer that ends highest (Plan::new checked that no end overflows)
+        let top = e
+            .buffers
+            .iter()
+            .max_by_key(|b| b.offset.saturating_add(b.bytes))
+            .map_or_else(String::new, |b| esc(&b.name));
         return Err(alloc::format!(
-            "buffers reach byte {} above peak_bytes {}",
+            "buffer '{top}' ends at byte {}, above peak_bytes {}",
             plan.peak,
             e.peak_bytes
         ));
