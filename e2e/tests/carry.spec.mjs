@@ -46,6 +46,7 @@ test('an ONNX file travels in the link as its lowered problem and plans to the s
   const notice = page.getByTestId('notice');
   await expect(notice).toContainText('Link copied: it reproduces this view.');
   await expect(notice).toContainText("carries this model's lowered problem");
+  await expect(notice).toContainText(/\([\d,]+ characters of link\), not the file: its buffers with their sizes and live ranges, ops and shapes/);
   const url = await page.evaluate(() => navigator.clipboard.readText());
   expect(url).toMatch(/#v=1&z=[^&]+&m=/);
   expect(page.url()).toBe(url);
@@ -110,6 +111,11 @@ test('a large trace (18,000 buffers) travels in the link and the fresh page plan
   await expect(page.getByTestId('notice')).toContainText("carries this model's lowered problem", { timeout: 30_000 });
   const url = await page.evaluate(() => navigator.clipboard.readText());
   expect(url).toContain('&m=');
+  // a buffer list carries no ops or shapes, and the length is the m= part's, in characters
+  const said = await page.getByTestId('notice').textContent();
+  expect(said).not.toContain('ops and shapes');
+  const m = url.split('&m=')[1].split('&')[0];
+  expect(said).toContain(`(${m.length.toLocaleString('en-US')} characters of link)`);
   expect(url.length).toBeGreaterThan(8 * 1024);
   expect(url.length).toBeLessThan(1_600_000);
 

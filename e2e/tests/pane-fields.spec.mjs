@@ -67,6 +67,16 @@ test('a refused custom alignment stays typed, with the reason under the field, u
   await type(page, 'pane1-align-custom', '8192');
   await expect(page.getByTestId('pane1-align-custom-error')).toHaveCount(0);
   await expect(field).toHaveValue('8192');
+  // a refused value is dropped when a preset is chosen: back on "custom", no stale error
+  await type(page, 'pane1-align-custom', '0');
+  await expect(page.getByTestId('pane1-align-custom-error')).toBeVisible();
+  await page.getByTestId('pane1-align').selectOption('512');
+  await expect(field).toHaveCount(0);
+  await page.getByTestId('pane1-align').selectOption('custom');
+  await expect(field).toBeVisible();
+  await expect(field).toHaveValue('1');
+  await expect(field).not.toHaveAttribute('aria-invalid', 'true');
+  await expect(page.getByTestId('pane1-align-custom-error')).toHaveCount(0);
 });
 
 test('tier levels the manager refuses whatever the model are refused in the field', async ({ page }) => {

@@ -677,7 +677,7 @@ impl App {
             return None;
         }
         let why = match self.lowered() {
-            Some(Err(len)) => format!("this model is too large to carry, even as its lowered problem ({} compressed; a link carries at most {})", crate::format::binary(len as u64), crate::format::binary(share::MAX_LINK as u64)),
+            Some(Err(len)) => format!("this model is too large to carry, even as its lowered problem ({} compressed; a link carries at most {})", crate::format::chars(len), crate::format::chars(share::MAX_LINK)),
             _ => "this model is too large to carry inline".to_string(),
         };
         Some(format!("{what} keeps every setting, but {why}: {opener} will show the default sample instead, with a notice saying so. To share the model itself, serve the file and open it with ?model=<its URL>, or pick a built-in sample."))
@@ -688,7 +688,20 @@ impl App {
     fn link_info(&self, embed: bool) -> Option<String> {
         let part = self.lowered()?.ok()?;
         let what = if embed { "The embed" } else { "The link" };
-        Some(format!("{what} carries this model's lowered problem ({} of link), not the file: its buffers with their sizes and live ranges, ops and shapes, so it plans to the same figures; the dims, gears and lowering settings stay as they are now.", crate::format::binary(part.len() as u64)))
+        // a buffer list (CSV) has no ops or shapes to carry: say only what there is
+        let graph = self.built.as_ref().is_some_and(|b| b.is_graph);
+        let (carried, settings) = if graph {
+            (
+                "its buffers with their sizes and live ranges, ops and shapes",
+                "the dims, gears and lowering settings stay as they are now",
+            )
+        } else {
+            (
+                "its buffers with their sizes and live ranges",
+                "the buffers stay as they are now",
+            )
+        };
+        Some(format!("{what} carries this model's lowered problem ({} of link), not the file: {carried}, so it plans to the same figures; {settings}.", crate::format::chars(part.len())))
     }
 
     fn start_fetch(

@@ -12,6 +12,21 @@ pub fn bytes(bytes: u64) -> String {
     memplan_core::units::with_exact(bytes)
 }
 
+/// A length of text (a link's): `1500000` → `"1,500,000 characters"`. Links are ASCII, so
+/// characters are bytes too, but a user measures a URL in characters, not KiB.
+pub fn chars(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3 + 11);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out.push_str(if n == 1 { " character" } else { " characters" });
+    out
+}
+
 /// Signed difference `b - a`: `"+1.50 MiB = +1572864 B (+12.5%)"`, `"−512 B (−0.4%)"`,
 /// `"−4.50 KiB = −4608 B (−0.04%)"`, `"same"`.
 pub fn diff(a: u64, b: u64) -> String {
@@ -104,6 +119,10 @@ mod tests {
         assert_eq!(binary(9_633_792), "9.19 MiB");
         assert_eq!(binary(600_871_392), "573.0 MiB");
         assert_eq!(binary(u64::MAX), "16.00 EiB");
+        assert_eq!(chars(1), "1 character");
+        assert_eq!(chars(999), "999 characters");
+        assert_eq!(chars(1_000), "1,000 characters");
+        assert_eq!(chars(1_500_000), "1,500,000 characters");
     }
 
     #[test]

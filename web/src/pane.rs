@@ -202,6 +202,27 @@ pub fn pane(p: &PaneProps) -> Html {
             }
         })
     };
+    // a preset chosen drops the refused custom value: coming back to "custom" starts afresh
+    let on_align = {
+        let s = s.clone();
+        let cb = p.on_change.clone();
+        let errors = errors.clone();
+        Callback::from(move |e: Event| {
+            let mut n = s.clone();
+            match event_value(&e).parse::<u64>() {
+                Ok(a) => {
+                    errors.set(without(&errors, "align"));
+                    n.alignment = a;
+                }
+                Err(_) => {
+                    if ALIGNMENTS.contains(&n.alignment) {
+                        n.alignment = 1;
+                    }
+                }
+            }
+            cb.emit((i, n));
+        })
+    };
     let stats = match p.result.as_ref().map(|r| &*r.0) {
         None => html! { <p class="muted">{ "No model loaded." }</p> },
         Some(Err(e)) if e == crate::app::PLANNING => {
@@ -394,10 +415,7 @@ pub fn pane(p: &PaneProps) -> Html {
                 <label for={id("align")}>{ "Block alignment" }</label>
                 <span class="row">
                     <select id={id("align")} data-testid={format!("pane{i}-align")}
-                        onchange={change(|n, e| match event_value(e).parse::<u64>() {
-                            Ok(a) => n.alignment = a,
-                            Err(_) => if ALIGNMENTS.contains(&n.alignment) { n.alignment = 1 },
-                        })}>
+                        onchange={on_align}>
                         { for ALIGNMENTS.iter().map(|a| html! { <option value={a.to_string()} selected={*a == s.alignment}>{ format!("{a} B") }</option> }) }
                         <option value="custom" selected={custom}>{ "custom…" }</option>
                     </select>

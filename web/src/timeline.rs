@@ -606,14 +606,23 @@ pub fn timeline_scene(problem: &Problem, r: &PaneResult, vp: &Viewport, o: &SvgO
             buffer: None,
         });
     }
-    // Peak line.
+    // Peak line. Its label sits above the line, or below it when the canvas top would cut
+    // it (the full view puts the peak 4% under the top: large text has no room there).
+    let cap = FONT * k * 0.8;
     let peak = r.plan.peak as f64;
+    let mut peak_label = None;
     if peak >= vp.y0 && peak <= vp.y1 {
         let yy = to_y(peak);
+        let ly = if yy - 4.0 - cap >= 0.0 {
+            yy - 4.0
+        } else {
+            yy + cap + 4.0
+        };
+        peak_label = Some(ly);
         over.push(line((px, yy), (px + pw, yy), p.peak, 1.3, Some("6 3")));
         over.push(Shape::Text {
             x: px + pw - 4.0,
-            y: yy - 4.0,
+            y: ly,
             text: format!("peak {}", binary(r.plan.peak)),
             anchor: Anchor::End,
             color: p.peak,
@@ -628,9 +637,11 @@ pub fn timeline_scene(problem: &Problem, r: &PaneResult, vp: &Viewport, o: &SvgO
     {
         let yy = to_y(lb as f64);
         over.push(line((px, yy), (px + pw, yy), p.bound, 1.0, Some("2 4")));
+        // under its line, and under the peak's label when the two would overlap
+        let ly = label_below(yy, cap, peak_label);
         over.push(Shape::Text {
             x: px + pw - 4.0,
-            y: yy + 12.0,
+            y: ly,
             text: format!("lower bound {}", binary(lb)),
             anchor: Anchor::End,
             color: p.bound,
@@ -1100,6 +1111,16 @@ fn budget_line(out: &mut String, p: &Palette, (px, pw): (f64, f64), yy: f64, byt
     );
 }
 
+/// The baseline of a label under a line at `yy` (user units) for text of cap height `cap`,
+/// moved down under a label already at baseline `above` when the two would overlap.
+fn label_below(yy: f64, cap: f64, above: Option<f64>) -> f64 {
+    let y = yy + cap + 3.0;
+    match above {
+        Some(a) if y < a + cap + 4.0 && y > a - cap - 4.0 => a + cap + 4.0,
+        _ => y,
+    }
+}
+
 /// The live-bytes curve (planned sizes) over the same steps, with the lower bound and the
 /// plan's peak marked, and the memory `budget` when it is below twice the peak (a budget far
 /// above would flatten the curve).
@@ -1117,7 +1138,10 @@ pub fn curve_svg(
     let (py, ph) = (8.0, CURVE_H - 8.0 - 22.0);
     let high = r.plan.peak.max(r.lower_bound).max(1);
     let budget = budget.filter(|&b| b <= high.saturating_mul(2));
-    let top = high.max(budget.unwrap_or(0)) as f64 * 1.08;
+    // headroom over the highest line for its label: 8% of the plot, more for large text
+    let cap = FONT * k * 0.8;
+    let room = ((cap + 6.0 - py) / ph).clamp(1.0 - 1.0 / 1.08, 0.5);
+    let top = high.max(budget.unwrap_or(0)) as f64 / (1.0 - room);
     let to_x = |x: f64| px + (x - vp.x0) / (vp.x1 - vp.x0).max(1e-9) * pw;
     let to_y = |y: f64| py + ph - y / top * ph;
     let mut out = String::with_capacity(16 * 1024);
@@ -1161,17 +1185,25 @@ pub fn curve_svg(
         );
     }
     let _ = write!(out, r#"L{:.0} {:.1}Z"/>"#, px + pw, py + ph);
-    for (label, v, color, dy) in [
-        ("lower bound", r.lower_bound, p.bound, 12.0),
-        ("peak", r.plan.peak, p.peak, -4.0),
-    ] {
+    // the peak's label above its line, the bound's under its own (and under the peak's
+    // label when the two lines are close)
+    let peak_y = to_y(r.plan.peak as f64);
+    let labels = [
+        ("peak", r.plan.peak, p.peak, peak_y - 4.0),
+        (
+            "lower bound",
+            r.lower_bound,
+            p.bound,
+            label_below(to_y(r.lower_bound as f64), cap, Some(peak_y - 4.0)),
+        ),
+    ];
+    for (label, v, color, ly) in labels {
         let yy = to_y(v as f64);
         let _ = write!(
             out,
-            r#"<line x1="{px}" x2="{}" y1="{yy:.1}" y2="{yy:.1}" stroke="{color}" stroke-dasharray="6 3"/><text x="{}" y="{:.1}" fill="{color}" text-anchor="end">{label} {}</text>"#,
+            r#"<line x1="{px}" x2="{}" y1="{yy:.1}" y2="{yy:.1}" stroke="{color}" stroke-dasharray="6 3"/><text x="{}" y="{ly:.1}" fill="{color}" text-anchor="end">{label} {}</text>"#,
             px + pw,
             px - 6.0 + pw,
-            yy + dy,
             binary(v)
         );
     }
@@ -1349,6 +1381,48 @@ mod tests {
         // far above the peak: left out rather than flattening the curve
         let far = r.plan.peak * 3;
         assert!(!curve_svg(&r, &vp, None, false, Some(far), 1.0).contains("budget"));
+    }
+
+    /// The baseline (`y`) of the `<text>` whose content starts with `label`.
+    fn text_y(svg: &str, label: &str) -> f64 {
+        let at = svg.find(&format!(">{label} ")).expect(label);
+        let open = svg[..at].rfind("<text").expect("a text element");
+        let y = &svg[open..at];
+        let v = y
+            .split(" y=\"")
+            .nth(1)
+            .expect("y")
+            .split('"')
+            .next()
+            .expect("y");
+        v.parse().expect("a number")
+    }
+
+    #[test]
+    fn large_text_keeps_the_peak_and_bound_labels_whole_and_apart() {
+        // a phone's text scale, the bound just under the peak (the labels' worst case)
+        let (p, mut r) = many(10);
+        r.lower_bound = r.plan.peak - r.plan.peak / 50;
+        let k = 3.0;
+        let cap = FONT * k * 0.8;
+        let vp = Viewport::full(&p, r.plan.peak);
+        let o = SvgOptions {
+            lower_bound: Some(r.lower_bound),
+            text_scale: k,
+            ..SvgOptions::default()
+        };
+        for svg in [
+            timeline_svg(&p, &[], &r, &vp, &o, Vec::new()),
+            curve_svg(&r, &vp, None, false, None, k),
+        ] {
+            let (peak, lb) = (text_y(&svg, "peak"), text_y(&svg, "lower bound"));
+            assert!(peak - cap >= 0.0, "peak label cut at the top: {peak}");
+            assert!((lb - peak).abs() >= cap, "labels overlap: {peak} {lb}");
+        }
+        // at text scale 1 the curve keeps its 8% headroom and its old label places
+        let c = curve_svg(&r, &vp, None, false, None, 1.0);
+        let (peak, lb) = (text_y(&c, "peak"), text_y(&c, "lower bound"));
+        assert!(peak > 0.0 && lb > peak, "{peak} {lb}");
     }
 
     fn r_of() -> PaneResult {
