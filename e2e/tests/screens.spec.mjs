@@ -69,6 +69,10 @@ test('on a phone the timeline comes before the panes and its labels stay legible
   // the picture first, then the panes' settings and figures, then the table
   expect(await top('section.plots')).toBeLessThan(await top('[data-testid=pane0]'));
   expect(await top('[data-testid=pane0]')).toBeLessThan(await top('section.table'));
+  // in the document too, so Tab reaches the timeline before the panes' fields
+  const before = (a, b) => page.evaluate(([a, b]) =>
+    Boolean(document.querySelector(a).compareDocumentPosition(document.querySelector(b)) & Node.DOCUMENT_POSITION_FOLLOWING), [a, b]);
+  expect(await before('section.plots', 'section.panes')).toBe(true);
   // labels at 10 CSS px or more (the desktop's 11 user units would be under 4 px here)
   expect(Number(await canvas.getAttribute('data-font-px'))).toBeGreaterThanOrEqual(9.9);
   const curveFont = await page.getByTestId('curve').locator('svg').first().evaluate((svg) => {
@@ -77,6 +81,16 @@ test('on a phone the timeline comes before the panes and its labels stay legible
   });
   expect(curveFont).toBeGreaterThanOrEqual(9.9);
   await expect(page.locator('section.plots')).toHaveScreenshot('phone-timeline.png', { maxDiffPixels: 200, animations: 'disabled' });
+  // turned into a desktop window: the panes come first again, the canvas painted
+  await page.setViewportSize({ width: 1280, height: 900 });
+  await expect.poll(() => before('section.panes', 'section.plots')).toBe(true);
+  await expect(page.locator('#timeline-canvas[data-paints]')).toHaveCount(1);
+  // painted again at the new width: the desktop's text scale 1
+  const wide = page.locator('#timeline-canvas');
+  await expect.poll(async () => {
+    const w = await wide.evaluate((e) => e.clientWidth);
+    return Math.abs(Number(await wide.getAttribute('data-font-px')) - (11 * w) / 1000);
+  }).toBeLessThan(0.05);
 });
 
 test('on a desktop the timeline labels keep their size', async ({ page }) => {

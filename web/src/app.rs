@@ -382,6 +382,8 @@ pub struct App {
     /// Focus the embed dialog's first button once it is drawn (a modal takes the focus).
     focus_dialog: bool,
     pub(crate) drag_over: bool,
+    /// Laid out for a phone ([`platform::is_narrow`]): the timeline before the panes.
+    pub(crate) narrow: bool,
     pub(crate) inline: Option<ModelRef>,
     /// Opened from a link that left its model out (too large to carry): the model's name
     /// (empty if the link does not say). The default sample is shown instead, and links made
@@ -1531,6 +1533,7 @@ impl Component for App {
             dialog_note: None,
             focus_dialog: false,
             drag_over: false,
+            narrow: platform::is_narrow(),
             inline: None,
             missing_model: None,
             embed_warning: None,
@@ -2161,7 +2164,13 @@ impl Component for App {
                 if self.embed {
                     platform::post_height();
                 }
-                return false;
+                let narrow = platform::is_narrow();
+                if narrow == self.narrow {
+                    return false;
+                }
+                // the sections change places: the canvases are new and must be painted
+                self.narrow = narrow;
+                self.painted = None;
             }
         }
         true

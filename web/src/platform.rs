@@ -451,6 +451,22 @@ pub fn on_hash_change(f: impl Fn() + 'static) {
     gloo_events::EventListener::new(&w, "hashchange", move |_| f()).forget();
 }
 
+/// The width, CSS px, at or below which the page is laid out for a phone (style.css's
+/// `@media (max-width: 640px)`).
+pub const NARROW_PX: u32 = 640;
+
+/// Whether the page is laid out for a phone: the timeline comes before the panes, in the
+/// document and so in Tab order (CSS `order` would move only the picture).
+pub fn is_narrow() -> bool {
+    window()
+        .and_then(|w| {
+            w.match_media(&format!("(max-width: {NARROW_PX}px)"))
+                .ok()
+                .flatten()
+        })
+        .is_some_and(|m| m.matches())
+}
+
 /// Calls `f` when the window is resized.
 pub fn on_resize(f: impl Fn() + 'static) {
     let Some(w) = window() else { return };

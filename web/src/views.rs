@@ -37,8 +37,15 @@ impl App {
                     { self.view_messages(ctx) }
                     { self.view_load(ctx) }
                     { self.view_summary(ctx) }
-                    { self.view_panes(ctx) }
-                    { self.view_plots(ctx) }
+                    // a phone shows the picture first, then each pane's settings and figures:
+                    // in the document, so that Tab goes the way the eye does
+                    if self.narrow {
+                        { self.view_plots(ctx) }
+                        { self.view_panes(ctx) }
+                    } else {
+                        { self.view_panes(ctx) }
+                        { self.view_plots(ctx) }
+                    }
                     { self.view_table(ctx) }
                 </main>
                 <footer class="muted">
