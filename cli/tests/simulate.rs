@@ -153,6 +153,31 @@ fn switches_and_bad_knobs() {
     );
 }
 
+/// A pool the simulator cannot hold names its figures and the two options that fix it
+/// (a new user met it with a huge batch and the default pool, and did not know which).
+#[test]
+fn a_pool_past_the_simulators_limit_names_the_options() {
+    // 2^24 + 1 blocks of 1 B: one past the limit
+    let (code, _, err) = run_in(
+        "tests",
+        &[
+            "simulate",
+            "sim/five.csv",
+            "-a",
+            "pool",
+            "--block-size",
+            "1",
+            "--pool-size",
+            "16777217",
+        ],
+    );
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("pool of 16777217 blocks (16777217 B in blocks of 1 B) is more than the simulator's limit of 16777216: use larger blocks (--block-size) or a smaller pool (--pool-size)"),
+        "{err}"
+    );
+}
+
 /// Issue 18: a lifetime reaching 2^64 − 1 panicked (capacity overflow); a long one allocated
 /// memory per step. Every allocator now runs, with one occupancy entry per step that has
 /// events (at most two per buffer).

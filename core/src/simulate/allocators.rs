@@ -76,7 +76,7 @@ impl FixedBlockPool {
         let n = pool_bytes / block_bytes;
         if n > MAX_POOL_BLOCKS {
             return Err(Error::bad_option(alloc::format!(
-                "pool of {n} blocks is more than the simulator's limit of {MAX_POOL_BLOCKS}; use larger blocks"
+                "pool of {n} blocks ({pool_bytes} B in blocks of {block_bytes} B) is more than the simulator's limit of {MAX_POOL_BLOCKS}: use larger blocks (--block-size) or a smaller pool (--pool-size)"
             )));
         }
         let n = usize::try_from(n).map_err(|_| Error::bad_option("pool too large"))?;
