@@ -3,6 +3,7 @@
 // leaves the model out; and a model referenced by URL (`?model=`) opens and plans as the CLI
 // says.
 import { test, expect } from '@playwright/test';
+import { setGears } from './page.mjs';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { memplan } from './memplan.mjs';
@@ -36,8 +37,7 @@ test('an ONNX file travels in the link as its lowered problem and plans to the s
   // a local file, not the sample: a link cannot name it
   await page.getByTestId('file').setInputFiles(`${samples}/resnet50_randinit.stripped.onnx`);
   await expect(page.locator('section.summary')).toContainText('122 steps');
-  await page.getByTestId('gears').fill('1,2');
-  await page.getByTestId('gears').dispatchEvent('change');
+  await setGears(page, '1,2');
   for (const i of [0, 1]) {
     await expect(page.getByTestId(`pane${i}-peak`)).toHaveAttribute('data-bytes', String(cli[i].peak_bytes));
     await expect(page.getByTestId(`pane${i}-overlay`)).toHaveAttribute('data-overlay', String(cli[i].overlay_bytes));

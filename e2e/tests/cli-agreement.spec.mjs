@@ -1,6 +1,7 @@
 // The playground and the CLI are two front ends of one planner: for the same model and settings
 // they must print the same peak. The CLI is the debug build of this checkout (global-setup.mjs).
 import { test, expect } from '@playwright/test';
+import { setGears } from './page.mjs';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -66,8 +67,7 @@ test('dynamic batch gears overlay as `memplan plan --batch` says', async ({ page
   const plans = JSON.parse(out).plans;
   await page.goto('/?sample=resnet50');
   await expect(page.locator('html[data-ready]')).toHaveCount(1);
-  await page.getByTestId('gears').fill('1,2,4,8');
-  await page.getByTestId('gears').dispatchEvent('change');
+  await setGears(page, '1,2,4,8');
   for (const i of [0, 1]) {
     const o = page.getByTestId(`pane${i}-overlay`);
     await expect(o).toHaveAttribute('data-overlay', String(plans[i].overlay_bytes));
@@ -141,8 +141,7 @@ test('GE streams and memory types: columns, one arena bar per type and the 400 M
   expect(memory.every((m) => m === 'HBM' || m === 'P2P_DDR')).toBe(true);
   // the 400 MiB switch appears with gears, for GE panes only, and travels in the link
   await expect(page.getByTestId('pane0-expandable')).toHaveCount(0);
-  await page.getByTestId('gears').fill('1,4');
-  await page.getByTestId('gears').dispatchEvent('change');
+  await setGears(page, '1,4');
   await expect(page.getByTestId('pane1-expandable')).toHaveCount(0);
   const split = plan(['--batch', '1,4', '--expandable-memory']);
   await page.getByTestId('pane0-expandable').check();

@@ -5,6 +5,7 @@
 // 0 32 48 64 96 112 160 176 (arena 208 B); greedy-size-best-fit at 0 32 32 0 48 0 48 0 (peak
 // 64 B): c, d, e, f, g and h move, a and b stay.
 import { test, expect } from '@playwright/test';
+import { setGears } from './page.mjs';
 
 test.beforeEach(async ({ page }) => {
   page.on('pageerror', (e) => { throw new Error(`page error: ${e.message}`); });
@@ -92,8 +93,7 @@ test('removing the pane a diff compares against ends the compare view and its no
 test('with gears, the compare view draws every pane at the gear shown, not its whole plan', async ({ page }) => {
   await page.goto('/?sample=resnet50');
   await expect(page.locator('html[data-ready]')).toHaveCount(1);
-  await page.getByTestId('gears').fill('1,2');
-  await page.getByTestId('gears').dispatchEvent('change');
+  await setGears(page, '1,2');
   await expect(page.getByTestId('gear')).toHaveValue('2');
   await page.getByTestId('compare-mode').selectOption('side');
   const other = page.getByTestId('compare-pane1');

@@ -1,5 +1,6 @@
 // Exports: plan JSON in the CLI's schema, the timeline as SVG and PNG, the tensors as CSV.
 import { test, expect } from '@playwright/test';
+import { setGears } from './page.mjs';
 import { readFileSync } from 'node:fs';
 import { memplan } from './memplan.mjs';
 
@@ -90,8 +91,7 @@ test('the tensors CSV neutralises cells a spreadsheet would run as formulas, and
 test('the tensors CSV with gears gives every gear\'s tensors their planned sizes, not 0', async ({ page }) => {
   await page.goto('/?sample=resnet50');
   await expect(page.locator('html[data-ready]')).toHaveCount(1);
-  await page.getByTestId('gears').fill('1,2');
-  await page.getByTestId('gears').dispatchEvent('change');
+  await setGears(page, '1,2');
   await expect(page.getByTestId('gear')).toHaveValue('2');
   // the gear on screen is 2: gear 1's tensors are not drawn, but the export is the whole plan
   const csv = (await download(page, 'export-csv')).bytes.toString('utf8').trim().split('\n');
@@ -111,8 +111,7 @@ test('the tensors CSV with gears gives every gear\'s tensors their planned sizes
 test('the exported SVG and PNG stand alone: axis names, the lower bound, the gear and a caption with a link', async ({ page }) => {
   await page.goto('/');
   await expect(page.locator('html[data-ready]')).toHaveCount(1);
-  await page.getByTestId('gears').fill('1,2');
-  await page.getByTestId('gears').dispatchEvent('change');
+  await setGears(page, '1,2');
   await expect(page.getByTestId('gear')).toHaveValue('2');
   const svg = (await download(page, 'export-svg')).bytes.toString('utf8');
   const text = [...svg.matchAll(/<text[^>]*>([^<]*)<\/text>/g)].map((m) => m[1]);

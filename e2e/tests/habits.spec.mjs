@@ -2,6 +2,7 @@
 // why it did not take it, until fixed; the Embed dialog keeps Tab inside it; and the planning
 // worker's script and wasm are only fetched when a plan needs them.
 import { test, expect } from '@playwright/test';
+import { setGears } from './page.mjs';
 
 async function ready(page) {
   await expect(page.locator('html[data-ready]')).toHaveCount(1);
@@ -113,8 +114,7 @@ test('a tensor size naming no tensor of the model leaves the model, its gears an
   // blamed and dropped, and the link it left opened nothing
   await page.goto('/');
   await ready(page);
-  await page.getByTestId('gears').fill('1,2');
-  await page.getByTestId('gears').dispatchEvent('change');
+  await setGears(page, '1,2');
   await expect(page.getByTestId('gear')).toHaveValue('2');
   const peak = await page.getByTestId('pane0-peak').getAttribute('data-bytes');
   const sizes = page.getByTestId('sizes');
@@ -144,8 +144,7 @@ test('a long bad value wraps under its field instead of widening the page', asyn
   await page.goto('/');
   await ready(page);
   const long = 'x'.repeat(3000);
-  await page.getByTestId('gears').fill(long);
-  await page.getByTestId('gears').dispatchEvent('change');
+  await setGears(page, long);
   await expect(page.getByTestId('gears-error')).toBeVisible();
   const w = await page.evaluate(() => document.documentElement.scrollWidth);
   expect(w).toBeLessThanOrEqual(page.viewportSize().width);
