@@ -62,6 +62,7 @@ test('an ONNX file travels in the link as its lowered problem and plans to the s
   const note = other.getByTestId('lowered-note');
   await expect(note).toContainText('lowered problem of resnet50_randinit.stripped.onnx (lowered with batch = 1, gears 1,2)');
   await expect(note).toContainText('cannot be changed here');
+  await expect(note).toContainText("its ops and the table's shapes");
   // the graph's settings cannot be changed without the graph
   await expect(other.getByTestId('gears')).toHaveCount(0);
   for (const i of [0, 1]) {
@@ -126,6 +127,8 @@ test('a large trace (18,000 buffers) travels in the link and the fresh page plan
   await expect(other.locator('section.summary')).toContainText(`trace-${n}.csv · lowered problem from the link · 18,000 buffers`, { timeout: 60_000 });
   await expect(other.getByTestId('model-missing')).toHaveCount(0);
   await expect(other.getByTestId('lowered-note')).toContainText(`lowered problem of trace-${n}.csv`);
+  await expect(other.getByTestId('lowered-note')).toContainText('its buffers with their sizes and live ranges, so every plan is');
+  await expect(other.getByTestId('lowered-note')).not.toContainText('ops');
   expect([await peak(other, 0, 120_000), await peak(other, 1, 120_000)]).toEqual(before);
 });
 

@@ -153,12 +153,15 @@ fn without(errors: &FieldErrors, key: &str) -> FieldErrors {
 /// The reason a field's value was refused, under the field (`{id}-error`, which the field names
 /// in `aria-describedby`); nothing when the value is good.
 pub fn field_error(id: &str, why: Option<&str>) -> Html {
-    match why {
-        Some(w) => {
-            html! { <p class="field-error" id={format!("{id}-error")} data-testid={format!("{id}-error")} role="alert">{ w.to_string() }</p> }
-        }
-        None => html! {},
-    }
+    let e = format!("{id}-error");
+    why.map_or_else(|| html! {}, |w| error_note(&e, &e, w))
+}
+
+/// The one rendering of a refused value's reason, for the panes' fields and the model form's:
+/// element `id` (named by the field's `aria-describedby`), test id `testid`. A `<span>`, as it
+/// sits in a `<span class="field">` (a flex column lays it out under the input).
+pub fn error_note(id: &str, testid: &str, why: &str) -> Html {
+    html! { <span class="field-error" id={id.to_string()} data-testid={testid.to_string()} role="alert">{ why.to_string() }</span> }
 }
 
 /// A comparison pane.

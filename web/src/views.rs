@@ -295,7 +295,7 @@ impl App {
                 text.clone(),
                 Some("true".into()),
                 Some(AttrValue::from(id.to_string())),
-                html! { <span class="field-error" id={id.to_string()} data-testid={testid.to_string()}>{ e }</span> },
+                crate::pane::error_note(id, testid, e),
             ),
             None => (current, None, None, html! {}),
         }
@@ -323,7 +323,13 @@ impl App {
         } else {
             ""
         };
-        format!("This link carries the lowered problem of {name}{how} instead of the file (a link carries a file itself only as JSON or CSV text of at most 8 KB compressed): its buffers with their sizes and live ranges, its ops and the table's shapes, so every plan is the file's.{fixed}")
+        // a buffer list has no ops or shapes: say only what the link holds
+        let held = if b.is_graph {
+            "its buffers with their sizes and live ranges, its ops and the table's shapes"
+        } else {
+            "its buffers with their sizes and live ranges"
+        };
+        format!("This link carries the lowered problem of {name}{how} instead of the file (a link carries a file itself only as JSON or CSV text of at most 8 KB compressed): {held}, so every plan is the file's.{fixed}")
     }
 
     fn view_summary(&self, ctx: &Context<Self>) -> Html {
