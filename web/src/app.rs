@@ -690,20 +690,17 @@ impl App {
     fn link_info(&self, embed: bool) -> Option<String> {
         let part = self.lowered()?.ok()?;
         let what = if embed { "The embed" } else { "The link" };
-        // a buffer list (CSV) has no ops or shapes to carry: say only what there is
+        // a buffer list (CSV) has no ops, shapes, dims or gears to carry: say only what there is
         let graph = self.built.as_ref().is_some_and(|b| b.is_graph);
-        let (carried, settings) = if graph {
+        let (carried, fixed) = if graph {
             (
                 "its buffers with their sizes and live ranges, ops and shapes",
-                "the dims, gears and lowering settings stay as they are now",
+                "; the dims, gears and lowering settings stay as they are now",
             )
         } else {
-            (
-                "its buffers with their sizes and live ranges",
-                "the buffers stay as they are now",
-            )
+            ("its buffers with their sizes and live ranges", "")
         };
-        Some(format!("{what} carries this model's lowered problem ({} of link), not the file: {carried}, so it plans to the same figures; {settings}.", crate::format::chars(part.len())))
+        Some(format!("{what} carries this model's lowered problem ({} of link), not the file: {carried}, so it plans to the same figures{fixed}.", crate::format::chars(part.len())))
     }
 
     fn start_fetch(
