@@ -138,6 +138,34 @@ def cases():
     m = h.make_model(g, opset_imports=[h.make_opsetid("", 18), h.make_opsetid(NC, 1)])
     yield "nchwc_reorder_input_block_from_filters", m.SerializeToString(), {
         "outputs": [["y", F, [1, 24, 5, 7]], ["z", F, [1, 24, 5, 7]]], "sequence": False}
+    # On AVX-512 (block 16): a ReorderOutput back to 24 channels from a Conv whose filter has
+    # 32 output channels proves a block of 16 (a block of 8 would give 24), so the 24 channels
+    # of x pad to 32 in the ReorderInput, whose reader (a MaxPool) says nothing itself.
+    g = h.make_graph(
+        [h.make_node("ReorderInput", ["x"], ["y"], domain=NC),
+         h.make_node("MaxPool", ["y"], ["p"], domain=NC, kernel_shape=[1, 1]),
+         h.make_node("Conv", ["a", "w"], ["z"], domain=NC),
+         h.make_node("ReorderOutput", ["z"], ["r"], domain=NC, channels=24)], "nchwc_block_16",
+        [h.make_tensor_value_info("x", F, [1, 24, 5, 7]), h.make_tensor_value_info("a", F, [1, 16, 5, 7])],
+        [h.make_empty_tensor_value_info(t) for t in ["y", "p", "z", "r"]],
+        initializer=[nh.from_array(np.zeros((32, 16, 1, 1), np.float32), "w")])
+    m = h.make_model(g, opset_imports=[h.make_opsetid("", 18), h.make_opsetid(NC, 1)])
+    yield "nchwc_reorder_input_block_16_from_reorder_output", m.SerializeToString(), {
+        "outputs": [["y", F, [1, 32, 5, 7]], ["p", F, [1, 32, 5, 7]], ["z", F, [1, 32, 5, 7]],
+                    ["r", F, [1, 24, 5, 7]]], "sequence": False}
+    # The depthwise NCHWc Conv reading a ReorderInput states its padded channels: W[1] x group
+    # = 1 x 128, so 120 channels (8 mod 16: blocks of 8 and 16 differ) become 128; no other
+    # evidence of the block in the file (onnxruntime's own answer on rapidocr_ppocrv4_rec).
+    g = h.make_graph(
+        [h.make_node("ReorderInput", ["x"], ["y"], domain=NC),
+         h.make_node("Conv", ["y", "w"], ["z"], domain=NC, group=128, pads=[1, 1, 1, 1])],
+        "nchwc_channels_from_conv",
+        [h.make_tensor_value_info("x", F, [1, 120, 1, 40])],
+        [h.make_empty_tensor_value_info("y"), h.make_empty_tensor_value_info("z")],
+        initializer=[nh.from_array(np.zeros((128, 1, 3, 3), np.float32), "w")])
+    m = h.make_model(g, opset_imports=[h.make_opsetid("", 18), h.make_opsetid(NC, 1)])
+    yield "nchwc_reorder_input_channels_from_its_conv", m.SerializeToString(), {
+        "outputs": [["y", F, [1, 128, 1, 40]], ["z", F, [1, 128, 1, 40]]], "sequence": False}
     yield case("nchwc_reorder_output_channels_last",  # [N, spatial.., channels]
                h.make_node("ReorderOutput", ["x"], ["y"], domain=NC, channels=10, channels_last=1),
                [("x", F, [1, 16, 5, 7])], [("y", F, [1, 5, 7, 10])], domains=[NC])

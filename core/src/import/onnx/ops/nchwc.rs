@@ -24,30 +24,110 @@ pub(super) const OPS: &[(&str, Infer)] = &[
 /// proves. Not an ONNX attribute (the dot keeps it apart from the schema's names).
 pub(crate) const BLOCK_ATTR: &str = "memplan.nchwc_block";
 
+/// The attribute [`annotate_block`] gives a ReorderInput node whose output an NCHWc Conv
+/// reads: the padded channel count that Conv's filter takes (`W[1] × group`,
+/// onnxruntime's NCHWc Conv requires the input's channels to equal it).
+pub(crate) const CHANNELS_ATTR: &str = "memplan.nchwc_channels";
+
 /// The file's own evidence of the machine's NCHWc block (MLAS `MlasNchwcGetBlockSize`: 8 on
-/// AVX2 and NEON, 16 on AVX-512): the optimizer pads every reordered Conv filter's output
-/// channels to a multiple of the block (`NchwcTransformer::TransformConv`), so a filter with
-/// `8 mod 16` output channels proves a block of 8. Marks the top-level ReorderInput nodes
-/// with [`BLOCK_ATTR`] then; without such evidence they are left as they are.
+/// AVX2 and NEON, 16 on AVX-512). The optimizer pads every reordered Conv filter's output
+/// channels to a multiple of the block (`NchwcTransformer::TransformConv`), so:
+/// - a filter with `8 mod 16` output channels proves a block of 8;
+/// - a ReorderOutput back to `C` channels from a Conv whose filter has more than
+///   `roundup(C, 8)` output channels (24 from 32, 2 from 16) proves a block of 16.
+///
+/// With one of them (not both: a file that claims both is left alone) every top-level
+/// ReorderInput gets [`BLOCK_ATTR`]. Independently, a ReorderInput read by an NCHWc Conv gets
+/// [`CHANNELS_ATTR`], that Conv's own statement of the padded channels.
 pub(crate) fn annotate_block(g: &mut GraphProto) {
-    let proves_8 = g
+    let filter = |name: &str| g.initializer.iter().find(|t| t.name == name);
+    let convs = || {
+        g.node
+            .iter()
+            .filter(|n| n.domain == DOMAIN && n.op_type == "Conv")
+    };
+    let proves_8 = convs()
+        .filter_map(|n| n.input.get(1))
+        .filter_map(|w| filter(w))
+        .any(|t| t.dims.first().is_some_and(|&o| o % 16 == 8));
+    let producer = |t: &str| g.node.iter().find(|n| n.output.iter().any(|o| o == t));
+    let proves_16 = g
         .node
         .iter()
-        .filter(|n| n.domain == DOMAIN && n.op_type == "Conv")
-        .filter_map(|n| n.input.get(1))
-        .filter_map(|w| g.initializer.iter().find(|t| &t.name == w))
-        .any(|t| t.dims.first().is_some_and(|&o| o % 16 == 8));
-    if !proves_8 {
-        return;
-    }
-    for n in &mut g.node {
-        if n.domain == DOMAIN && n.op_type == "ReorderInput" {
+        .filter(|n| n.domain == DOMAIN && n.op_type == "ReorderOutput")
+        .any(|n| {
+            let c = attr_i(n, "channels").unwrap_or(0);
+            // back through the NCHWc ops that keep the channel count, to the Conv
+            let mut p = n.input.first().and_then(|i| producer(i));
+            for _ in 0..16 {
+                match p {
+                    Some(x)
+                        if x.domain == DOMAIN
+                            && matches!(
+                                x.op_type.as_str(),
+                                "MaxPool"
+                                    | "AveragePool"
+                                    | "GlobalMaxPool"
+                                    | "GlobalAveragePool"
+                                    | "Upsample"
+                            ) =>
+                    {
+                        p = x.input.first().and_then(|i| producer(i));
+                    }
+                    _ => break,
+                }
+            }
+            let o = p
+                .filter(|x| x.domain == DOMAIN && x.op_type == "Conv")
+                .and_then(|x| x.input.get(1))
+                .and_then(|w| filter(w))
+                .and_then(|t| t.dims.first().copied());
+            match (o, round_up(c, 8)) {
+                (Some(o), Some(r8)) => c > 0 && o > r8,
+                _ => false,
+            }
+        });
+    // per ReorderInput: the padded channels the NCHWc Conv reading it takes
+    let channels: Vec<Option<i64>> = g
+        .node
+        .iter()
+        .map(|n| {
+            if n.domain != DOMAIN || n.op_type != "ReorderInput" {
+                return None;
+            }
+            let out = n.output.first()?;
+            convs()
+                .filter(|c| c.input.first() == Some(out))
+                .filter_map(|c| {
+                    let w = filter(c.input.get(1)?)?;
+                    let group = attr_i(c, "group").unwrap_or(1);
+                    w.dims.get(1)?.checked_mul(group).filter(|&k| k > 0)
+                })
+                .next()
+        })
+        .collect();
+    let block = match (proves_8, proves_16) {
+        (true, false) => Some(8),
+        (false, true) => Some(16),
+        _ => None,
+    };
+    for (n, k) in g.node.iter_mut().zip(channels) {
+        if n.domain != DOMAIN || n.op_type != "ReorderInput" {
+            continue;
+        }
+        let mut mark = |name: &str, i: i64| {
             n.attribute.push(AttributeProto {
-                name: BLOCK_ATTR.into(),
+                name: name.into(),
                 r#type: 2, // INT
-                i: 8,
+                i,
                 ..AttributeProto::default()
             });
+        };
+        if let Some(b) = block {
+            mark(BLOCK_ATTR, b);
+        }
+        if let Some(k) = k {
+            mark(CHANNELS_ATTR, k);
         }
     }
 }
@@ -60,8 +140,9 @@ fn round_up(c: i64, b: i64) -> Option<i64> {
 
 /// ReorderInput: `[N, C, spatial..]` (or `[N, spatial.., C]` with `channels_last`) →
 /// `[N, roundup(C, block), spatial..]`. The block is the machine's; the channel count is
-/// known where the file proves the block ([`annotate_block`]) or where blocks of 8 and 16
-/// pad C alike (C mod 16 is 0 or above 8); otherwise it stays unknown, never guessed.
+/// known where the Conv reading the output states it, where the file proves the block
+/// ([`annotate_block`]) or where blocks of 8 and 16 pad C alike (C mod 16 is 0 or above 8);
+/// otherwise it stays unknown, never guessed.
 fn reorder_input(n: &NodeProto, _opset: i64, ins: &[Option<&Info>]) -> R<Vec<O>> {
     let x = shape(ins, 0)?;
     if x.len() < 2 {
@@ -77,9 +158,21 @@ fn reorder_input(n: &NodeProto, _opset: i64, ins: &[Option<&Info>]) -> R<Vec<O>>
         )
     };
     let c = c.k().or_why(why_c)?;
-    let padded = match attr_i(n, BLOCK_ATTR) {
-        Some(b) if b > 0 => round_up(c, b),
-        _ => match (round_up(c, 8), round_up(c, 16)) {
+    let (r8, r16) = (round_up(c, 8), round_up(c, 16));
+    // the reading Conv's filter states the padded count; it must be one a block gives
+    let stated = attr_i(n, CHANNELS_ATTR);
+    if let Some(k) = stated {
+        if Some(k) != r8 && Some(k) != r16 {
+            return hard(format!(
+                "ReorderInput: the NCHWc Conv reading it takes {k} channels, which neither a \
+                 block of 8 nor of 16 makes of {c}"
+            ));
+        }
+    }
+    let padded = match (stated, attr_i(n, BLOCK_ATTR)) {
+        (Some(k), _) => Some(k),
+        (None, Some(b)) if b > 0 => round_up(c, b),
+        _ => match (r8, r16) {
             (Some(a), Some(b)) if a == b => Some(a),
             _ => None,
         },
