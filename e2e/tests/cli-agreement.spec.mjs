@@ -230,3 +230,23 @@ test('the op order: GE depth-first plans as `memplan plan --schedule ge-dfs` and
   await page.getByTestId('schedule').selectOption('file');
   await expect(page.getByTestId('pane1-peak')).toHaveAttribute('data-bytes', String(inFile[1]));
 });
+
+test('the two-streams sample, whose graph input a Data op writes, plans in GE depth-first order as the CLI does', async ({ page }) => {
+  // a new user found it refused ("waits for the op at step 7"), the model gone and the op
+  // order control with it: the Data op is GE's Data node, popped first
+  const run = (extra) => JSON.parse(memplan([
+    'plan', 'static/samples/ge-streams.json', '--strategy', 'ge-block', '--strategy', 'greedy-size-best-fit',
+    '--format', 'json', ...extra,
+  ])).plans.map((p) => p.peak_bytes);
+  const dfs = run(['--schedule', 'ge-dfs']);
+  await page.goto('/');
+  await expect(page.locator('html[data-ready]')).toHaveCount(1);
+  await page.getByTestId('sample').selectOption('ge-streams');
+  await expect(page.getByTestId('model-name')).toHaveText('ge-streams');
+  await page.getByTestId('schedule').selectOption('ge-dfs');
+  for (const i of [0, 1]) {
+    await expect(page.getByTestId(`pane${i}-peak`)).toHaveAttribute('data-bytes', String(dfs[i]));
+  }
+  await expect(page.getByTestId('schedule')).toHaveValue('ge-dfs');
+  await expect(page.getByTestId('load-error')).toHaveCount(0);
+});

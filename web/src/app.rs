@@ -936,6 +936,11 @@ impl App {
                 .join(", ");
             self.bad_input("sizes", typed, n);
         }
+        if let Some(n) = outcome.schedule_notice {
+            // built in file order: the control says so, and offers the others again
+            self.schedule = Some(ScheduleOrder::File);
+            self.field_notice("schedule", n);
+        }
         match (outcome.built, &self.source) {
             (Ok(b), Some(src)) => {
                 self.inline = inline_ref(src);

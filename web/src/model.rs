@@ -382,6 +382,10 @@ pub struct Outcome {
     /// they were: the model is built without them.
     #[serde(default)]
     pub sizes_notice: Option<String>,
+    /// Why the op order asked for was dropped (the model builds only in file order), if it
+    /// was: the model is built in file order.
+    #[serde(default)]
+    pub schedule_notice: Option<String>,
 }
 
 /// Builds `source` under `bindings` and `gears` as the page does: gears the model cannot take
@@ -425,6 +429,22 @@ pub fn build_settled(
             }
         }
     }
+    // An op order the model cannot run in: keep the model, in file order, and say why
+    // (the order control stays on screen to pick another).
+    let mut schedule_notice = None;
+    if let Err(e) = &first {
+        if lowering.schedule != Some(ScheduleOrder::File) {
+            let file = Lowering {
+                schedule: Some(ScheduleOrder::File),
+                ..lowering.clone()
+            };
+            let r = build_with(source, &bindings, &gears, &file);
+            if r.is_ok() {
+                schedule_notice = Some(format!("Op order not applied: {e}"));
+                (lowering, first) = (file, r);
+            }
+        }
+    }
     let built = match first {
         Ok(b) => {
             let want = default_bindings(&b.symbols, &bindings);
@@ -443,6 +463,7 @@ pub fn build_settled(
         gears,
         notice,
         sizes_notice,
+        schedule_notice,
     }
 }
 

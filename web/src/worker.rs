@@ -206,6 +206,7 @@ pub fn parse(job: &ParseJob, bytes: Vec<u8>) -> Parsed {
                 gears: job.gears.clone(),
                 notice: None,
                 sizes_notice: None,
+                schedule_notice: None,
             },
         },
     }

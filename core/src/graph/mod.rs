@@ -527,7 +527,8 @@ impl Graph {
     /// GE's default topological sort of an inference graph (graph_metadef compute_graph.cc
     /// `DFSTopologicalSorting`, `SortNodes`, `GetOutNodesFromAnchor`), on memplan's graph: a
     /// graph input is read from a `Data` node and a constant from a `Const` node, neither of
-    /// them an op here.
+    /// them an op here, unless the graph has an op (with no inputs) writing the input: that
+    /// op is its `Data` node.
     ///
     /// - An op waits for one edge per input it reads (a tensor read twice counts twice) and
     ///   one per control predecessor (`after`); a `Data` or `Const` node has none.
@@ -569,9 +570,27 @@ impl Graph {
         }
         let producer = self.producers().unwrap_or_default();
         let is_input = |t: TensorId| self.inputs.contains(&t);
+        // A graph input an op writes (a JSON graph's own `Data` op) is read from that op:
+        // the op is the Data node, it comes off with the other Data nodes, and the tensor is
+        // no source of its own (released twice, its readers would run before the op).
+        let mut data_ops: Vec<OpId> = Vec::new();
+        let data: Vec<Node> = self
+            .inputs
+            .iter()
+            .filter_map(|&t| match producer.get(t.index()).copied().flatten() {
+                None => Some(Node::Source(t)),
+                Some(k) if waits[k] == 0 && !data_ops.contains(&k) => {
+                    data_ops.push(k);
+                    Some(Node::Op(k))
+                }
+                Some(_) => None,
+            })
+            .collect();
         // Pushed in reverse so that the first to come off is on top.
         let mut stack: Vec<Node> = Vec::new();
-        let no_edge: Vec<OpId> = OpId::all(n).filter(|&k| waits[k] == 0).collect();
+        let no_edge: Vec<OpId> = OpId::all(n)
+            .filter(|&k| waits[k] == 0 && !data_ops.contains(&k))
+            .collect();
         stack.extend(no_edge.iter().rev().map(|&k| Node::Op(k)));
         let consts: Vec<TensorId> = TensorId::all(self.tensors.len())
             .filter(|&t| {
@@ -581,7 +600,7 @@ impl Graph {
             })
             .collect();
         stack.extend(consts.iter().rev().map(|&t| Node::Source(t)));
-        stack.extend(self.inputs.iter().rev().map(|&t| Node::Source(t)));
+        stack.extend(data.into_iter().rev());
         let mut order = Vec::with_capacity(n);
         let mut done = alloc::vec![false; n];
         let mut ready: Vec<OpId> = Vec::new();

@@ -448,6 +448,23 @@ mod tests {
     }
 
     #[test]
+    fn ge_dfs_takes_an_op_writing_a_graph_input_as_its_data_node() {
+        // The diamond with its Data node written out as an op (as static/samples/ge-streams
+        // does). It is the Data node of DFSTopologicalSorting: it pops first and readies A
+        // and B, and x is no source of its own (released twice, A and B ran before it and
+        // the order was refused): Data, B, A, C, D.
+        let text = diamond("ge-dfs", false).replace(
+            r#""ops":["#,
+            r#""ops":[{"name":"Data","type":"Data","outputs":["x"]},"#,
+        );
+        let g = parse(&text).unwrap();
+        assert_eq!(g.schedule().unwrap(), OpId::list(&[0, 2, 1, 3, 4]));
+        let l = g.lower(&Bindings::new()).unwrap();
+        let x = l.problem.buffers.iter().find(|b| b.name == "x").unwrap();
+        assert_eq!(x.start, 0);
+    }
+
+    #[test]
     fn errors_name_the_place() {
         let e = parse(
             r#"{"format":"memplan.graph/1","tensors":[],"ops":[{"name":"A","inputs":["q"]}]}"#,
