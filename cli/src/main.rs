@@ -301,12 +301,9 @@ fn main() -> ExitCode {
             Ok(false) => return ExitCode::from(3),
             Err(e) => Err(e),
         },
-        Command::Strategies => {
-            for s in memplan_core::strategies() {
-                outln!("{:<22} {}", s.name, s.summary);
-            }
-            Ok(())
-        }
+        Command::Strategies => memplan_core::strategies()
+            .iter()
+            .try_for_each(|s| outln!("{:<22} {}", s.name, s.summary)),
         Command::Validate {
             plan,
             model,
@@ -880,9 +877,9 @@ fn run_validate(
             Ok(()) => outln!(
                 "{name:<34} valid   peak {}",
                 units::with_exact(e.peak_bytes)
-            ),
+            )?,
             Err(why) => {
-                outln!("{name:<34} INVALID: {why}");
+                outln!("{name:<34} INVALID: {why}")?;
                 errln!("error: {shown}: plan {name}: {why}");
                 bad += 1;
             }

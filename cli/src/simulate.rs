@@ -58,7 +58,7 @@ pub fn run(args: &SimArgs) -> Result<bool, Error> {
             tiers.as_ref(),
         ),
     };
-    print!("{}", crate::term::clean(&text));
+    crate::term::out(&text)?;
     let mut ok = true;
     for r in reports.iter().filter(|r| r.failures > 0) {
         errln!(

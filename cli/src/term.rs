@@ -7,11 +7,24 @@
 use std::borrow::Cow;
 use std::io::IsTerminal;
 
-/// Prints a line to stdout with [`clean`] applied (as `println!`).
+/// Prints a line to stdout with [`clean`] applied (as `println!`), through [`out`]: a
+/// `Result` to pass on with `?`, as a closed pipe is an error, not a panic.
 macro_rules! outln {
     ($($t:tt)*) => {
-        print!("{}", $crate::term::clean(&format!("{}\n", format_args!($($t)*))))
+        $crate::term::out(&format!("{}\n", format_args!($($t)*)))
     };
+}
+
+/// Writes `text` to stdout with [`clean`] applied.
+///
+/// # Errors
+/// The write's error, e.g. "Broken pipe" when the reader (`| head`) has gone: said in one
+/// line and exit status 1, as `plan` does, where `print!` panicked.
+pub fn out(text: &str) -> Result<(), memplan_core::Error> {
+    use std::io::Write;
+    std::io::stdout()
+        .write_all(clean(text).as_bytes())
+        .map_err(|e| memplan_core::Error::invalid(e.to_string()))
 }
 
 /// Prints a line to stderr with [`clean`] applied (as `eprintln!`).

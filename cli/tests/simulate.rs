@@ -249,3 +249,30 @@ fn failed_allocations_exit_with_status_3() {
         "the report is still printed: {out}"
     );
 }
+
+/// A reader that goes away (`| head`) is an error in one line and exit status 1, as `plan`
+/// has it; `print!` panicked here (a new user's `simulate … --details | head -c 600`). The
+/// output is far over a pipe's 64 KiB buffer, so the write surely meets the closed pipe.
+#[test]
+fn a_closed_pipe_is_an_error_not_a_panic() {
+    let bin = env!("CARGO_BIN_EXE_memplan");
+    let model = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../static/samples/vit_b_16_randinit.stripped.onnx"
+    );
+    let script = format!(
+        "'{bin}' simulate '{model}' --dim batch=1 -a pool -a reuse -a bfc --format json --details 2>&1 >&3 | cat >&2; exit ${{PIPESTATUS[0]}}"
+    );
+    // stdout (fd 3) into head, which leaves after 10 bytes; stderr comes back through cat
+    let out = std::process::Command::new("bash")
+        .args([
+            "-c",
+            &format!("{{ {script}; }} 3>&1 | head -c 10 >/dev/null; exit ${{PIPESTATUS[0]}}"),
+        ])
+        .output()
+        .expect("bash");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("error: Broken pipe"), "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+}
