@@ -354,9 +354,27 @@ fn parse_kv<'a>(s: &'a str, flag: &str) -> Result<(&'a str, &'a str), Error> {
 }
 
 fn parse_u64(v: &str, what: &str) -> Result<u64, Error> {
-    v.trim()
-        .parse::<u64>()
-        .map_err(|_| Error::bad_option(format!("{what}: '{v}' is not a non-negative integer")))
+    let t = v.trim();
+    t.parse::<u64>().map_err(|e| {
+        // digits that do not fit say so, not "not an integer"; a long one is not echoed whole
+        let shown: String = if t.len() > 40 {
+            format!(
+                "{}… ({} characters)",
+                &t[..t.char_indices().nth(24).map_or(t.len(), |(i, _)| i)],
+                t.chars().count()
+            )
+        } else {
+            t.to_string()
+        };
+        if *e.kind() == std::num::IntErrorKind::PosOverflow {
+            Error::bad_option(format!(
+                "{what}: '{shown}' does not fit in 64 bits (at most {})",
+                u64::MAX
+            ))
+        } else {
+            Error::bad_option(format!("{what}: '{shown}' is not a non-negative integer"))
+        }
+    })
 }
 
 fn run_inspect(
@@ -814,8 +832,27 @@ fn run_validate(
     model: Option<&(PathBuf, LoadOptions)>,
 ) -> Result<(), Error> {
     let shown = path.display().to_string();
+    // a model given where a plan is expected: say so, not which plan field it lacks (nor
+    // that an ONNX file is not UTF-8, nor where a CSV stops being JSON)
+    let how =
+        "plan it with `memplan plan FILE --format json -o plan.json`, then validate plan.json";
+    let bytes =
+        std::fs::read(path).map_err(|e| Error::invalid(format!("cannot read: {e}")).at(&shown))?;
+    match memplan_core::import::load::Format::detect(&shown, &bytes) {
+        memplan_core::import::load::Format::Onnx => {
+            return Err(
+                Error::invalid(format!("this is a model (ONNX), not a plan: {how}")).at(&shown),
+            )
+        }
+        memplan_core::import::load::Format::Csv => {
+            return Err(
+                Error::invalid(format!("this is a buffer list (CSV), not a plan: {how}"))
+                    .at(&shown),
+            )
+        }
+        memplan_core::import::load::Format::GraphJson => {}
+    }
     let text = load::read_text(path)?;
-    // a model given where a plan is expected: say so, not which plan field it lacks
     let format = serde_json::from_str::<serde_json::Value>(&text)
         .ok()
         .and_then(|v| v.get("format").and_then(|f| f.as_str()).map(str::to_string));
@@ -825,8 +862,12 @@ fn run_validate(
         )
         .at(&shown));
     }
-    let file: PlanFile =
-        serde_json::from_str(&text).map_err(|e| Error::parse(e.to_string()).at(&shown))?;
+    let file: PlanFile = serde_json::from_str(&text).map_err(|e| {
+        Error::parse(format!(
+            "{e} (a memplan.plan/1 file is expected, as `memplan plan --format json` writes)"
+        ))
+        .at(&shown)
+    })?;
     if file.format != "memplan.plan/1" {
         return Err(
             Error::invalid(format!("format '{}' is not 'memplan.plan/1'", file.format)).at(&shown),

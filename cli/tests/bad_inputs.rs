@@ -206,3 +206,46 @@ fn validate_names_a_model_given_for_a_plan() {
         "{stderr}"
     );
 }
+
+/// A new user's findings: a too-large number was "not a non-negative integer", a model given
+/// to `validate` was "not UTF-8" (ONNX) or "expected value at line 1" (CSV).
+#[test]
+fn too_large_numbers_and_models_given_to_validate_say_what_they_are() {
+    let (code, _, stderr) = run(&[
+        "plan",
+        "../../../static/samples/tiny.json",
+        "--size",
+        "y=99999999999999999999",
+    ]);
+    assert_eq!(
+        (code, stderr.trim_end()),
+        (
+            2,
+            "error: --size y: '99999999999999999999' does not fit in 64 bits (at most 18446744073709551615)"
+        )
+    );
+    // a 5000-digit value is not echoed whole
+    let long = format!("batch={}", "9".repeat(5000));
+    let (code, _, stderr) = run(&["plan", "../../../static/samples/tiny.json", "--dim", &long]);
+    assert_eq!(code, 2);
+    assert!(
+        stderr.contains("… (5000 characters)' does not fit in 64 bits"),
+        "{stderr}"
+    );
+    assert!(stderr.len() < 200, "{stderr}");
+    for (file, what) in [
+        ("tetris.csv", "a buffer list (CSV)"),
+        ("mobilenet_v2_randinit.stripped.onnx", "a model (ONNX)"),
+        ("tiny.json", "a model (memplan.graph/1)"),
+    ] {
+        let path = format!("../../../static/samples/{file}");
+        let (code, _, stderr) = run(&["validate", &path]);
+        assert_eq!(code, 1, "{file}: {stderr}");
+        assert!(
+            stderr.starts_with(&format!(
+                "error: {path}: this is {what}, not a plan: plan it with"
+            )),
+            "{file}: {stderr}"
+        );
+    }
+}

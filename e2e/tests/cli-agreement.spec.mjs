@@ -27,6 +27,12 @@ test('the default sample plans to the same peaks as the CLI', async ({ page }) =
   await expect(page.locator('html[data-ready]')).toHaveCount(1);
   expect(await peak(page, 0)).toBe(ge);
   expect(await peak(page, 1)).toBe(packed);
+  // the Blocks figure counts every block and gives GE's own (top-level) count beside it
+  const plan = JSON.parse(memplan([
+    'plan', 'static/samples/mobilenet_v2_randinit.stripped.onnx', '--dim', 'batch=1',
+    '--strategy', 'ge-block', '--format', 'json',
+  ])).plans[0];
+  await expect(page.getByTestId('pane0-blocks')).toHaveText(`${plan.blocks.length} (${plan.ge.blocks} top-level)`);
 });
 
 test('changing the alignment of one pane changes its peak as the CLI says', async ({ page }) => {

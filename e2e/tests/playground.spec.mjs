@@ -362,6 +362,10 @@ test('every pane says when a symbolic dim was assumed, until the user gives it',
   await expect(embed.getByTestId('embed-defaulted')).toHaveText(' · assumed batch = 1');
   await expect(embed.getByTestId('pane0-defaulted')).toHaveCount(0);
   await embed.close();
+  // the field shows no value it was not given: the assumed 1 is its placeholder (a new user
+  // read the banner as contradicting a field that showed 1)
+  await expect(page.getByTestId('dim-batch')).toHaveValue('');
+  await expect(page.getByTestId('dim-batch')).toHaveAttribute('placeholder', '1');
   await page.getByTestId('dim-batch').fill('1');
   await page.getByTestId('dim-batch').dispatchEvent('change');
   await expect(page.getByTestId('pane0-defaulted')).toHaveCount(0);
@@ -373,6 +377,12 @@ test('every pane says when a symbolic dim was assumed, until the user gives it',
   await ready(page);
   await expect(page.getByTestId('pane0-peak')).toBeVisible();
   await expect(page.getByTestId('pane0-defaulted')).toHaveCount(0);
+  await expect(page.getByTestId('dim-batch')).toHaveValue('1');
+  // cleared, the dim is assumed again (not refused as "not a number")
+  await page.getByTestId('dim-batch').fill('');
+  await page.getByTestId('dim-batch').dispatchEvent('change');
+  await expect(page.getByTestId('pane0-defaulted')).toContainText('Assumed batch = 1');
+  await expect(page.getByTestId('dim-batch-error')).toHaveCount(0);
 });
 
 test('tensors of unknown size are counted next to each peak', async ({ page }) => {

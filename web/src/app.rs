@@ -1684,6 +1684,15 @@ impl Component for App {
                     self.sync_hash();
                 }
             }
+            Msg::Bind(k, v) if v.trim().is_empty() => {
+                // a named dim cleared: back to assumed 1, as before it was given
+                self.clear_notice_of(&format!("dim:{k}"));
+                if self.user_dims.remove(&k) {
+                    self.bindings.remove(&k);
+                    self.rebuild();
+                    self.sync_hash();
+                }
+            }
             Msg::Bind(k, v) => match v.trim().parse::<u64>() {
                 Ok(n) if (1..=model::MAX_DIM).contains(&n) => {
                     self.clear_notice_of(&format!("dim:{k}"));

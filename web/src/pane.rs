@@ -150,6 +150,19 @@ fn without(errors: &FieldErrors, key: &str) -> FieldErrors {
     e
 }
 
+/// The Blocks figure: every block (children included) and, for GE plans, how many are top
+/// level (GE's `blocks` statistic, which the CLI prints).
+fn blocks_text(plan: &memplan_core::Plan) -> String {
+    if plan.blocks.is_empty() {
+        return "—".to_string();
+    }
+    let all = plan.blocks.len();
+    match plan.stat("blocks") {
+        Some(top) if usize::try_from(top).ok() != Some(all) => format!("{all} ({top} top-level)"),
+        _ => all.to_string(),
+    }
+}
+
 /// The reason a field's value was refused, under the field (`{id}-error`, which the field names
 /// in `aria-describedby`); nothing when the value is good.
 pub fn field_error(id: &str, why: Option<&str>) -> Html {
@@ -332,7 +345,7 @@ pub fn pane(p: &PaneProps) -> Html {
                             <dd data-testid={format!("pane{i}-device")} data-bytes={need.to_string()}>{ format::bytes(need) }</dd></div>
                     }
                     <div class="stat"><dt>{ "No-reuse total" }</dt><dd>{ format::bytes(r.no_reuse) }</dd></div>
-                    <div class="stat"><dt>{ "Blocks" }</dt><dd>{ if r.plan.blocks.is_empty() { "—".to_string() } else { r.plan.blocks.len().to_string() } }</dd></div>
+                    <div class="stat"><dt title="every block of the plan, level-2 children included (the outlines on the timeline); GE's own statistic, the CLI's 'blocks', counts the top-level blocks only">{ "Blocks" }</dt><dd data-testid={format!("pane{i}-blocks")}>{ blocks_text(&r.plan) }</dd></div>
                     <div class="stat"><dt title="bytes added by padding and alignment over all tensors">{ "Padding waste" }</dt><dd>{ format::bytes(r.padding_waste) }</dd></div>
                     <div class="stat"><dt>{ "Planning time" }</dt><dd data-testid={format!("pane{i}-time")} data-ms={format!("{:.1}", r.time_ms)}>{ format::millis(r.time_ms) }{ " " }{ valid }</dd></div>
                     if !r.plan.notes.is_empty() {

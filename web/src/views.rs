@@ -233,11 +233,21 @@ impl App {
                                 let v = platform::event_value(&e);
                                 Msg::Bind(name.clone(), v)
                             });
-                            let (value, invalid, described, error) = self.field(&format!("dim:{d}"), &format!("dim-error-{i}"), &format!("dim-{d}-error"), self.bindings.get(d).map(ToString::to_string).unwrap_or_default());
+                            // a dim the user has not given shows empty: a named one is assumed
+                            // 1 (the placeholder, and the panes' "Assumed" line say so), one
+                            // the file leaves unnamed is unknown
+                            let given = self.user_dims.contains(d.as_str()) || memplan_core::graph::is_unknown_dim(d);
+                            let current = if given { self.bindings.get(d).map(ToString::to_string).unwrap_or_default() } else { String::new() };
+                            let (placeholder, hint) = if memplan_core::graph::is_unknown_dim(d) {
+                                ("?", "unknown until you give it")
+                            } else {
+                                ("1", "not given: assumed 1 until you give it")
+                            };
+                            let (value, invalid, described, error) = self.field(&format!("dim:{d}"), &format!("dim-error-{i}"), &format!("dim-{d}-error"), current);
                             html! {
                                 <span class="field">
                                     <label>{ d }{ " = " }
-                                        <input type="number" min="1" class="num" data-testid={format!("dim-{d}")} placeholder="?" title="unknown until you give it" {value} aria-invalid={invalid} aria-describedby={described} {onchange} />
+                                        <input type="number" min="1" class="num" data-testid={format!("dim-{d}")} {placeholder} title={hint} {value} aria-invalid={invalid} aria-describedby={described} {onchange} />
                                     </label>
                                     { error }
                                 </span>
