@@ -602,10 +602,21 @@ fn run_plan(args: &PlanArgs) -> Result<bool, Error> {
         let need = p.device_bytes();
         if need > cap {
             fits = false;
+            // the search's own bound (planned sizes, raised by its proofs) can settle it too
+            let proven = p
+                .search
+                .as_ref()
+                .map(|s| s.lower_bound)
+                .filter(|&lb| lb > cap && p.arenas.len() <= 1);
             let why = if cap < bounds.lower_bound {
                 format!(
                     "; no plan can fit: the lower bound is {} B",
                     bounds.lower_bound
+                )
+            } else if let Some(lb) = proven {
+                format!(
+                    "; no plan of these planned sizes can fit: {} proves every one needs at least {lb} B",
+                    p.strategy
                 )
             } else {
                 String::new()

@@ -57,3 +57,30 @@ fn capacity_units_and_bad_values() {
         assert!(err.contains(says), "{bad}: {err}");
     }
 }
+
+/// Over the capacity, a search that proves its bound says no plan can fit, even where the
+/// raw lower bound would allow one: two 1 B buffers live together, 512-aligned, need
+/// 2 × 512 = 1024 B whatever the placement (a new user's BERT at 5 MiB said nothing).
+#[test]
+fn over_capacity_the_searchs_proof_says_none_can_fit() {
+    let dir = std::env::temp_dir().join(format!("memplan-cap-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let file = dir.join("two.csv");
+    std::fs::write(&file, "id,lower,upper,size\na,0,2,1\nb,1,3,1\n").expect("write");
+    let path = file.to_string_lossy().to_string();
+    let (code, _, err) = run(&[
+        "plan",
+        &path,
+        "-s",
+        "optimal",
+        "--align",
+        "512",
+        "--capacity",
+        "100",
+    ]);
+    assert_eq!(code, 3, "{err}");
+    assert_eq!(
+        err.trim_end(),
+        format!("{path}: optimal: peak 1024 B exceeds the capacity 100 B by 924 B; no plan of these planned sizes can fit: optimal proves every one needs at least 1024 B")
+    );
+}
