@@ -117,6 +117,10 @@ struct SimArgs {
     /// Alignment / rounding of requests, bytes (reuse manager and BFC).
     #[arg(long, default_value_t = 512)]
     align: u64,
+    /// Tensor padding before each request: none (raw sizes) or ge (ceil32(bytes) + 32, as
+    /// the playground's runtime panes request by default for graphs).
+    #[arg(long, value_enum, default_value = "none")]
+    padding: PaddingArg,
     /// tiered, acl-tiered: levels, fastest first: NAME=BYTES,... (the last may be NAME=inf).
     #[arg(long, default_value = "L1=1048576,L2=8388608,L3=33554432,DDR=inf")]
     levels: String,
@@ -224,7 +228,7 @@ enum Format {
     Csv,
 }
 
-#[derive(Clone, Copy, ValueEnum)]
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
 enum PaddingArg {
     /// GE: ceil32(bytes) + 32.
     Ge,

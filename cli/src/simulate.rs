@@ -19,7 +19,18 @@ pub fn run(args: &SimArgs) -> Result<bool, Error> {
     for w in &loaded.lowered.warnings {
         errln!("warning: {shown}: {w}");
     }
-    let problem = loaded.lowered.problem;
+    let mut problem = loaded.lowered.problem;
+    if args.padding == crate::PaddingArg::Ge {
+        // each request padded as GE pads a tensor; the allocators round to --align themselves
+        let pad = memplan_core::PlanOptions {
+            padding: memplan_core::Padding::Ge,
+            alignment: 1,
+            ..memplan_core::PlanOptions::default()
+        };
+        for b in &mut problem.buffers {
+            b.size = pad.planned_size(b).map_err(|e| e.at(&shown))?;
+        }
+    }
     let bounds = memplan_core::lower_bound(&problem).map_err(|e| e.at(&shown))?;
     let names: Vec<String> = if args.allocators.is_empty() {
         ["pool", "reuse", "bfc"].map(String::from).to_vec()

@@ -276,3 +276,23 @@ fn a_closed_pipe_is_an_error_not_a_panic() {
     assert!(stderr.contains("error: Broken pipe"), "{stderr}");
     assert!(!stderr.contains("panicked"), "{stderr}");
 }
+
+/// `--padding ge` requests each tensor as GE pads it (ceil32 + 32), as the playground's
+/// runtime panes do by default for graphs. sim/five.csv at step 2 holds b, c and d:
+/// raw 300 + 100 + 50 = 450 B; padded 352 + 160 + 96 = 608 B.
+#[test]
+fn padding_ge_pads_every_request() {
+    for (pad, lb) in [("none", 450), ("ge", 608)] {
+        let v = json(&[
+            "simulate",
+            "sim/five.csv",
+            "-a",
+            "reuse",
+            "--padding",
+            pad,
+            "--format",
+            "json",
+        ]);
+        assert_eq!(v["lower_bound_bytes"], lb, "{pad}: {v}");
+    }
+}

@@ -57,7 +57,14 @@ test('a runtime allocator pane shows the same simulation as `memplan simulate`',
   await expect(page.locator('html[data-ready]')).toHaveCount(1);
   await page.getByTestId('add-pane').click();
   await page.getByTestId('pane2-strategy').selectOption('runtime-bfc');
-  // the CLI simulates raw tensor sizes: no GE padding in this pane
+  // the pane's default for a graph pads as GE does: `simulate --padding ge`
+  const padded = JSON.parse(memplan([
+    'simulate', 'static/samples/mobilenet_v2_randinit.stripped.onnx',
+    '--dim', 'batch=1', '--allocator', 'bfc', '--align', '512', '--padding', 'ge', '--format', 'json',
+  ])).allocators[0];
+  await expect(page.getByTestId('pane2-sim-peak')).toHaveAttribute('data-bytes', String(padded.peak_bytes));
+  await expect(page.getByTestId('pane2-allocs')).toHaveText(`${padded.allocations} / ${padded.frees}`);
+  // the CLI's default simulates raw tensor sizes: no padding in this pane
   await page.locator('#pane2-pad').selectOption('none');
   await expect(page.getByTestId('pane2-peak')).toHaveAttribute('data-bytes', String(bfc.peak_bytes));
   await expect(page.getByTestId('pane2-allocs')).toHaveText(`${bfc.allocations} / ${bfc.frees}`);
