@@ -64,12 +64,11 @@ pub fn read_bytes(path: &Path) -> Result<Vec<u8>, Error> {
     Ok(bytes)
 }
 
-/// Reads `path` as UTF-8 text (a leading byte-order mark dropped), at most [`MAX_INPUT_BYTES`].
+/// The bytes [`read_bytes`] read from `path` as UTF-8 text, a leading byte-order mark dropped.
 ///
 /// # Errors
-/// As [`read_bytes`]; text that is not UTF-8, naming the file.
-pub fn read_text(path: &Path) -> Result<String, Error> {
-    let bytes = read_bytes(path)?;
+/// Text that is not UTF-8, naming the file.
+pub fn text_of(bytes: Vec<u8>, path: &Path) -> Result<String, Error> {
     let text = String::from_utf8(bytes)
         .map_err(|e| Error::parse(format!("not UTF-8: {e}")).at(path.display()))?;
     Ok(match text.strip_prefix('\u{feff}') {

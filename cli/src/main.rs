@@ -429,16 +429,12 @@ fn parse_shapes(
     for d in dims {
         let (k, v) = parse_kv(d, "--dim")?;
         let n = parse_u64(v, &format!("--dim {k}"))?;
-        if n == 0 {
-            // core's load refuses it too (for every caller); here before the file is read
-            return Err(Error::bad_option(format!(
-                "--dim {k}=0: a symbolic dim must be at least 1 (0 would make every tensor that uses it empty)"
-            )));
-        }
         if s.dims.insert(k.to_string(), n).is_some() {
             return Err(twice("--dim", k));
         }
     }
+    // before the file is read (core's load refuses it too, for every caller)
+    memplan_core::import::load::check_dims(&s.dims)?;
     for i in inputs {
         let (k, v) = parse_kv(i, "--input")?;
         let dims = v
@@ -851,8 +847,7 @@ fn run_validate(
     // that an ONNX file is not UTF-8, nor where a CSV stops being JSON)
     let how =
         "plan it with `memplan plan FILE --format json -o plan.json`, then validate plan.json";
-    let bytes =
-        std::fs::read(path).map_err(|e| Error::invalid(format!("cannot read: {e}")).at(&shown))?;
+    let bytes = load::read_bytes(path)?;
     match memplan_core::import::load::Format::detect(&shown, &bytes) {
         memplan_core::import::load::Format::Onnx => {
             return Err(
@@ -867,7 +862,7 @@ fn run_validate(
         }
         memplan_core::import::load::Format::GraphJson => {}
     }
-    let text = load::read_text(path)?;
+    let text = load::text_of(bytes, path)?;
     let format = serde_json::from_str::<serde_json::Value>(&text)
         .ok()
         .and_then(|v| v.get("format").and_then(|f| f.as_str()).map(str::to_string));

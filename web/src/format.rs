@@ -15,16 +15,8 @@ pub fn bytes(bytes: u64) -> String {
 /// A length of text (a link's): `1500000` → `"1,500,000 characters"`. Links are ASCII, so
 /// characters are bytes too, but a user measures a URL in characters, not KiB.
 pub fn chars(n: usize) -> String {
-    let digits = n.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3 + 11);
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out.push_str(if n == 1 { " character" } else { " characters" });
-    out
+    let unit = if n == 1 { "character" } else { "characters" };
+    format!("{} {unit}", grouped(n as u64))
 }
 
 /// Signed difference `b - a`: `"+1.50 MiB = +1572864 B (+12.5%)"`, `"−512 B (−0.4%)"`,

@@ -156,6 +156,21 @@ pub fn load(name: &str, bytes: &[u8], opts: &LoadOptions) -> Result<Loaded> {
     load_as(Format::detect(name, bytes), name, bytes, opts)
 }
 
+/// Refuses a symbolic dim bound to 0. GE and ONNX Runtime take a dim of 0 (empty tensors),
+/// but a user binding one to 0 has almost surely slipped: every tensor that uses it would
+/// plan as empty. [`load`] calls it; the CLI too, before it reads the file.
+///
+/// # Errors
+/// [`crate::ErrorKind::BadOption`] naming the first such dim.
+pub fn check_dims(dims: &Bindings) -> Result<()> {
+    match dims.iter().find(|(_, &v)| v == 0) {
+        Some((k, _)) => Err(Error::bad_option(alloc::format!(
+            "--dim {k}=0: a symbolic dim must be at least 1 (0 would make every tensor that uses it empty)"
+        ))),
+        None => Ok(()),
+    }
+}
+
 /// [`load`] with the format decided by the caller (the playground keeps it with the bytes).
 ///
 /// # Errors
@@ -166,13 +181,7 @@ pub fn load_as(format: Format, name: &str, bytes: &[u8], opts: &LoadOptions) -> 
         return Err(Error::parse(EMPTY));
     }
     let stem = stem(name);
-    // GE and ONNX Runtime take a dim of 0 (empty tensors), but a user binding a symbolic dim
-    // to 0 has almost surely slipped: every tensor that uses it would plan as empty
-    if let Some((k, _)) = opts.dims.iter().find(|(_, &v)| v == 0) {
-        return Err(Error::bad_option(alloc::format!(
-            "--dim {k}=0: a symbolic dim must be at least 1 (0 would make every tensor that uses it empty)"
-        )));
-    }
+    check_dims(&opts.dims)?;
     let mut seen = opts.gears.clone();
     seen.sort_unstable();
     if let Some(w) = seen.windows(2).find(|w| w[0] == w[1]) {
