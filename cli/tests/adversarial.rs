@@ -636,3 +636,33 @@ fn validate_with_the_model_finds_a_ref_outputs_rule() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `zero-size-pinned.csv`: a (8 B, [0, 1]) and b (8 B, [1, 2]) overlap, z has 0 bytes pinned
+/// at 4096. A zero-size buffer takes no bytes, so it never raises the peak (a and b side by
+/// side: 16 B), and every strategy's plan must pass `validate` (issue 30: six plans with peak
+/// 16 were refused as "buffer 'z' ends at byte 4096, above peak_bytes 16").
+#[test]
+fn a_zero_size_pin_above_the_peak_is_valid_for_every_strategy() {
+    let dir = std::env::temp_dir().join(format!("memplan-zpin-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let model = "tests/adversarial/zero-size-pinned.csv";
+    let p = dir.join("plan.json").to_string_lossy().into_owned();
+    let (code, _, err) = common::run_in(".", &["plan", model, "--format", "json", "-o", &p]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&p).expect("plan file")).expect("JSON");
+    for plan in v["plans"].as_array().expect("plans") {
+        let z = plan["buffers"]
+            .as_array()
+            .expect("buffers")
+            .iter()
+            .find(|b| b["name"] == "z")
+            .expect("z");
+        assert_eq!(z["offset"], 4096, "{}: the pin", plan["strategy"]);
+        assert!(plan["peak_bytes"].as_u64().expect("peak") >= 16, "{plan}");
+    }
+    let (code, out, err) = common::run_in(".", &["validate", &p, "--model", model]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(!out.contains("INVALID"), "{out}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
