@@ -217,12 +217,16 @@ fn acl_pool_one_block_per_request_from_a_stack() {
     )
     .unwrap();
     check_accounting(&r);
-    // stack top = block 0 at the start. step 0: a -> block 0 (@0). step 1: b -> block 1 (@300);
-    // a freed -> stack [0]. step 2: c -> pop 0 (@0); d -> untouched block 2 (@600); b freed ->
-    // stack [1]. step 3: e (200 <= 300) -> pop 1 (@300).
+    // blocks 0, 1, 2 pushed in order: block 2 on top at the start. step 0: a -> block 2
+    // (@600). step 1: b -> block 1 (@300); a freed -> stack [0, 2]. step 2: c -> pop 2 (@600);
+    // d -> pop 0 (@0); b freed -> stack [1]. step 3: e (200 <= 300) -> pop 1 (@300).
     assert_eq!(
         r.offsets,
-        vec![Some(0), Some(300), Some(0), Some(600), Some(300)]
+        vec![Some(600), Some(300), Some(600), Some(0), Some(300)]
+    );
+    assert_eq!(
+        r.peak_bytes, 900,
+        "the first block handed out is the pool's last"
     );
     assert_eq!(r.reserved_bytes, 900); // 3 x 300
     assert_eq!(r.peak_in_use_bytes, 900); // step 2: b, c, d = 3 blocks
@@ -236,7 +240,8 @@ fn acl_pool_one_block_per_request_from_a_stack() {
 
 #[test]
 fn acl_pool_hands_out_the_last_freed_block_first() {
-    // x, y at step 0 (freed after it, x then y: stack [0, 1], 1 on top); z at step 1.
+    // 4 blocks, 3 on top: x -> 3 (@192), y -> 2 (@128); freed after step 0, x then y: stack
+    // [0, 1, 3, 2], 2 on top; z at step 1.
     let p = Problem::from_buffers(
         "lifo",
         vec![
@@ -254,7 +259,7 @@ fn acl_pool_hands_out_the_last_freed_block_first() {
     )
     .unwrap();
     // z gets y's block (freed last), not the lowest free block as first fit would.
-    assert_eq!(r.offsets, vec![Some(0), Some(64), Some(64)]);
+    assert_eq!(r.offsets, vec![Some(192), Some(128), Some(128)]);
 }
 
 #[test]
@@ -270,8 +275,8 @@ fn acl_pool_failures_are_counted_not_errors() {
     .unwrap();
     assert_eq!(r.failed, BufferId::list(&[1, 4]));
     assert_eq!(r.failures, 2);
-    // 2 blocks of 300: a, b take both; a freed; c gets a's; d finds the stack empty: NULL;
-    // b freed at step 2; e gets b's block.
+    // 2 blocks of 300, 1 on top: a -> 1 (@300), b -> 0 (@0); a freed; c gets a's; d finds the
+    // stack empty: NULL; b freed at step 2; e gets b's block (@0).
     let r = simulate(
         &trace(),
         &AllocatorKind::AclPool {
@@ -281,7 +286,7 @@ fn acl_pool_failures_are_counted_not_errors() {
     )
     .unwrap();
     assert_eq!(r.failed, BufferId::list(&[3]));
-    assert_eq!(r.offsets[4], Some(300));
+    assert_eq!(r.offsets[4], Some(0));
     assert!(r.leaks.is_empty(), "d got nothing, so nothing leaks");
     assert!(AclPoolCheck::zero_block_is_an_error());
 }
