@@ -145,6 +145,11 @@ struct SimArgs {
     /// Leak detector off (no per-allocation records, no leaks).
     #[arg(long)]
     no_leak_detector: bool,
+    /// Leak detector: most records held at once (default unbounded). An allocation made with
+    /// the table full is not recorded, so its leak is missed (the acl-adapter article's
+    /// fixed record table).
+    #[arg(long, value_name = "N")]
+    leak_records: Option<u64>,
     /// JSON: also the per-allocation records and the occupancy after every step.
     #[arg(long)]
     details: bool,
@@ -260,7 +265,9 @@ struct PlanArgs {
     /// Turn memory reuse off (GE disableReuseMemory).
     #[arg(long)]
     disable_reuse: bool,
-    /// Let graph inputs and outputs take part in reuse (not zero-copy).
+    /// Let graph inputs and outputs take part in reuse (not zero-copy): GE
+    /// graphIOMemAllocMode=ByGE with input_fusion_size=0 (not the I/O reuse options: those are
+    /// --zero-copy-reuse).
     #[arg(long)]
     io_reuse: bool,
     /// Graph inputs and outputs stay zero-copy but may be reused over their live range (GE

@@ -76,6 +76,72 @@ fn acl_pool_first_allocation_is_the_pools_last_block() {
 }
 
 #[test]
+fn reuse_counts_its_hits_and_probes() {
+    // issue 27: ge-chain.json, a (4 MiB) -> b (1) -> c (2) -> d (1) -> e (3) -> f (64 B, the
+    // graph output). The reuse table: a new; b looks at a (held), new; c takes a's freed
+    // 4 MiB entry (1 probe); d looks at a (c), takes b's (2); e takes a's (1); f looks at a
+    // (e), takes b's (2). 4 hits, 0+1+1+2+1+2 = 7 probes over 6 requests.
+    let v = json(&[
+        "simulate",
+        "../../static/samples/ge-chain.json",
+        "-a",
+        "reuse",
+        "--format",
+        "json",
+    ]);
+    let a = &v["allocators"][0];
+    assert_eq!(a["cache_hits"], 4);
+    assert_eq!(a["probes"], 7);
+    assert_eq!(a["io_transfer_bytes"], 64); // f is copied out: the runtime's memory, not the user's
+    let (code, out, err) = run_in(
+        "tests",
+        &[
+            "simulate",
+            "../../static/samples/ge-chain.json",
+            "-a",
+            "reuse",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    let row = out
+        .lines()
+        .find(|l| l.starts_with("reuse"))
+        .expect("reuse row");
+    let cols: Vec<&str> = row.split_whitespace().collect();
+    // alloc peak(2) reserved(2) in-use(2) /lower allocs hits frees fails frag leaks probes/a
+    assert_eq!(cols[9], "4", "{row}");
+    assert_eq!(cols.last(), Some(&"1.17"), "{row}"); // 7 / 6
+    assert!(out.contains("graph I/O 64 B"), "{out}");
+}
+
+#[test]
+fn leak_records_past_the_table_are_dropped() {
+    // five.csv with a table of 1 record: step 0 a recorded; step 1 b finds a's record held:
+    // dropped, then a is freed (slot empty); step 2 c recorded, d dropped; step 3 e finds c's
+    // record held (c is freed after step 3): dropped. Records a, c; 3 dropped.
+    let v = json(&[
+        "simulate",
+        "sim/five.csv",
+        "-a",
+        "bfc",
+        "--leak-records",
+        "1",
+        "--format",
+        "json",
+        "--details",
+    ]);
+    let a = &v["allocators"][0];
+    assert_eq!(a["records_dropped"], 3);
+    let names: Vec<&str> = a["records"]
+        .as_array()
+        .expect("records")
+        .iter()
+        .map(|r| r["name"].as_str().expect("name"))
+        .collect();
+    assert_eq!(names, ["a", "c"]);
+}
+
+#[test]
 fn ge_v1_and_ge_v2_cache_hits() {
     let v = json(&[
         "simulate",

@@ -44,6 +44,8 @@ pub struct AclPool {
     /// Freed blocks, top last: the stack above the untouched ones.
     freed: Vec<u64>,
     held: BTreeMap<BufferId, u64>,
+    hits: u64,
+    probes: u64,
 }
 
 impl AclPool {
@@ -69,6 +71,8 @@ impl AclPool {
             fresh: num_blocks,
             freed: Vec::new(),
             held: BTreeMap::new(),
+            hits: 0,
+            probes: 0,
         })
     }
 }
@@ -81,8 +85,13 @@ impl Allocator for AclPool {
         if size > self.block {
             return Ok(None);
         }
+        // one pop of the free stack, O(1)
+        self.probes += 1;
         let idx = match self.freed.pop() {
-            Some(i) => i,
+            Some(i) => {
+                self.hits += 1;
+                i
+            }
             None if self.fresh > 0 => {
                 self.fresh -= 1;
                 self.fresh
@@ -113,5 +122,13 @@ impl Allocator for AclPool {
 
     fn system_overhead(&self) -> u64 {
         aligned_alloc_overhead(BASE_ALIGNMENT)
+    }
+
+    fn cache_hits(&self) -> u64 {
+        self.hits
+    }
+
+    fn probes(&self) -> u64 {
+        self.probes
     }
 }
