@@ -840,9 +840,52 @@ fn table(f: &PlanFile, o: &PlanOptions) -> String {
                     units::binary(side.saturating_sub(ov))
                 );
             }
+            if let Some(line) = virtual_blocks_line(e) {
+                let _ = writeln!(s, "  {line}");
+            }
         }
     }
     s
+}
+
+/// The dynamic-batch region's virtual blocks (GE `ResizeDynamicBatchBlocks`): per memory type,
+/// one for the largest gear, or with `--expandable-memory` pieces of at most 400 MiB
+/// (`kMaxSplitSizeForDynamicBatch`), so the table shows what the option changed. A memory
+/// type's blocks are adjacent; the next type starts again at its own offset 0.
+fn virtual_blocks_line(e: &memplan_core::report::plan_file::PlanEntry) -> Option<String> {
+    let mut groups: Vec<Vec<u64>> = Vec::new();
+    let mut end = 0u64;
+    for b in e.blocks.iter().filter(|b| {
+        b.tag
+            .as_deref()
+            .is_some_and(|t| t.starts_with("dynamic-batch"))
+    }) {
+        match groups.last_mut() {
+            Some(g) if b.offset == end => g.push(b.size),
+            _ => groups.push(vec![b.size]),
+        }
+        end = b.offset.saturating_add(b.size);
+    }
+    if groups.is_empty() {
+        return None;
+    }
+    let expandable = e.settings.as_ref().is_some_and(|s| s.expandable_memory);
+    let list: Vec<String> = groups
+        .iter()
+        .map(|g| {
+            let sizes: Vec<String> = g.iter().map(|&b| units::binary(b)).collect();
+            format!("[{}]", sizes.join(", "))
+        })
+        .collect();
+    Some(format!(
+        "dynamic-batch virtual blocks: {}{}",
+        list.join(" + "),
+        if expandable {
+            " (expandable memory: pieces of at most 400 MiB)"
+        } else {
+            " (one per memory type; --expandable-memory cuts them at 400 MiB)"
+        }
+    ))
 }
 
 fn run_validate(
