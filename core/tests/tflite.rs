@@ -46,6 +46,12 @@ fn hello_world_int8_bound_is_tflm_s_head() {
     assert_eq!(l.format, Format::Tflite);
     assert_eq!(walked_ops(&l), 3);
     assert_eq!(bounds(&l).0, 32);
+    // the pipeline's sizes are TFLM's (16 B each): input [1,1], two [1,16], output [1,1]
+    // int8, so the plain bounds are TFLM's too: 32 live at most, 4 x 16 without reuse
+    let raw = memplan_core::lower_bound(&l.lowered.problem).unwrap();
+    assert_eq!((raw.lower_bound, raw.no_reuse), (32, 64));
+    let sizes: Vec<u64> = l.lowered.problem.buffers.iter().map(|b| b.size).collect();
+    assert_eq!(sizes, [16, 16, 16, 16]);
 }
 
 #[test]

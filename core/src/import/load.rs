@@ -439,7 +439,10 @@ fn load_onnx(_: &str, _: &[u8], _: &LoadOptions) -> Result<Loaded> {
 }
 
 /// A `.tflite` model: symbolic dims (`shape_signature` -1) the user leaves unbound take the
-/// value of the file's `shape`, which is what TFLM allocates (a warning each).
+/// value of the file's `shape`, which is what TFLM allocates (a warning each). Every buffer's
+/// size is TFLM's: the tensor's bytes rounded up to 16 (`micro_allocator.cc` `CreatePlan`:
+/// `AlignSizeUp(bytes, MicroArenaBufferAlignment())`, what its planner is given), so the lower
+/// bound and the no-reuse total of every report are TFLM's.
 #[cfg(feature = "tflite")]
 fn load_tflite(stem: &str, bytes: &[u8], opts: &LoadOptions) -> Result<Loaded> {
     use super::tflite::{parse, TfliteOptions};
@@ -482,6 +485,13 @@ fn load_tflite(stem: &str, bytes: &[u8], opts: &LoadOptions) -> Result<Loaded> {
             (Some((dim, sorted(&opts.gears))), l)
         }
     };
+    for b in &mut lowered.problem.buffers {
+        b.size = crate::error::round_up(
+            b.size,
+            super::tflite::TFLM_ALIGNMENT,
+            alloc::format!("TFLM size of '{}'", b.name),
+        )?;
+    }
     warnings.append(&mut lowered.warnings);
     lowered.warnings = warnings;
     Ok(Loaded {

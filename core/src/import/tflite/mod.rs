@@ -29,7 +29,9 @@
 //! (TFLM unpacks it); types TFLM cannot size (STRING, VARIANT, INT2, UINT4, FLOAT8) leave the
 //! tensor of unknown size, with the reason. `shape_signature` -1 is a symbolic dim (`batch` on
 //! axis 0, `TENSOR axis N` elsewhere); unbound, it takes the value of `shape`, which is what
-//! TFLM allocates ([`TfliteModel::file_dims`]).
+//! TFLM allocates ([`TfliteModel::file_dims`]). [`Graph::lower`] gives each buffer its tensor's
+//! bytes; the load pipeline ([`crate::import::load`]) then rounds them up to 16 as TFLM's
+//! `CreatePlan` does, so its bounds are TFLM's.
 //!
 //! Scratch buffers are requested by kernels at `Prepare` and are not in the file: the ops
 //! whose reference kernels request them are named in a warning ([`TfliteInfo::scratch_ops`]);
