@@ -616,6 +616,8 @@ mod tests {
         assert_eq!(Format::sniff(b"\x08\x07\x12\x07pytorch"), Format::Onnx);
         assert_eq!(Format::sniff(b""), Format::Onnx);
         assert_eq!(Format::sniff(b"[[[1]]]"), Format::GraphJson);
+        assert_eq!(Format::sniff(b"\x1c\0\0\0TFL3\0\0"), Format::Tflite);
+        assert_eq!(Format::detect("m.TFLite", b"{}"), Format::Tflite);
     }
 
     #[test]
