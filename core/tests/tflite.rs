@@ -181,3 +181,88 @@ fn a_written_plan_reads_back_and_keeps_the_model() {
     let e = with_offline_plan(&b, &offsets[1..]).unwrap_err();
     assert!(e.to_string().contains("offsets for"), "{e}");
 }
+
+/// Counts read independently with TFLite's own Python reader (the PyPI wheel's
+/// `schema_py_generated.py`, `ModelT.InitFromPackedBuf`): tensors, operators, `is_variable`
+/// tensors, tensors whose buffer holds data and those bytes.
+#[test]
+fn counts_match_tflite_s_own_reader() {
+    let table: [(&str, usize, usize, usize, usize, u64); 15] = [
+        ("microflow/sine.tflite", 10, 3, 0, 6, 420),
+        ("pypi-tflite-micro/sine_float.tflite", 10, 3, 0, 6, 1284),
+        (
+            "tflite-micro/dtln_noise_suppression.tflite",
+            45,
+            4,
+            4,
+            26,
+            366_212,
+        ),
+        ("tflite-micro/hello_world_int8.tflite", 10, 3, 0, 6, 420),
+        (
+            "tflite-micro/keyword_scrambled.tflite",
+            54,
+            15,
+            7,
+            31,
+            27_848,
+        ),
+        (
+            "tflite-micro/micro_speech_quantized.tflite",
+            10,
+            4,
+            0,
+            5,
+            16_704,
+        ),
+        (
+            "tflite-micro/mobilenet_v2_quantized_1x3x224x224.tflite",
+            212,
+            84,
+            0,
+            127,
+            3_542_592,
+        ),
+        ("tflite-micro/person_detect.tflite", 89, 31, 0, 57, 218_928),
+        (
+            "tflite-micro/person_detect_vela.tflite",
+            6,
+            1,
+            0,
+            2,
+            268_648,
+        ),
+        ("tflite-micro/trained_lstm.tflite", 22, 4, 2, 15, 38_128),
+        ("tflite-micro/trained_lstm_int8.tflite", 27, 4, 2, 15, 9_808),
+        ("tfmicro/hello_world.tflite", 12, 5, 0, 6, 420),
+        ("tfmicro/magic_wand.tflite", 16, 7, 0, 8, 17_200),
+        ("tfmicro/micro_speech.tflite", 8, 3, 0, 4, 16_688),
+        (
+            "tfmicro/person_detection_grayscale.tflite",
+            86,
+            29,
+            0,
+            56,
+            219_180,
+        ),
+    ];
+    for (rel, tensors, ops, variables, weights, weight_bytes) in table {
+        let m = tflite::parse(&bytes(rel), &TfliteOptions::default()).unwrap();
+        let got = (
+            m.info.tensor_count(),
+            m.info.operators,
+            m.info.persistent.len(),
+            m.graph.tensors.iter().filter(|t| t.constant).count(),
+            m.weight_bytes,
+        );
+        assert_eq!(
+            got,
+            (tensors, ops, variables, weights, weight_bytes),
+            "{rel}"
+        );
+        assert_eq!(
+            m.info.walked_operators, ops,
+            "{rel}: one subgraph, walked once"
+        );
+    }
+}
