@@ -266,3 +266,53 @@ fn counts_match_tflite_s_own_reader() {
         );
     }
 }
+
+/// Corrupted copies of real models (bytes overwritten, cut short) through the importer, the
+/// lowering and the offline-plan reader and writer: errors are fine, panics are not. A
+/// deterministic stand-in for the `tflite_parse` fuzz target.
+#[test]
+fn corrupted_models_give_errors_not_panics() {
+    let mut seed = 0x2545_f491_4f6c_dd1du64;
+    let mut next = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    for rel in [
+        "tflite-micro/hello_world_int8.tflite",
+        "tflite-micro/person_detect_vela.tflite",
+        "tflite-micro/trained_lstm_int8.tflite",
+    ] {
+        let original = bytes(rel);
+        for round in 0..400 {
+            let mut b = original.clone();
+            // most bytes of a model are weights: aim at the first 2 KiB, where the tables
+            // usually sit, as often as anywhere
+            for _ in 0..1 + next() % 4 {
+                let span = if next() % 2 == 0 {
+                    2048.min(b.len())
+                } else {
+                    b.len()
+                };
+                let at = (next() % span as u64) as usize;
+                b[at] = (next() & 0xff) as u8;
+            }
+            if round % 5 == 0 {
+                b.truncate((next() % b.len() as u64) as usize);
+            }
+            if let Ok(m) = tflite::parse(&b, &TfliteOptions::default()) {
+                if let Ok(l) = m.graph.lower(&m.file_dims) {
+                    let _ = memplan_core::lower_bound(&l.problem);
+                }
+                let offsets = vec![-1; m.info.tensor_count()];
+                if let Ok(out) = with_offline_plan(&b, &offsets) {
+                    let back = read_offline_plan(&out).unwrap().unwrap();
+                    assert_eq!(back.offsets, offsets, "{rel} round {round}");
+                }
+            }
+            let _ = read_offline_plan(&b);
+            let _ = load(rel, &b, &LoadOptions::default());
+        }
+    }
+}
