@@ -271,6 +271,7 @@ fn counts_match_tflite_s_own_reader() {
 /// lowering and the offline-plan reader and writer: errors are fine, panics are not. A
 /// deterministic stand-in for the `tflite_parse` fuzz target.
 #[test]
+#[allow(clippy::cast_possible_truncation)] // positions below the file's length
 fn corrupted_models_give_errors_not_panics() {
     let mut seed = 0x2545_f491_4f6c_dd1du64;
     let mut next = move || {
