@@ -317,3 +317,24 @@ fn corrupted_models_give_errors_not_panics() {
         }
     }
 }
+
+/// A plan of the lowered problem as an offline plan: one offset per tensor, -1 for weights;
+/// written into the model and read back.
+#[test]
+fn a_plan_becomes_an_offline_plan() {
+    let rel = "tflite-micro/hello_world_int8.tflite";
+    let l = loaded(rel);
+    let opts = l.format.default_plan_options();
+    let plan = memplan_core::plan(&l.lowered.problem, "greedy-size-best-fit", &opts).unwrap();
+    let info = l.tflite.as_ref().unwrap();
+    let offsets =
+        tflite::offline_offsets(info.tensor_count(), &l.lowered.tensor_of, &plan).unwrap();
+    assert_eq!(offsets.len(), 10);
+    // the 6 weights are -1; the 4 activations take 2 x 16 B slots at offsets 0 and 16
+    assert_eq!(offsets.iter().filter(|&&o| o == -1).count(), 6);
+    let mut placed: Vec<i32> = offsets.iter().copied().filter(|&o| o >= 0).collect();
+    placed.sort_unstable();
+    assert_eq!(placed, [0, 0, 16, 16]);
+    let out = with_offline_plan(&bytes(rel), &offsets).unwrap();
+    assert_eq!(read_offline_plan(&out).unwrap().unwrap().offsets, offsets);
+}

@@ -68,7 +68,9 @@ pub mod offline;
 mod tests;
 mod walk;
 
-pub use offline::{read_offline_plan, with_offline_plan, OfflinePlan, OFFLINE_PLAN_METADATA};
+pub use offline::{
+    offline_offsets, read_offline_plan, with_offline_plan, OfflinePlan, OFFLINE_PLAN_METADATA,
+};
 
 use generated::tflite as fb;
 
