@@ -340,7 +340,10 @@ fn shape_signature_minus_one_is_a_symbolic_dim_defaulting_to_shape() {
     // the pipeline: batch = 2 from `shape`, 2 x 4 B rounded up to TFLM's 16
     let l = crate::import::load::load("m.tflite", &bytes, &Default::default()).unwrap();
     assert_eq!(l.lowered.problem.buffers[0].size, 16);
-    assert!(l.lowered.warnings[0].contains("dim 'batch' is not bound; using 2"));
+    assert_eq!(
+        l.lowered.warnings[0],
+        "symbolic dims (shape_signature -1) not bound take the file's shape, what TFLM allocates: batch=2 (bind them with --dim NAME=VALUE)"
+    );
     let opts = crate::import::load::LoadOptions {
         dims: Bindings::from([("batch".into(), 5)]),
         ..Default::default()
