@@ -134,10 +134,10 @@ fn emitted_plan_is_followed_when_planned_again() {
         .unwrap()
         .iter()
         .filter(|b| b["fixed_offset"].is_u64())
-        .count();
+        .count() as u64;
     assert_eq!(
         pinned,
-        again["problem"]["buffers"].as_u64().unwrap() as usize,
+        again["problem"]["buffers"].as_u64().unwrap(),
         "every planned tensor is pinned by the exported plan"
     );
     let text = std::fs::read_to_string(&header).unwrap();
