@@ -20,7 +20,8 @@ and its reference kernels. For every committed .tflite under testdata/models/tfl
            against the file's entry, the BufferPlan against the planned offsets in order, and
            the head against the JSON's peak.
 
-Each TFLM run is a child process (some models crash TFLM). Models today's TFLM refuses to run
+`--verify PLANNED --original MODEL [--peak N]` checks one planned file alone (the page's
+download). Each TFLM run is a child process (some models crash TFLM). Models today's TFLM refuses to run
 are listed in expect.yaml with the message TFLM gives; the head of models with scratch is there
 too (the measured difference), so a change fails. Ends with "N passed, N failed".
 """
@@ -286,6 +287,30 @@ def check_overlap(t, rel, exported, base, work):
             run.get("error", "outputs identical: the comparison would not catch it"))
 
 
+def verify(planned, original, peak):
+    """One planned file against its original: an entry for exactly the tensors TFLM plans,
+    TFLM runs it (head = `peak` when given) with outputs bit-identical to the original's."""
+    t = Tally()
+    m = load_model(pathlib.Path(planned).read_bytes())
+    words = offline_entry(m)
+    want, total = planned_by_tflm(m)
+    offsets = words[3:] if words else []
+    t.check(f"{planned}: OfflineMemoryAllocation",
+            words is not None and words[:3] == [0, len(m.subgraphs), total]
+            and len(offsets) == total and [i for i, o in enumerate(offsets) if o != -1] == want
+            and all(o % 16 == 0 for o in offsets if o != -1),
+            f"entry {words[:3] if words else None}, {len(offsets)} offsets, {total} tensors")
+    base, run = run_tflm(original), run_tflm(planned)
+    if t.check(f"{planned}: TFLM runs both", "error" not in base and "error" not in run,
+               base.get("error", "") + run.get("error", "")):
+        if peak is not None:
+            t.check(f"{planned}: TFLM head = {peak}", run["head"] == peak, info=f"TFLM {run['head']} B")
+        t.check(f"{planned}: outputs bit-identical to {original}'s",
+                run["outputs"] == base["outputs"], "outputs differ")
+    print(f"{t.passed} passed, {t.failed} failed")
+    return 0 if t.failed == 0 else 1
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--child")
@@ -296,9 +321,15 @@ def main():
     ap.add_argument("--work", default="target/tflm-oracle/work")
     ap.add_argument("--table")
     ap.add_argument("--only")
+    ap.add_argument("--verify", metavar="PLANNED.tflite",
+                    help="check one planned file (e.g. the page's download) against --original")
+    ap.add_argument("--original", metavar="MODEL.tflite")
+    ap.add_argument("--peak", type=int, help="with --verify: the head TFLM must report")
     args = ap.parse_args()
     if args.child:
         return child(args.child, args.preserve, args.result)
+    if args.verify:
+        return verify(args.verify, args.original, args.peak)
 
     import yaml
     here = pathlib.Path(__file__).resolve().parent
