@@ -46,6 +46,12 @@ fn hello_world_int8_bound_is_tflm_s_head() {
     assert_eq!(l.format, Format::Tflite);
     assert_eq!(walked_ops(&l), 3);
     assert_eq!(bounds(&l).0, 32);
+    // the pipeline's sizes are TFLM's (16 B each): input [1,1], two [1,16], output [1,1]
+    // int8, so the plain bounds are TFLM's too: 32 live at most, 4 x 16 without reuse
+    let raw = memplan_core::lower_bound(&l.lowered.problem).unwrap();
+    assert_eq!((raw.lower_bound, raw.no_reuse), (32, 64));
+    let sizes: Vec<u64> = l.lowered.problem.buffers.iter().map(|b| b.size).collect();
+    assert_eq!(sizes, [16, 16, 16, 16]);
 }
 
 #[test]
@@ -174,4 +180,161 @@ fn a_written_plan_reads_back_and_keeps_the_model() {
     // a plan of the wrong length is refused
     let e = with_offline_plan(&b, &offsets[1..]).unwrap_err();
     assert!(e.to_string().contains("offsets for"), "{e}");
+}
+
+/// Counts read independently with TFLite's own Python reader (the PyPI wheel's
+/// `schema_py_generated.py`, `ModelT.InitFromPackedBuf`): tensors, operators, `is_variable`
+/// tensors, tensors whose buffer holds data and those bytes.
+#[test]
+fn counts_match_tflite_s_own_reader() {
+    let table: [(&str, usize, usize, usize, usize, u64); 15] = [
+        ("microflow/sine.tflite", 10, 3, 0, 6, 420),
+        ("pypi-tflite-micro/sine_float.tflite", 10, 3, 0, 6, 1284),
+        (
+            "tflite-micro/dtln_noise_suppression.tflite",
+            45,
+            4,
+            4,
+            26,
+            366_212,
+        ),
+        ("tflite-micro/hello_world_int8.tflite", 10, 3, 0, 6, 420),
+        (
+            "tflite-micro/keyword_scrambled.tflite",
+            54,
+            15,
+            7,
+            31,
+            27_848,
+        ),
+        (
+            "tflite-micro/micro_speech_quantized.tflite",
+            10,
+            4,
+            0,
+            5,
+            16_704,
+        ),
+        (
+            "tflite-micro/mobilenet_v2_quantized_1x3x224x224.tflite",
+            212,
+            84,
+            0,
+            127,
+            3_542_592,
+        ),
+        ("tflite-micro/person_detect.tflite", 89, 31, 0, 57, 218_928),
+        (
+            "tflite-micro/person_detect_vela.tflite",
+            6,
+            1,
+            0,
+            2,
+            268_648,
+        ),
+        ("tflite-micro/trained_lstm.tflite", 22, 4, 2, 15, 38_128),
+        ("tflite-micro/trained_lstm_int8.tflite", 27, 4, 2, 15, 9_808),
+        ("tfmicro/hello_world.tflite", 12, 5, 0, 6, 420),
+        ("tfmicro/magic_wand.tflite", 16, 7, 0, 8, 17_200),
+        ("tfmicro/micro_speech.tflite", 8, 3, 0, 4, 16_688),
+        (
+            "tfmicro/person_detection_grayscale.tflite",
+            86,
+            29,
+            0,
+            56,
+            219_180,
+        ),
+    ];
+    for (rel, tensors, ops, variables, weights, weight_bytes) in table {
+        let m = tflite::parse(&bytes(rel), &TfliteOptions::default()).unwrap();
+        let got = (
+            m.info.tensor_count(),
+            m.info.operators,
+            m.info.persistent.len(),
+            m.graph.tensors.iter().filter(|t| t.constant).count(),
+            m.weight_bytes,
+        );
+        assert_eq!(
+            got,
+            (tensors, ops, variables, weights, weight_bytes),
+            "{rel}"
+        );
+        assert_eq!(
+            m.info.walked_operators, ops,
+            "{rel}: one subgraph, walked once"
+        );
+    }
+}
+
+/// Corrupted copies of real models (bytes overwritten, cut short) through the importer, the
+/// lowering and the offline-plan reader and writer: errors are fine, panics are not. A
+/// deterministic stand-in for the `tflite_parse` fuzz target.
+#[test]
+#[allow(clippy::cast_possible_truncation)] // positions below the file's length
+fn corrupted_models_give_errors_not_panics() {
+    let mut seed = 0x2545_f491_4f6c_dd1du64;
+    let mut next = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    for rel in [
+        "tflite-micro/hello_world_int8.tflite",
+        "tflite-micro/person_detect_vela.tflite",
+        "tflite-micro/trained_lstm_int8.tflite",
+    ] {
+        let original = bytes(rel);
+        for round in 0..400 {
+            let mut b = original.clone();
+            // most bytes of a model are weights: aim at the first 2 KiB, where the tables
+            // usually sit, as often as anywhere
+            for _ in 0..1 + next() % 4 {
+                let span = if next() % 2 == 0 {
+                    2048.min(b.len())
+                } else {
+                    b.len()
+                };
+                let at = (next() % span as u64) as usize;
+                b[at] = (next() & 0xff) as u8;
+            }
+            if round % 5 == 0 {
+                b.truncate((next() % b.len() as u64) as usize);
+            }
+            if let Ok(m) = tflite::parse(&b, &TfliteOptions::default()) {
+                if let Ok(l) = m.graph.lower(&m.file_dims) {
+                    let _ = memplan_core::lower_bound(&l.problem);
+                }
+                let offsets = vec![-1; m.info.tensor_count()];
+                if let Ok(out) = with_offline_plan(&b, &offsets) {
+                    let back = read_offline_plan(&out).unwrap().unwrap();
+                    assert_eq!(back.offsets, offsets, "{rel} round {round}");
+                }
+            }
+            let _ = read_offline_plan(&b);
+            let _ = load(rel, &b, &LoadOptions::default());
+        }
+    }
+}
+
+/// A plan of the lowered problem as an offline plan: one offset per tensor, -1 for weights;
+/// written into the model and read back.
+#[test]
+fn a_plan_becomes_an_offline_plan() {
+    let rel = "tflite-micro/hello_world_int8.tflite";
+    let l = loaded(rel);
+    let opts = l.format.default_plan_options();
+    let plan = memplan_core::plan(&l.lowered.problem, "greedy-size-best-fit", &opts).unwrap();
+    let info = l.tflite.as_ref().unwrap();
+    let offsets =
+        tflite::offline_offsets(info.tensor_count(), &l.lowered.tensor_of, &plan).unwrap();
+    assert_eq!(offsets.len(), 10);
+    // the 6 weights are -1; the 4 activations take 2 x 16 B slots at offsets 0 and 16
+    assert_eq!(offsets.iter().filter(|&&o| o == -1).count(), 6);
+    let mut placed: Vec<i32> = offsets.iter().copied().filter(|&o| o >= 0).collect();
+    placed.sort_unstable();
+    assert_eq!(placed, [0, 0, 16, 16]);
+    let out = with_offline_plan(&bytes(rel), &offsets).unwrap();
+    assert_eq!(read_offline_plan(&out).unwrap().unwrap().offsets, offsets);
 }

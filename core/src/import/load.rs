@@ -439,7 +439,10 @@ fn load_onnx(_: &str, _: &[u8], _: &LoadOptions) -> Result<Loaded> {
 }
 
 /// A `.tflite` model: symbolic dims (`shape_signature` -1) the user leaves unbound take the
-/// value of the file's `shape`, which is what TFLM allocates (a warning each).
+/// value of the file's `shape`, which is what TFLM allocates (a warning each). Every buffer's
+/// size is TFLM's: the tensor's bytes rounded up to 16 (`micro_allocator.cc` `CreatePlan`:
+/// `AlignSizeUp(bytes, MicroArenaBufferAlignment())`, what its planner is given), so the lower
+/// bound and the no-reuse total of every report are TFLM's.
 #[cfg(feature = "tflite")]
 fn load_tflite(stem: &str, bytes: &[u8], opts: &LoadOptions) -> Result<Loaded> {
     use super::tflite::{parse, TfliteOptions};
@@ -464,13 +467,18 @@ fn load_tflite(stem: &str, bytes: &[u8], opts: &LoadOptions) -> Result<Loaded> {
     } else {
         Some(gears::batch_dim(&graph, opts.batch_dim.as_deref())?)
     };
+    let mut taken = Vec::new();
     for (name, &v) in &model.file_dims {
         if !dims.contains_key(name) && batch.as_ref() != Some(name) {
             dims.insert(name.clone(), v);
-            bind.push(alloc::format!(
-                "dim '{name}' is not bound; using {v}, the file's shape (what TFLM allocates; bind it with --dim {name}=VALUE)"
-            ));
+            taken.push(alloc::format!("{name}={v}"));
         }
+    }
+    if !taken.is_empty() {
+        bind.push(alloc::format!(
+            "symbolic dims (shape_signature -1) not bound take the file's shape, what TFLM allocates: {} (bind them with --dim NAME=VALUE)",
+            taken.join(", ")
+        ));
     }
     warnings.append(&mut bind);
     warnings.extend(model.warnings);
@@ -482,6 +490,13 @@ fn load_tflite(stem: &str, bytes: &[u8], opts: &LoadOptions) -> Result<Loaded> {
             (Some((dim, sorted(&opts.gears))), l)
         }
     };
+    for b in &mut lowered.problem.buffers {
+        b.size = crate::error::round_up(
+            b.size,
+            super::tflite::TFLM_ALIGNMENT,
+            alloc::format!("TFLM size of '{}'", b.name),
+        )?;
+    }
     warnings.append(&mut lowered.warnings);
     // TFLM's buffer order (its greedy planner breaks size ties by it) and the file's pins
     warnings.extend(super::tflm_order::to_tflm(&mut lowered, &model.info));
@@ -608,6 +623,8 @@ mod tests {
         assert_eq!(Format::sniff(b"\x08\x07\x12\x07pytorch"), Format::Onnx);
         assert_eq!(Format::sniff(b""), Format::Onnx);
         assert_eq!(Format::sniff(b"[[[1]]]"), Format::GraphJson);
+        assert_eq!(Format::sniff(b"\x1c\0\0\0TFL3\0\0"), Format::Tflite);
+        assert_eq!(Format::detect("m.TFLite", b"{}"), Format::Tflite);
     }
 
     #[test]
