@@ -60,13 +60,12 @@ fn tflm_greedy_is_tflms_head_and_optimal_never_above() {
             "{model}: bound {bound} > optimal {optimal}"
         );
     }
-    // the table: the max-live bound (raw sizes) equals the head on three of its four;
-    // micro_speech's is 8 B below, the 16 B rounding of a tensor live at the peak step
-    for (&(model, _), bound) in TFLM_HEADS[..4].iter().zip([32, 5_960, 55_296, 2_451_840]) {
+    // the table: the max-live bound (TFLM's 16 B sizes) equals the head on these four
+    for &(model, head) in &TFLM_HEADS[..4] {
         let v = plan_json(&["plan", model, "-s", "tflm-greedy", "--format", "json"]);
         assert_eq!(
             v["problem"]["lower_bound_bytes"].as_u64(),
-            Some(bound),
+            Some(head),
             "{model}"
         );
     }
