@@ -101,6 +101,14 @@ pub fn is_tflite(path: &Path) -> Result<bool, Error> {
     Ok(Format::sniff(&head) == Format::Tflite)
 }
 
+/// [`read`], also handing back the file's bytes (a TFLite model to export a plan into).
+pub fn read_keeping_bytes(path: &Path, opts: &LoadOptions) -> Result<(Loaded, Vec<u8>), Error> {
+    let shown = path.display().to_string();
+    let bytes = read_bytes(path)?;
+    let loaded = load(&shown, &bytes, opts).map_err(|e| e.at(&shown))?;
+    Ok((loaded, bytes))
+}
+
 /// Reads an ONNX file for `memplan inspect`.
 pub fn read_onnx(path: &Path, shapes: &LoadOptions) -> Result<onnx::OnnxModel, Error> {
     let shown = path.display().to_string();

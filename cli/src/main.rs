@@ -301,6 +301,14 @@ struct PlanArgs {
     /// Write the output here instead of stdout.
     #[arg(long, short = 'o')]
     out: Option<PathBuf>,
+    /// TFLite model, one --strategy: also write the model with the plan as its
+    /// `OfflineMemoryAllocation` metadata, which TFLM follows (the JSON's peak is its head).
+    #[arg(long, value_name = "OUT.tflite")]
+    emit_tflite: Option<PathBuf>,
+    /// TFLite model, one --strategy: also write a C header with the arena head size, every
+    /// tensor's offset and TFLM's `BufferPlan` for `NonPersistentMemoryPlannerShim`.
+    #[arg(long, value_name = "OUT.h")]
+    emit_header: Option<PathBuf>,
 }
 
 fn main() -> ExitCode {
@@ -510,6 +518,44 @@ fn options(args: &PlanArgs, input: &Loaded) -> Result<PlanOptions, Error> {
     Ok(o)
 }
 
+/// What exporting a plan to TFLM needs of the loaded model.
+struct Tflm<'a> {
+    graph: Option<&'a memplan_core::graph::Graph>,
+    info: Option<&'a memplan_core::import::tflite::TfliteInfo>,
+    lowered: &'a memplan_core::graph::Lowered,
+    bytes: &'a [u8],
+}
+
+/// The `--emit-tflite` model and the `--emit-header` text of `plan` (core's
+/// `report::tflm_export` makes and checks both).
+fn export_tflm(
+    args: &PlanArgs,
+    m: &Tflm<'_>,
+    strategy: &str,
+    plan: &Plan,
+) -> Result<(Option<Vec<u8>>, Option<String>), Error> {
+    use memplan_core::report::tflm_export;
+    let (Some(graph), Some(info)) = (m.graph, m.info) else {
+        return Err(Error::bad_option(
+            "--emit-tflite and --emit-header export a plan of a TFLite model (.tflite)",
+        ));
+    };
+    let export = tflm_export::tflm_offsets(m.lowered, info, plan)
+        .map_err(|e| e.at(format!("strategy {strategy}")))?;
+    let model = match args.emit_tflite {
+        Some(_) => Some(tflm_export::planned_tflite(m.bytes, &export)?),
+        None => None,
+    };
+    let header = args.emit_header.as_ref().map(|_| {
+        let name = args
+            .input
+            .file_name()
+            .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+        tflm_export::c_header(&export, info, graph, &name, strategy)
+    });
+    Ok((model, header))
+}
+
 /// Plans and writes the output; `Ok(false)` when a plan exceeds `--capacity`.
 fn run_plan(args: &PlanArgs) -> Result<bool, Error> {
     let names: Vec<String> = if args.strategies.is_empty() {
@@ -529,8 +575,18 @@ fn run_plan(args: &PlanArgs) -> Result<bool, Error> {
             "--format csv writes one plan: choose it with --strategy NAME",
         ));
     }
+    let exporting = args.emit_tflite.is_some() || args.emit_header.is_some();
+    if exporting && infos.len() != 1 {
+        return Err(Error::bad_option(
+            "--emit-tflite and --emit-header write one plan: choose it with one --strategy NAME",
+        ));
+    }
     let shapes = shapes(args)?;
-    let input = load::read(&args.input, &shapes)?;
+    let (input, model_bytes) = if exporting {
+        load::read_keeping_bytes(&args.input, &shapes)?
+    } else {
+        (load::read(&args.input, &shapes)?, Vec::new())
+    };
     let opts = options(args, &input)?;
     let shown = args.input.display().to_string();
     let lowered = input.lowered;
@@ -595,6 +651,19 @@ fn run_plan(args: &PlanArgs) -> Result<bool, Error> {
         order: lowered.order,
     };
     let file = PlanFile::new(&shown, problem, extras, &runs).map_err(|e| e.at(&shown))?;
+    // the exported files are made before anything is written: a refusal writes nothing
+    let exported = match (exporting, plans.first()) {
+        (true, Some((name, plan, _, _))) => {
+            let tflm = Tflm {
+                graph: input.graph.as_ref(),
+                info: input.tflite.as_ref(),
+                lowered: &lowered,
+                bytes: &model_bytes,
+            };
+            Some(export_tflm(args, &tflm, name, plan).map_err(|e| e.at(&shown))?)
+        }
+        _ => None,
+    };
     let text = match args.format {
         Format::Json => term::json(&file.to_json()?).into_owned(),
         Format::Table => term::clean(&table(&file, &opts)).into_owned(),
@@ -616,6 +685,17 @@ fn run_plan(args: &PlanArgs) -> Result<bool, Error> {
             std::io::stdout()
                 .write_all(text.as_bytes())
                 .map_err(|e| Error::invalid(e.to_string()))?;
+        }
+    }
+    if let Some((model, header)) = exported {
+        for (path, data) in [
+            (&args.emit_tflite, model),
+            (&args.emit_header, header.map(String::into_bytes)),
+        ] {
+            if let (Some(path), Some(data)) = (path, data) {
+                std::fs::write(path, data)
+                    .map_err(|e| Error::invalid(format!("cannot write: {e}")).at(path.display()))?;
+            }
         }
     }
     if !failed.is_empty() {

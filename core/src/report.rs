@@ -10,6 +10,8 @@ use crate::strategy::overlay::gear_problem;
 
 #[cfg(feature = "serde")]
 pub mod plan_file;
+#[cfg(feature = "tflite")]
+pub mod tflm_export;
 
 /// One gear's figures in a plan of an expanded problem.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -498,6 +498,8 @@ fn load_tflite(stem: &str, bytes: &[u8], opts: &LoadOptions) -> Result<Loaded> {
         )?;
     }
     warnings.append(&mut lowered.warnings);
+    // TFLM's buffer order (its greedy planner breaks size ties by it) and the file's pins
+    warnings.extend(super::tflm_order::to_tflm(&mut lowered, &model.info));
     lowered.warnings = warnings;
     Ok(Loaded {
         format: Format::Tflite,
