@@ -67,6 +67,7 @@ use crate::strategy::ctx::Ctx;
 mod instance;
 mod layered;
 mod local_bound;
+mod reinsert;
 mod search;
 mod side_by_side;
 mod window;
@@ -754,6 +755,16 @@ fn solve_one(
             .as_ref()
             .or(ceiling.as_ref())
             .map_or_else(|| seed.offsets.clone(), |p| p.offsets.clone());
+        // reinsertion moves on the start (a quarter of what is left): they move long-lived
+        // buffers under the peak with everything stacked on them, which windows cannot
+        let mut start = start;
+        let reinserted = if window::peak(&items, &start) > lb {
+            Some(with_share(limits, 1, 4, |l| {
+                reinsert::improve(problem, options, &items, &mut start, lb, l)
+            }))
+        } else {
+            None
+        };
         // a stronger bound first: exact searches of the buffers around the heaviest sections
         let raised = if params.local_bound {
             with_share(limits, 1, 4, |l| {
@@ -766,7 +777,7 @@ fn solve_one(
         // the window search gets four fifths of what is left, the certificate the rest
         let certify = params.certificate && capacity.is_none();
         let (num, den) = if certify { (4, 5) } else { (1, 1) };
-        let (mut offsets, proven_lb) = with_share(limits, num, den, |limits| {
+        let (mut offsets, proven_lb, restarts) = with_share(limits, num, den, |limits| {
             let (mut offsets, proven_lb) =
                 window::improve(&items, start, lb, capacity, params, limits);
             // the window search gave up with time left: search the long layout further and
@@ -788,7 +799,37 @@ fn solve_one(
                     offsets = again;
                 }
             }
-            (offsets, proven_lb)
+            // restarts: the window search gave up with time left; further boxing rounds
+            // (other shifts), each one below the incumbent searched by windows again
+            let mut r = BOXING_ROUNDS;
+            let mut restarts = (0u64, 0u64);
+            let mut slowest = 0u64;
+            let cost = problem.buffers.len() as u64;
+            while !limits.stopped && window::peak(&items, &offsets) > goal.max(proven_lb) {
+                if !limits.room_for(slowest) || limits.nodes.saturating_add(cost) > limits.node_cap
+                {
+                    break;
+                }
+                let (shift, factor) = boxing_round(r, params.variant);
+                r += 1;
+                let now = limits.clock.now_ms();
+                let Ok(p) = crate::strategy::boxing::plan(problem, options, shift, factor) else {
+                    break;
+                };
+                limits.nodes = limits.nodes.saturating_add(cost);
+                slowest = slowest.max(limits.clock.now_ms().saturating_sub(now));
+                restarts.0 += 1;
+                let best = window::peak(&items, &offsets);
+                if p.peak >= best || !valid(&p) {
+                    continue;
+                }
+                let (again, _) = window::improve(&items, p.offsets, lb, capacity, params, limits);
+                if window::peak(&items, &again) < best {
+                    offsets = again;
+                    restarts.1 += 1;
+                }
+            }
+            (offsets, proven_lb, restarts)
         });
         // what the answer can claim: band re-solves one byte under the final peak
         if certify && window::peak(&items, &offsets) > proven_lb && !limits.stopped {
@@ -799,6 +840,13 @@ fn solve_one(
         }
         let mut one = finish(offsets, proven_lb)?;
         one.plan.notes.extend(boxing_note);
+        one.plan.notes.extend(reinserted.map(|r| r.note()));
+        if restarts.0 > 0 {
+            one.plan.notes.push(format!(
+                "restarts: {} further boxing rounds after the window search gave up, {} of them searched by windows to a lower peak",
+                restarts.0, restarts.1
+            ));
+        }
         one.plan.notes.extend(raised.note);
         if let Some(p) = &ceiling {
             one.plan.notes.push(format!(
@@ -851,22 +899,39 @@ fn solve_one(
 }
 
 /// Most randomized boxing rounds the large-input seed tries ([`crate::strategy::boxing`]):
-/// round `r` shifts the height classes by seed `r + 8` and makes boxes 2, 4 or 1
-/// times their class's tallest buffer (`r` mod 3). The rounds differ a lot: on the tiled
-/// IOPDDL trace (`docs/benchmarks.md`) the first of them (seed 8, boxes 2 x) came within
-/// 0.04 % of the bound where eight other shifts and factors stayed at 0.2-0.5 %; it goes
-/// first because a loaded machine may leave time for one round only.
+/// round `r` shifts the height classes by seed `8 + r / 2` and makes boxes 2 or 4 times
+/// their class's tallest buffer (`r` even, odd), so each shift is tried with both factors.
+/// The rounds differ a lot: on the tiled IOPDDL trace (`docs/benchmarks.md`) the first of
+/// them (seed 8, boxes 2 x) came within 0.04 % of the bound where eight other shifts and
+/// factors stayed at 0.2-0.5 %; on IOPDDL S_1 the second (seed 8, boxes 4 x) reaches 1.0072 x
+/// the bound where boxes 2 x stay at 1.0149 and boxes 1 x at 1.0167 for every shift (issue
+/// 29), so the two go first: a loaded machine may leave time for one or two rounds only.
 const BOXING_ROUNDS: u64 = 6;
-const BOXING_FACTORS: [u64; 3] = [2, 4, 1];
+const BOXING_FACTORS: [u64; 2] = [2, 4];
+
+/// Class shift and box factor of boxing round `r` of search variant `variant`: the first
+/// [`BOXING_ROUNDS`] shift by `8 + r / 2 + 3 variant` (variant 0 and 1 apart), the later
+/// ones (restarts after the window search) by `8 + r / 2 + variant x 2^32`; boxes 2 or 4 x
+/// ([`BOXING_FACTORS`], `r` even or odd).
+fn boxing_round(r: u64, variant: u64) -> (u64, u64) {
+    let base = if r < BOXING_ROUNDS {
+        variant.wrapping_mul(BOXING_ROUNDS / 2)
+    } else {
+        variant << 32
+    };
+    let shift = (r / 2 + 8).wrapping_add(base);
+    (shift, BOXING_FACTORS[(r % 2) as usize])
+}
 
 /// Tries randomized boxing orders and replaces `seed` by the best one below it. A round
 /// places every buffer twice (boxes, then the squeeze), so it is charged one search node per
 /// buffer; rounds stop when they would take the node count past a quarter of the node cap,
-/// or, with a deadline, past a quarter of the time left: the window search needs the rest
+/// or, with a deadline, past a quarter of the time left (half for the first two rounds, one
+/// shift with both box factors, which differ most: issue 29): the window search needs the rest
 /// (with half, gen-60000-1 ended at 1.0458 x the bound instead of 1.0040: the better boxing
 /// seed was a worse start for the windows and left them less time). Returns a note
 /// saying what the rounds reached. Search variant `variant` ([`SolverParams::variant`]) runs
-/// rounds `r + 8 + 6 variant` instead, other shifts.
+/// rounds of shift `8 + r / 2 + 3 variant` instead, other shifts.
 ///
 /// # Errors
 /// Errors of the placement (overflow).
@@ -882,6 +947,10 @@ fn boxing_seed(
     let stop_at = limits
         .deadline
         .map(|d| start.saturating_add(d.saturating_sub(start) / 4));
+    // the first two rounds (one shift, both factors) may take half the time left
+    let first_stop = limits
+        .deadline
+        .map(|d| start.saturating_add(d.saturating_sub(start) / 2));
     let node_stop = limits
         .nodes
         .saturating_add(limits.node_cap.saturating_sub(limits.nodes) / 4);
@@ -891,11 +960,11 @@ fn boxing_seed(
     let mut won = (0, 0);
     let mut ran = 0usize;
     for r in 0..BOXING_ROUNDS {
-        let round = (r + 8).wrapping_add(variant.wrapping_mul(BOXING_ROUNDS));
-        let factor = BOXING_FACTORS[(r % 3) as usize];
+        let (round, factor) = boxing_round(r, variant);
         let now = limits.clock.now_ms();
         if limits.clock.cancelled()
-            || stop_at.is_some_and(|d| now.saturating_add(slowest) >= d)
+            || (if r < 2 { first_stop } else { stop_at })
+                .is_some_and(|d| now.saturating_add(slowest) >= d)
             || limits.nodes.saturating_add(cost) > node_stop
         {
             break;
