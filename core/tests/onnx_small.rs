@@ -840,3 +840,101 @@ fn a_full_file_with_a_non_utf8_name_says_so_not_cut_short() {
         "not a valid ONNX model (protobuf): failed to decode Protobuf message: NodeProto.name: GraphProto.node: ModelProto.graph: invalid string value: data is not UTF-8 encoded; a string field (named above) holds bytes that are not UTF-8, which protobuf strings must be"
     );
 }
+
+/// Constant shape arithmetic that overflows int64 or divides by zero leaves the Reshape
+/// target unknown; the warning says which op did what (issue 30: it said "value unknown").
+#[test]
+fn constant_shape_arithmetic_names_overflow_and_division_by_zero() {
+    let run = |op: &str, a: i64, b: i64| {
+        let g = graph(
+            vec![
+                node(op, "arith", &["a", "b"], &["t"], vec![]),
+                node("Reshape", "rs", &["x", "t"], &["y"], vec![]),
+            ],
+            vec![vi("x", FLOAT, vec![dim_v(2), dim_v(3)])],
+            &["y"],
+            vec![i64_init("a", &[a, 3]), i64_init("b", &[b])],
+        );
+        let m = parse(&model(17, g), &OnnxOptions::default()).unwrap();
+        m.warnings.join("\n")
+    };
+    let w = run("Mul", i64::MAX, 2);
+    assert!(
+        w.contains(
+            "output 'y': shape not inferred: value of input 't' unknown: op 'arith' (Mul): \
+             int64 overflow (9223372036854775807 * 2)"
+        ),
+        "{w}"
+    );
+    let w = run("Div", 6, 0);
+    assert!(
+        w.contains("value of input 't' unknown: op 'arith' (Div): division by zero (6 / 0)"),
+        "{w}"
+    );
+    // through another op: Concat keeps the cause
+    let g = graph(
+        vec![
+            node("Add", "arith", &["a", "b"], &["t0"], vec![]),
+            node("Concat", "cat", &["t0", "b"], &["t"], vec![int("axis", 0)]),
+            node("Reshape", "rs", &["x", "t"], &["y"], vec![]),
+        ],
+        vec![vi("x", FLOAT, vec![dim_v(2), dim_v(3)])],
+        &["y"],
+        vec![i64_init("a", &[i64::MAX]), i64_init("b", &[1])],
+    );
+    let m = parse(&model(17, g), &OnnxOptions::default()).unwrap();
+    let w = m.warnings.join("\n");
+    assert!(
+        w.contains("value of input 't' unknown: op 'arith' (Add): int64 overflow (9223372036854775807 + 1)"),
+        "{w}"
+    );
+}
+
+/// SpaceToDepth with a block size whose square overflows int64 warns with that reason (issue
+/// 30: the reason was empty); a block size of 0 is an error naming the node.
+#[test]
+fn space_to_depth_with_a_huge_block_size_says_why() {
+    let run = |b: i64| {
+        let g = graph(
+            vec![node(
+                "SpaceToDepth",
+                "s2d",
+                &["x"],
+                &["y"],
+                vec![int("blocksize", b)],
+            )],
+            vec![vi("x", FLOAT, vec![dim_v(1), dim_v(1), dim_v(4), dim_v(4)])],
+            &["y"],
+            vec![],
+        );
+        parse(&model(17, g), &OnnxOptions::default())
+    };
+    let m = run(1 << 32).unwrap();
+    let w = m.warnings.join("\n");
+    assert!(
+        w.contains("op 's2d' (SpaceToDepth): output 'y': shape not inferred: blocksize 4294967296 squared overflows int64"),
+        "{w}"
+    );
+    let e = run(0).unwrap_err().to_string();
+    assert!(e.contains("blocksize 0 must be positive"), "{e}");
+    assert!(e.contains("s2d"), "{e}");
+}
+
+/// A top-level graph output listed twice is refused like an input listed twice (issue 30:
+/// it was accepted silently).
+#[test]
+fn a_graph_output_listed_twice_is_an_error() {
+    let g = graph(
+        vec![node("Relu", "r", &["x"], &["y"], vec![])],
+        vec![vi("x", FLOAT, vec![dim_v(2)])],
+        &["y", "y"],
+        vec![],
+    );
+    let e = parse(&model(17, g), &OnnxOptions::default()).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Invalid);
+    assert!(
+        e.to_string()
+            .contains("graph output 'y': is listed twice among the graph outputs"),
+        "{e}"
+    );
+}

@@ -85,6 +85,9 @@ pub(crate) struct Info {
     pub(crate) non_tensor: Option<&'static str>,
     /// Where inference of an unknown dtype or shape stopped: `op 'X' (Einsum): why`.
     pub(crate) cause: Option<String>,
+    /// Why the value is unknown where constant arithmetic failed: `op 'm' (Mul): int64
+    /// overflow (9223372036854775807 * 2)`, or inherited from an input.
+    pub(crate) val_why: Option<String>,
 }
 
 /// A small tensor's elements (row-major).
@@ -337,6 +340,7 @@ impl Importer<'_> {
             constant: true,
             non_tensor: None,
             cause: None,
+            val_why: None,
         })
     }
 
@@ -432,7 +436,14 @@ impl Importer<'_> {
             let (ins, outs) = self.node(n, scopes, level, &vinfo, &mut run)?;
             run.nodes.push((k, ins, outs));
         }
+        // A top-level output listed twice is one tensor claimed twice (as an input listed
+        // twice is); a subgraph's outputs are positional, and may repeat a value.
+        let mut listed_out = BTreeSet::new();
         for o in &g.output {
+            if level == 0 && !listed_out.insert(o.name.as_str()) {
+                return Err(Error::invalid("is listed twice among the graph outputs")
+                    .at(format!("graph output '{}'", o.name)));
+            }
             let Some((id, lvl)) = self.lookup(scopes, &o.name) else {
                 return Err(Error::invalid(
                     "is a graph output that no node, initializer or input defines",
@@ -582,6 +593,10 @@ impl Importer<'_> {
             }
         });
         let mut cause = inherited.clone();
+        let val_why_in = ins
+            .iter()
+            .flatten()
+            .find_map(|&i| self.infos.get(i).and_then(|info| info.val_why.clone()));
         let outs = match outs {
             Ok(o) => o,
             Err(ops::Fail::Hard(e)) => return Err(e.at(loc())),
@@ -625,7 +640,15 @@ impl Importer<'_> {
                 constant: op == "Constant" && is_default,
                 non_tensor: inferred.non_tensor,
                 cause: None,
+                val_why: None,
             };
+            // a value left unknown says why: the op's own arithmetic, else an input's
+            if info.val.is_none() {
+                info.val_why = inferred
+                    .val_why
+                    .map(|w| format!("{}: {w}", loc()))
+                    .or_else(|| val_why_in.clone());
+            }
             if let Some(vi) = vinfo.get(name.as_str()) {
                 let place = output_place(n, j);
                 self.merge_declared(&mut info, vi, &loc(), &place)?;
@@ -780,6 +803,7 @@ impl Importer<'_> {
                             shape: i.shape.clone(),
                             val: None,
                             non_tensor: i.non_tensor,
+                            val_why: None,
                         }
                     })
                     .collect();
