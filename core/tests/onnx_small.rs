@@ -938,3 +938,37 @@ fn a_graph_output_listed_twice_is_an_error() {
         "{e}"
     );
 }
+
+/// A Reshape to a constant `[1, 4]` of `x: [1, w]` holds for w = 4 but not for the default
+/// w = 1 the load pipeline gives an unbound dim: the error finishes its sentence and names
+/// `w` (not `b`, an unbound dim of another input) as the dim to set (issue 30).
+#[test]
+fn a_reshape_broken_by_a_default_binding_names_the_dim_to_set() {
+    use memplan_core::import::load::{load, LoadOptions};
+    let g = graph(
+        vec![
+            node("Reshape", "rs", &["x", "t"], &["y"], vec![]),
+            node("Relu", "r", &["z"], &["z2"], vec![]),
+        ],
+        vec![
+            vi("x", FLOAT, vec![dim_v(1), dim_p("w")]),
+            vi("z", FLOAT, vec![dim_p("b"), dim_v(3)]),
+        ],
+        &["y", "z2"],
+        vec![i64_init("t", &[1, 4])],
+    );
+    let bytes = model(17, g);
+    let e = load("m.onnx", &bytes, &LoadOptions::default()).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "op 'rs' (Reshape): target shape [1, 4] has 4 elements, the input (shape [1, 1]) has 1: \
+         a Reshape keeps the element count (the unbound dim 'w' set to 1 by default: give it a \
+         value, e.g. --dim w=VALUE)"
+    );
+    assert_eq!(e.dims_to_set(), ["w"]);
+    let o = LoadOptions {
+        dims: [("w".to_string(), 4u64)].into_iter().collect(),
+        ..LoadOptions::default()
+    };
+    assert!(load("m.onnx", &bytes, &o).is_ok());
+}
