@@ -972,3 +972,68 @@ fn a_reshape_broken_by_a_default_binding_names_the_dim_to_set() {
     };
     assert!(load("m.onnx", &bytes, &o).is_ok());
 }
+
+/// Data-dependent sizes are planned at their upper bound and say so (issue 30): NonZero of
+/// `x: [2, 3]` has at most 6 non-zeros, Unique at most 6 distinct values, TopK with a k read
+/// at run time at most the dim 3. Each is a warning and a line of `bounds`.
+#[test]
+fn data_dependent_sizes_are_planned_at_their_upper_bound() {
+    let g = graph(
+        vec![
+            node("NonZero", "nz", &["x"], &["idx"], vec![]),
+            node("Unique", "uq", &["x"], &["u", "ui", "uinv", "uc"], vec![]),
+            node(
+                "TopK",
+                "tk",
+                &["x", "k"],
+                &["v", "vi"],
+                vec![int("axis", 1)],
+            ),
+        ],
+        vec![
+            vi("x", FLOAT, vec![dim_v(2), dim_v(3)]),
+            vi("k", INT64, vec![dim_v(1)]),
+        ],
+        &["idx", "u", "ui", "uinv", "uc", "v", "vi"],
+        vec![],
+    );
+    let m = parse(&model(17, g), &OnnxOptions::default()).unwrap();
+    let shape = |n: &str| {
+        m.graph
+            .tensors
+            .iter()
+            .find(|t| t.name == n)
+            .and_then(|t| t.shape.clone())
+            .unwrap_or_else(|| panic!("{n}: no shape; {:?}", m.warnings))
+    };
+    let k = |v: &[u64]| v.iter().map(|&d| Dim::Known(d)).collect::<Vec<_>>();
+    assert_eq!(shape("idx"), k(&[2, 6]));
+    assert_eq!(shape("u"), k(&[6]));
+    assert_eq!(shape("uinv"), k(&[6]));
+    assert_eq!(shape("v"), k(&[2, 3]));
+    assert_eq!(shape("vi"), k(&[2, 3]));
+    let w = m.warnings.join("\n");
+    assert!(
+        w.contains("op 'nz' (NonZero): output 'idx' planned at an upper bound: axis 1 at most 6 (the input's element count; the non-zero count depends on the data)"),
+        "{w}"
+    );
+    assert!(
+        w.contains("op 'tk' (TopK): output 'v' planned at an upper bound: axis 1 at most 3 (the dim; k is known only at run time)"),
+        "{w}"
+    );
+    assert!(
+        w.contains(
+            "op 'uq' (Unique): output 'u' planned at an upper bound: the distinct count at most 6"
+        ),
+        "{w}"
+    );
+    // inverse indices have the exact input length: no bound
+    assert!(!w.contains("output 'uinv' planned"), "{w}");
+    assert_eq!(
+        m.bounds
+            .iter()
+            .map(|b| b.split(':').next().unwrap())
+            .collect::<Vec<_>>(),
+        ["idx", "u", "ui", "uc", "v", "vi"]
+    );
+}

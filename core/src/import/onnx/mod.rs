@@ -68,6 +68,9 @@ pub struct OnnxModel {
     pub opset: i64,
     /// Values that are not tensors (sequence, map, optional): `name: kind`; not planned.
     pub non_tensors: Vec<String>,
+    /// Tensors planned at an upper bound of a data-dependent size (`NonZero`, `Unique`, `TopK`
+    /// with a run-time `k`): `name: which dim and why`, in node order. Each also has a warning.
+    pub bounds: Vec<String>,
     /// Symbolic dims left unbound (names and expressions), sorted.
     pub symbols: Vec<String>,
     /// Names of top-level tensors whose shape is unknown.
@@ -147,6 +150,7 @@ pub fn parse(bytes: &[u8], opts: &OnnxOptions) -> Result<OnnxModel> {
         warnings: Vec::new(),
         subgraph_weights: 0,
         non_tensors: Vec::new(),
+        bounds: Vec::new(),
         anon: 0,
     };
     let mut scopes = Vec::new();
@@ -175,6 +179,7 @@ struct Importer<'o> {
     warnings: Vec<String>,
     subgraph_weights: u64,
     non_tensors: Vec<String>,
+    bounds: Vec<String>,
     anon: u64,
 }
 
@@ -671,6 +676,15 @@ impl Importer<'_> {
             if let Some(kind) = info.non_tensor {
                 self.non_tensors.push(format!("{name}: {kind}"));
             }
+            if let Some(b) = inferred.bound.as_ref().filter(|_| info.shape.is_some()) {
+                self.warnings.push(format!(
+                    "{}: output '{name}' planned at an upper bound: {b}",
+                    loc()
+                ));
+                if level == 0 {
+                    self.bounds.push(format!("{name}: {b}"));
+                }
+            }
             let constant = info.constant;
             let id = self.define(scopes, level, info, run)?;
             if constant && level > 0 {
@@ -804,6 +818,7 @@ impl Importer<'_> {
                             val: None,
                             non_tensor: i.non_tensor,
                             val_why: None,
+                            bound: None,
                         }
                     })
                     .collect();
@@ -943,6 +958,7 @@ impl Importer<'_> {
             subgraph_weights_bytes: self.subgraph_weights,
             opset: self.opset,
             non_tensors: self.non_tensors,
+            bounds: self.bounds,
             symbols,
             unknown,
         })
@@ -1025,6 +1041,13 @@ pub fn summary(model: &OnnxModel, bindings: &Bindings) -> String {
     );
     if !model.symbols.is_empty() {
         let _ = writeln!(s, "unbound symbols: {}", model.symbols.join(", "));
+    }
+    if !model.bounds.is_empty() {
+        let _ = writeln!(
+            s,
+            "planned at an upper bound (data-dependent sizes): {}",
+            model.bounds.join("; ")
+        );
     }
     if !model.non_tensors.is_empty() {
         let _ = writeln!(

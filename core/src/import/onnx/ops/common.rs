@@ -24,6 +24,9 @@ pub(crate) struct O {
     /// Why `val` is unknown though the inputs' values are known (constant arithmetic that
     /// overflows or divides by zero), for the message of the op that needs the value.
     pub(crate) val_why: Option<String>,
+    /// The shape is an upper bound, not the size at run time (a data-dependent count planned
+    /// at its most): which dim and why, for the warning and [`crate::import::onnx::OnnxModel::bounds`].
+    pub(crate) bound: Option<String>,
 }
 
 /// Why inference stopped: a reason (the outputs stay unknown, a warning) or a hard error.
@@ -137,6 +140,7 @@ pub(crate) fn out(dtype: Option<DType>, shape: Vec<V>) -> O {
         val: None,
         non_tensor: None,
         val_why: None,
+        bound: None,
     }
 }
 

@@ -49,6 +49,7 @@ pub(crate) fn control_flow(
                         val: None,
                         non_tensor: a.non_tensor.or(b.non_tensor),
                         val_why: None,
+                        bound: None,
                     }
                 })
                 .collect())
@@ -70,6 +71,7 @@ pub(crate) fn control_flow(
                         val: None,
                         non_tensor: b.non_tensor,
                         val_why: None,
+                        bound: None,
                     });
                 } else {
                     let shape = b.shape.map(|mut s| {
@@ -82,6 +84,7 @@ pub(crate) fn control_flow(
                         val: None,
                         non_tensor: b.non_tensor,
                         val_why: None,
+                        bound: None,
                     });
                 }
             }

@@ -138,6 +138,7 @@ pub(super) fn identity(_n: &NodeProto, _opset: i64, ins: &[Option<&Info>]) -> R<
         val: i.val.clone(),
         non_tensor: i.non_tensor,
         val_why: None,
+        bound: None,
     }])
 }
 
