@@ -1037,3 +1037,101 @@ fn data_dependent_sizes_are_planned_at_their_upper_bound() {
         ["idx", "u", "ui", "uc", "v", "vi"]
     );
 }
+
+/// Sequences known at import carry their elements (issue 30): SequenceConstruct of
+/// `a: [2, 3]` and `b: [2, 5]`, SequenceAt 1 is `[2, 5]`, ConcatFromSequence on axis 1 is
+/// `[2, 8]`, stacked on a new axis 0 (of `a` twice) `[2, 2, 3]`; SplitToSequence of `b` in
+/// chunks of 2 along axis 1 gives three, the last `[2, 1]`; SequenceLength is a known value.
+#[test]
+fn statically_known_sequences_give_their_tensors_shapes() {
+    let attr_axis = |a: i64| int("axis", a);
+    let g = graph(
+        vec![
+            node("SequenceConstruct", "sc", &["a", "b"], &["s"], vec![]),
+            node("SequenceAt", "at", &["s", "one"], &["e1"], vec![]),
+            node(
+                "ConcatFromSequence",
+                "cat",
+                &["s"],
+                &["c"],
+                vec![attr_axis(1)],
+            ),
+            node("SequenceConstruct", "sc2", &["a", "a"], &["s2"], vec![]),
+            node(
+                "ConcatFromSequence",
+                "stack",
+                &["s2"],
+                &["st"],
+                vec![attr_axis(0), int("new_axis", 1)],
+            ),
+            node(
+                "SplitToSequence",
+                "sp",
+                &["b", "two"],
+                &["parts"],
+                vec![attr_axis(1)],
+            ),
+            node(
+                "SequenceAt",
+                "last",
+                &["parts", "minus1"],
+                &["p_last"],
+                vec![],
+            ),
+            node("SequenceLength", "len", &["parts"], &["n"], vec![]),
+            node("Range", "rg", &["zero", "n", "one"], &["r3"], vec![]),
+        ],
+        vec![
+            vi("a", FLOAT, vec![dim_v(2), dim_v(3)]),
+            vi("b", FLOAT, vec![dim_v(2), dim_v(5)]),
+        ],
+        &["e1", "c", "st", "p_last", "r3"],
+        vec![
+            TensorProto {
+                name: "one".into(),
+                data_type: INT64,
+                int64_data: vec![1],
+                ..TensorProto::default()
+            },
+            TensorProto {
+                name: "two".into(),
+                data_type: INT64,
+                int64_data: vec![2],
+                ..TensorProto::default()
+            },
+            TensorProto {
+                name: "zero".into(),
+                data_type: INT64,
+                int64_data: vec![0],
+                ..TensorProto::default()
+            },
+            TensorProto {
+                name: "minus1".into(),
+                data_type: INT64,
+                int64_data: vec![-1],
+                ..TensorProto::default()
+            },
+        ],
+    );
+    let m = parse(&model(17, g), &OnnxOptions::default()).unwrap();
+    let shape = |n: &str| {
+        m.graph
+            .tensors
+            .iter()
+            .find(|t| t.name == n)
+            .and_then(|t| t.shape.clone())
+            .unwrap_or_else(|| panic!("{n}: no shape; {:?}", m.warnings))
+    };
+    let k = |v: &[u64]| v.iter().map(|&d| Dim::Known(d)).collect::<Vec<_>>();
+    assert_eq!(shape("e1"), k(&[2, 5]));
+    assert_eq!(shape("c"), k(&[2, 8]));
+    assert_eq!(shape("st"), k(&[2, 2, 3]));
+    assert_eq!(shape("p_last"), k(&[2, 1]));
+    // SequenceLength's value 3 feeds a Range: [3]
+    assert_eq!(shape("r3"), k(&[3]));
+    assert!(
+        m.non_tensors.iter().any(|n| n.starts_with("s: sequence")),
+        "{:?}",
+        m.non_tensors
+    );
+}

@@ -91,6 +91,8 @@ pub(crate) struct Info {
     /// Why the value is unknown where constant arithmetic failed: `op 'm' (Mul): int64
     /// overflow (9223372036854775807 * 2)`, or inherited from an input.
     pub(crate) val_why: Option<String>,
+    /// A sequence's elements when known at import (see [`ops::O`]).
+    pub(crate) seq: Option<Vec<ops::Elem>>,
 }
 
 /// A small tensor's elements (row-major).
@@ -346,6 +348,7 @@ impl Importer<'_> {
             non_tensor: None,
             cause: None,
             val_why: None,
+            seq: None,
         })
     }
 
@@ -646,6 +649,7 @@ impl Importer<'_> {
                 non_tensor: inferred.non_tensor,
                 cause: None,
                 val_why: None,
+                seq: inferred.seq.clone(),
             };
             // a value left unknown says why: the op's own arithmetic, else an input's
             if info.val.is_none() {
@@ -819,6 +823,7 @@ impl Importer<'_> {
                             non_tensor: i.non_tensor,
                             val_why: None,
                             bound: None,
+                            seq: None,
                         }
                     })
                     .collect();

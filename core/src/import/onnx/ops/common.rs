@@ -27,7 +27,12 @@ pub(crate) struct O {
     /// The shape is an upper bound, not the size at run time (a data-dependent count planned
     /// at its most): which dim and why, for the warning and [`crate::import::onnx::OnnxModel::bounds`].
     pub(crate) bound: Option<String>,
+    /// A sequence known at import (SequenceConstruct of tensors, ...): its elements.
+    pub(crate) seq: Option<Vec<Elem>>,
 }
+
+/// A sequence element: dtype and shape, where known.
+pub(crate) type Elem = (Option<DType>, Option<Vec<V>>);
 
 /// Why inference stopped: a reason (the outputs stay unknown, a warning) or a hard error.
 pub(crate) enum Fail {
@@ -141,6 +146,7 @@ pub(crate) fn out(dtype: Option<DType>, shape: Vec<V>) -> O {
         non_tensor: None,
         val_why: None,
         bound: None,
+        seq: None,
     }
 }
 

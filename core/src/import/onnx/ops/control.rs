@@ -50,6 +50,7 @@ pub(crate) fn control_flow(
                         non_tensor: a.non_tensor.or(b.non_tensor),
                         val_why: None,
                         bound: None,
+                        seq: None,
                     }
                 })
                 .collect())
@@ -72,6 +73,7 @@ pub(crate) fn control_flow(
                         non_tensor: b.non_tensor,
                         val_why: None,
                         bound: None,
+                        seq: None,
                     });
                 } else {
                     let shape = b.shape.map(|mut s| {
@@ -85,6 +87,7 @@ pub(crate) fn control_flow(
                         non_tensor: b.non_tensor,
                         val_why: None,
                         bound: None,
+                        seq: None,
                     });
                 }
             }

@@ -139,6 +139,7 @@ pub(super) fn identity(_n: &NodeProto, _opset: i64, ins: &[Option<&Info>]) -> R<
         non_tensor: i.non_tensor,
         val_why: None,
         bound: None,
+        seq: None,
     }])
 }
 
