@@ -1135,3 +1135,42 @@ fn statically_known_sequences_give_their_tensors_shapes() {
         m.non_tensors
     );
 }
+
+/// onnxruntime's contrib Tokenizer adds a data-dependent token axis (unknown size, not
+/// planned); TfIdfVectorizer on it still has a known output width from its rank alone:
+/// `[N, max(ngram_indexes) + 1]` (issue 30).
+#[test]
+fn tfidf_on_tokens_of_unknown_count_has_its_width() {
+    let mut tok = node("Tokenizer", "tok", &["text"], &["tokens"], vec![]);
+    tok.domain = "com.microsoft".into();
+    let g = graph(
+        vec![
+            tok,
+            node(
+                "TfIdfVectorizer",
+                "tfidf",
+                &["tokens"],
+                &["v"],
+                vec![ints("ngram_indexes", &[0, 1, 2, 6])],
+            ),
+        ],
+        vec![vi("text", 8, vec![dim_v(4)])],
+        &["v"],
+        vec![],
+    );
+    let m = parse(&model(17, g), &OnnxOptions::default()).unwrap();
+    let t = |n: &str| {
+        m.graph
+            .tensors
+            .iter()
+            .find(|t| t.name == n)
+            .unwrap()
+            .clone()
+    };
+    let tokens = t("tokens").shape.expect("tokens have a rank");
+    assert_eq!(tokens.len(), 2);
+    assert_eq!(tokens[0], Dim::Known(4));
+    assert!(matches!(&tokens[1], Dim::Sym(_)), "{tokens:?}");
+    assert_eq!(t("v").shape, Some(vec![Dim::Known(4), Dim::Known(7)]));
+    assert_eq!(t("v").dtype, Some(DType::Float32));
+}
