@@ -32,14 +32,17 @@ impl Rng {
         z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
         z ^ (z >> 31)
     }
-    fn below(&mut self, n: u64) -> u64 {
+    fn below64(&mut self, n: u64) -> u64 {
         self.next() % n.max(1)
+    }
+    fn below(&mut self, n: usize) -> usize {
+        usize::try_from(self.below64(u64::try_from(n).unwrap_or(u64::MAX))).unwrap_or(0)
     }
     fn chance(&mut self, p: f64) -> bool {
         (self.next() >> 11) as f64 / (1u64 << 53) as f64 * 1.0 < p
     }
     fn pick<T: Copy>(&mut self, v: &[T]) -> T {
-        v[self.below(v.len() as u64) as usize]
+        v[self.below(v.len())]
     }
 }
 
@@ -122,17 +125,21 @@ fn gen_graph(seed: u64) -> GModel {
     let mut available: Vec<usize> = m.inputs.clone();
     let mut in_group = vec![false; 64];
     let mut in_ref = vec![false; 64];
-    let n_ops = 2 + r.below(6) as usize;
+    let n_ops = 2 + r.below(6);
     for k in 0..n_ops {
         let mut op = GOp {
             name: format!("op{k}"),
-            stream: if streams { r.below(3) as u32 } else { 0 },
+            stream: if streams {
+                u32::try_from(r.below(3)).unwrap_or(0)
+            } else {
+                0
+            },
             ..GOp::default()
         };
-        let n_read = r.below(4).min(available.len() as u64);
+        let n_read = r.below(4).min(available.len());
         let mut pool = available.clone();
         for _ in 0..n_read {
-            let j = r.below(pool.len() as u64) as usize;
+            let j = r.below(pool.len());
             op.inputs.push(pool.swap_remove(j));
         }
         let n_write = if k + 1 == n_ops {
@@ -146,7 +153,7 @@ fn gen_graph(seed: u64) -> GModel {
             op.outputs.push(t);
         }
         if k > 0 && r.chance(0.3) {
-            op.after.push(r.below(k as u64) as usize);
+            op.after.push(r.below(k));
         }
         if r.chance(0.25) {
             op.workspaces.push(r.pick(&[0, 16, 512, 3000]));
@@ -174,7 +181,7 @@ fn gen_graph(seed: u64) -> GModel {
             op.inputs.iter().for_each(|&t| in_group[t] = true);
         } else if !op.inputs.is_empty() && !op.outputs.is_empty() && r.chance(0.3) {
             let out = op.outputs[0];
-            let inp = op.inputs[r.below(op.inputs.len() as u64) as usize];
+            let inp = op.inputs[r.below(op.inputs.len())];
             if !in_group[inp] && !in_group[out] {
                 op.refs.push((out, inp));
                 in_ref[out] = true;
@@ -286,8 +293,8 @@ fn gen_csv(seed: u64) -> Vec<Row> {
     let mut pins = 0u64;
     (0..n)
         .map(|i| {
-            let lower = r.below(8);
-            let upper = lower + 1 + r.below(5);
+            let lower = r.below64(8);
+            let upper = lower + 1 + r.below64(5);
             let size = r.pick(&[0, 1, 3, 8, 24, 100, 4000]);
             let align = r.pick(&[1, 1, 2, 4, 8, 64]);
             // pins far apart (4 KiB each, sizes below that): never two on one byte
@@ -396,9 +403,9 @@ fn happens_before(m: &GModel) -> Vec<Vec<bool>> {
         }
         for p in direct {
             before[p][s] = true;
-            for x in 0..n {
-                if before[x][p] {
-                    before[x][s] = true;
+            for row in &mut before {
+                if row[p] {
+                    row[s] = true;
                 }
             }
         }

@@ -893,10 +893,9 @@ impl Graph {
                     let io = |k: BufferKind| {
                         matches!(k, BufferKind::GraphInput | BufferKind::GraphOutput)
                     };
-                    host.flags.zero_copy_reuse = (host.flags.zero_copy_reuse
-                        || b.flags.zero_copy_reuse)
-                        && (host.flags.zero_copy_reuse || !io(host.kind))
-                        && (b.flags.zero_copy_reuse || !io(b.kind));
+                    let (hz, az) = (host.flags.zero_copy_reuse, b.flags.zero_copy_reuse);
+                    host.flags.zero_copy_reuse =
+                        (hz || (az && !io(host.kind))) && (az || !io(b.kind));
                     host.flags.atomic_clean |= b.flags.atomic_clean;
                     host.aliases.push(b.name);
                     // The ref op writes the host in place, then the alias's readers read it.
