@@ -688,3 +688,38 @@ fn a_zero_size_pin_above_the_peak_is_valid_for_every_strategy() {
     assert!(!out.contains("INVALID"), "{out}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A plan file whose buffer ends past 2^64 is refused naming the buffer (issue 30: the
+/// message named the plan only, "offset + size overflows u64").
+#[test]
+fn an_overflowing_buffer_in_a_plan_file_is_named() {
+    let dir = std::env::temp_dir().join(format!("memplan-voverflow-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let model = "tests/adversarial/validate-base.csv";
+    let p = dir.join("plan.json").to_string_lossy().into_owned();
+    let (code, _, err) = common::run_in(
+        ".",
+        &[
+            "plan", model, "-s", "no-reuse", "--format", "json", "-o", &p,
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    let mut v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&p).expect("plan file")).expect("JSON");
+    let b = v["plans"][0]["buffers"]
+        .as_array_mut()
+        .expect("buffers")
+        .iter_mut()
+        .find(|b| b["name"] == "b")
+        .expect("buffer b");
+    b["offset"] = serde_json::json!(u64::MAX);
+    std::fs::write(&p, v.to_string()).expect("write");
+    let (code, out, err) = common::run_in(".", &["validate", &p]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(
+        out.contains(&format!("INVALID: buffer 'b': offset {} + ", u64::MAX))
+            && out.contains("bytes overflows u64"),
+        "{out}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

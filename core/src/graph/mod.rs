@@ -893,10 +893,9 @@ impl Graph {
                     let io = |k: BufferKind| {
                         matches!(k, BufferKind::GraphInput | BufferKind::GraphOutput)
                     };
-                    host.flags.zero_copy_reuse = (host.flags.zero_copy_reuse
-                        || b.flags.zero_copy_reuse)
-                        && (host.flags.zero_copy_reuse || !io(host.kind))
-                        && (b.flags.zero_copy_reuse || !io(b.kind));
+                    let (hz, az) = (host.flags.zero_copy_reuse, b.flags.zero_copy_reuse);
+                    host.flags.zero_copy_reuse =
+                        (hz || (az && !io(host.kind))) && (az || !io(b.kind));
                     host.flags.atomic_clean |= b.flags.atomic_clean;
                     host.aliases.push(b.name);
                     // The ref op writes the host in place, then the alias's readers read it.
@@ -951,6 +950,25 @@ impl Graph {
                 };
                 if !wanted {
                     continue;
+                }
+                // one group is one run of bytes: in one arena
+                let mut mem: Option<(u32, TensorId)> = None;
+                for &t in list {
+                    let Some(bi) = buffer_of[t] else { continue };
+                    let m = buffers[bi].memory_type;
+                    match mem {
+                        Some((first, ft)) if first != m => {
+                            return Err(Error::invalid(alloc::format!(
+                                "continuous {} '{}' (memory type {first}) and '{}' (memory type {m}) must be in one memory type: a group is one run of bytes",
+                                if outputs { "outputs" } else { "inputs" },
+                                self.tensors[ft].name,
+                                self.tensors[t].name
+                            ))
+                            .at(alloc::format!("op '{}'", op.name)));
+                        }
+                        None => mem = Some((m, t)),
+                        _ => {}
+                    }
                 }
                 for (index, &t) in list.iter().enumerate() {
                     let Some(bi) = buffer_of[t] else { continue };
@@ -1165,6 +1183,26 @@ mod tests {
             e.to_string(),
             "tensor 'b': ref output 'b' is in memory type 1, the tensor it writes in place ('a') in 0: one buffer cannot be in two arenas"
         );
+    }
+
+    /// A continuous group is one run of bytes, so in one arena: members of two memory types
+    /// are refused (issue 30: GE's strategies put the whole group in the first member's type,
+    /// which the validator then found above the other arena).
+    #[test]
+    fn a_continuous_group_in_two_memory_types_is_refused() {
+        let mut g = chain();
+        g.ops[2].outputs = TensorId::list(&[3, 0]);
+        g.ops[2].continuous_outputs = true;
+        g.inputs.clear();
+        g.ops[0].inputs.clear();
+        g.tensors[3].memory_type = 1;
+        let e = g.lower(&Bindings::new()).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "op 'C': continuous outputs 'c' (memory type 1) and 'x' (memory type 0) must be in one memory type: a group is one run of bytes"
+        );
+        g.tensors[0].memory_type = 1;
+        assert!(g.lower(&Bindings::new()).is_ok());
     }
 
     /// zero_copy_reuse relaxes a user buffer's rule, so a merged buffer has it only when every

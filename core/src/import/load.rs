@@ -411,7 +411,8 @@ fn load_onnx(stem: &str, bytes: &[u8], opts: &LoadOptions) -> Result<Loaded> {
         // shape arithmetic over a symbolic dim may not resolve (magika's tensors would be
         // planned as 0 bytes): import again with the dims bound; its warnings replace the
         // symbolic import's
-        let m = with(&dims)?;
+        let m =
+            with(&dims).map_err(|e| blame_defaults(e, &dims, &opts.dims, |d| with(d).is_ok()))?;
         let l = lower_model(&m, &dims, opts.alias_views)?;
         (m.graph, l)
     };
@@ -518,6 +519,32 @@ fn load_tflite(_: &str, _: &[u8], _: &LoadOptions) -> Result<Loaded> {
     Err(Error::bad_option(
         "this build reads no TFLite (memplan-core without its `tflite` feature)",
     ))
+/// An import with the unbound dims set to 1 failed where the import with them symbolic did
+/// not: names the defaulted dims it follows from ([`Error::with_dims_to_set`]), those whose
+/// leaving symbolic alone (the others still 1) makes `imports` succeed, else all of them.
+#[cfg(feature = "onnx")]
+fn blame_defaults(
+    e: Error,
+    dims: &Bindings,
+    user: &Bindings,
+    imports: impl Fn(&Bindings) -> bool,
+) -> Error {
+    let defaulted: Vec<&String> = dims.keys().filter(|k| !user.contains_key(*k)).collect();
+    let alone: Vec<String> = defaulted
+        .iter()
+        .filter(|d| {
+            let mut b = dims.clone();
+            b.remove(d.as_str());
+            imports(&b)
+        })
+        .map(|d| (*d).clone())
+        .collect();
+    let names = if alone.is_empty() {
+        defaulted.into_iter().cloned().collect()
+    } else {
+        alone
+    };
+    e.with_dims_to_set(names)
 }
 
 /// Lowers an imported model; the import's warnings first, then the lowering's.

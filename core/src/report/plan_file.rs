@@ -710,6 +710,18 @@ pub fn check_entry(file: &PlanFile, e: &PlanEntry) -> core::result::Result<(), S
         ..Problem::default()
     };
     problem.check().map_err(|err| err.to_string())?;
+    if let Some(b) = e
+        .buffers
+        .iter()
+        .find(|b| b.offset.checked_add(b.bytes).is_none())
+    {
+        return Err(alloc::format!(
+            "buffer '{}': offset {} + {} bytes overflows u64",
+            esc(&b.name),
+            b.offset,
+            b.bytes
+        ));
+    }
     let mut plan = Plan::new(
         e.strategy.clone(),
         e.alignment,

@@ -726,9 +726,13 @@ fn solve_one(
         })
     };
     if !seed_ok {
-        return Err(Error::invalid(
-            "the seed heuristic produced an invalid plan",
-        ));
+        let why = crate::validate::validate_with(problem, &seed, &options.into())
+            .err()
+            .map_or_else(String::new, |v| v.describe(problem));
+        return Err(Error::invalid(format!(
+            "the seed heuristic ({}) produced an invalid plan: {why}",
+            seed.strategy
+        )));
     }
     if let Some(c) = capacity {
         if c < lb && strict {
