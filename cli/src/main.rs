@@ -281,6 +281,10 @@ struct PlanArgs {
     /// GE dynamic batch: cut the largest gear into virtual blocks of at most 400 MiB.
     #[arg(long)]
     expandable_memory: bool,
+    /// Graph inputs and outputs as GE sees them at run time: offset, size, the ops taking the
+    /// address, zero-copy or copied (and why), bytes copied per run (table and plan file).
+    #[arg(long)]
+    io: bool,
     /// Time limit for anytime strategies, milliseconds.
     #[arg(long, default_value_t = 2000)]
     time_limit: u64,
@@ -501,10 +505,17 @@ fn run_plan(args: &PlanArgs) -> Result<bool, Error> {
     let input = load::read(&args.input, &shapes)?;
     let opts = options(args, &input)?;
     let shown = args.input.display().to_string();
+    let graph = input.graph;
     let lowered = input.lowered;
     let problem = &lowered.problem;
     for w in &lowered.warnings {
         errln!("warning: {shown}: {w}");
+    }
+    if args.io && graph.is_none() {
+        return Err(Error::bad_option(
+            "--io needs a graph (ONNX or memplan.graph/1): a buffer list has no graph inputs or outputs",
+        )
+        .at(&shown));
     }
     let bounds = memplan_core::lower_bound(problem).map_err(|e| e.at(&shown))?;
     // per strategy run: the name asked, the plan, its time and its gear overlay
@@ -562,7 +573,11 @@ fn run_plan(args: &PlanArgs) -> Result<bool, Error> {
         views: lowered.views.as_ref(),
         order: lowered.order,
     };
-    let file = PlanFile::new(&shown, problem, extras, &runs).map_err(|e| e.at(&shown))?;
+    let mut file = PlanFile::new(&shown, problem, extras, &runs).map_err(|e| e.at(&shown))?;
+    if let (true, Some(g)) = (args.io, graph.as_ref()) {
+        let ps: Vec<&memplan_core::Plan> = plans.iter().map(|p| &p.1).collect();
+        file.add_graph_io(g, &lowered, &ps);
+    }
     let text = match args.format {
         Format::Json => term::json(&file.to_json()?).into_owned(),
         Format::Table => term::clean(&table(&file, &opts)).into_owned(),
@@ -844,8 +859,43 @@ fn table(f: &PlanFile, o: &PlanOptions) -> String {
                 let _ = writeln!(s, "  {line}");
             }
         }
+        graph_io_lines(&mut s, e);
     }
     s
+}
+
+/// `--io`: per graph input and output, GE's run-time view (docs/ge-memory-planning.md §4).
+fn graph_io_lines(s: &mut String, e: &memplan_core::report::plan_file::PlanEntry) {
+    use std::fmt::Write as _;
+    if e.graph_io.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        s,
+        "  graph I/O (GE run time: tasks taking the address are refreshed with the user's buffer)\n  {:<6} {:<20} {:>12} {:>10}  {:<24} zero-copy or copied",
+        "", "tensor", "offset", "size", "ops taking its address"
+    );
+    let mut copied = 0u64;
+    for io in &e.graph_io {
+        let how = if io.zero_copy {
+            "zero-copy".to_string()
+        } else {
+            let why: Vec<&str> = io.copy_reasons.iter().map(|r| r.phrase()).collect();
+            format!("copied {} B: {}", io.copied_bytes, why.join(", "))
+        };
+        copied = copied.saturating_add(io.copied_bytes);
+        let _ = writeln!(
+            s,
+            "  {:<6} {:<20} {:>12} {:>10}  {:<24} {}",
+            if io.input { "input" } else { "output" },
+            io.name,
+            io.offset.map_or("-".to_string(), |o| o.to_string()),
+            io.size,
+            io.address_ops.join(", "),
+            how
+        );
+    }
+    let _ = writeln!(s, "  copied per run: {copied} B");
 }
 
 /// The dynamic-batch region's virtual blocks (GE `ResizeDynamicBatchBlocks`): per memory type,

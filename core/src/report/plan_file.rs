@@ -174,6 +174,11 @@ pub struct PlanEntry {
     /// Blocks of a block-reuse plan (GE), in the plan's order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub blocks: Vec<BlockEntry>,
+    /// Graph inputs and outputs as GE sees them at run time, when asked for
+    /// ([`PlanFile::add_graph_io`], `memplan plan --io`): offset, size, the ops taking the
+    /// address, zero-copy or copied and the bytes copied per run.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub graph_io: Vec<crate::report::graph_io::GraphIo>,
     /// Every buffer.
     pub buffers: Vec<BufferEntry>,
 }
@@ -346,6 +351,19 @@ impl PlanFile {
         })
     }
 
+    /// Adds the graph-I/O report ([`crate::report::graph_io::graph_io`]) to each plan:
+    /// `plans[k]` is the plan of entry `k`, made on `lowered` (lowered from `graph`).
+    pub fn add_graph_io(
+        &mut self,
+        graph: &crate::graph::Graph,
+        lowered: &crate::graph::Lowered,
+        plans: &[&Plan],
+    ) {
+        for (e, p) in self.plans.iter_mut().zip(plans) {
+            e.graph_io = crate::report::graph_io::graph_io(graph, lowered, p);
+        }
+    }
+
     /// The file as pretty-printed JSON with a final newline: the bytes both front ends write.
     ///
     /// # Errors
@@ -407,6 +425,7 @@ fn entry(problem: &Problem, r: &Run<'_>, streams: bool) -> PlanEntry {
                     .collect(),
             })
             .collect(),
+        graph_io: Vec::new(),
         buffers: problem
             .buffers
             .iter()

@@ -1,0 +1,58 @@
+//! GE's run-time reports in `memplan plan` (issue 27), on graphs worked out by hand:
+//! `--io` on `tests/io/ref.json` (x -> A -> a; R writes y in place of x; B: a -> z; C: z -> w;
+//! outputs y, z, w; the same graph as core/tests/graph_io.rs).
+
+mod common;
+
+use common::run_in;
+
+#[test]
+fn io_table_and_plan_file() {
+    let (code, out, err) = run_in("tests", &["plan", "io/ref.json", "-s", "ge-block", "--io"]);
+    assert_eq!(code, 0, "{err}");
+    // x 1536 B at 2048 (its buffer holds the output y); z 2048 B at 3584; w 1024 B at 5632
+    // (GE sizes ceil512(ceil32(bytes) + 32), zero-copy region after a's 2048 B).
+    let row = |name: &str| {
+        out.lines()
+            .find(|l| l.split_whitespace().nth(1) == Some(name))
+            .unwrap_or_else(|| panic!("{name}: {out}"))
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    assert_eq!(row("x"), "input x 2048 1536 A, R zero-copy");
+    assert_eq!(
+        row("y"),
+        "output y 2048 1536 R copied 1000 B: ref or view of a graph input"
+    );
+    assert_eq!(
+        row("z"),
+        "output z 3584 2048 B, C copied 2000 B: read again by another op"
+    );
+    assert_eq!(row("w"), "output w 5632 1024 C zero-copy");
+    assert!(out.contains("copied per run: 3000 B"), "{out}");
+    // the plan file carries the same
+    let (code, json, err) = run_in(
+        "tests",
+        &[
+            "plan",
+            "io/ref.json",
+            "-s",
+            "ge-block",
+            "--io",
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&json).expect("json");
+    let io = &v["plans"][0]["graph_io"];
+    assert_eq!(io[1]["name"], "y");
+    assert_eq!(io[1]["copy_reasons"][0], "ref_of_input");
+    assert_eq!(io[1]["copied_bytes"], 1000);
+    assert_eq!(io[0]["address_ops"], serde_json::json!(["A", "R"]));
+    // a buffer list has no graph I/O: a bad option (exit status 2)
+    let (code, _, err) = run_in("tests", &["plan", "sim/five.csv", "--io"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--io needs a graph"), "{err}");
+}
