@@ -131,7 +131,7 @@ pub fn graph_io(graph: &Graph, lowered: &Lowered, plan: &Plan) -> Vec<GraphIo> {
             let Some(op) = graph.ops.get(k.index()) else {
                 continue;
             };
-            let reads = op.inputs.iter().any(|&x| x == t);
+            let reads = op.inputs.contains(&t);
             let writes = op.outputs.iter().any(|&x| in_symbol(x));
             if reads || writes {
                 address_ops.push(op.name.clone());
