@@ -285,6 +285,10 @@ struct PlanArgs {
     /// address, zero-copy or copied (and why), bytes copied per run (table and plan file).
     #[arg(long)]
     io: bool,
+    /// The memset ops (AtomicAddrClean centralised, MemSet per op with --atomic-separate) and
+    /// the ranges (offset, size) each zeroes, with the count under both policies.
+    #[arg(long)]
+    atomic_clean: bool,
     /// Time limit for anytime strategies, milliseconds.
     #[arg(long, default_value_t = 2000)]
     time_limit: u64,
@@ -578,6 +582,11 @@ fn run_plan(args: &PlanArgs) -> Result<bool, Error> {
         let ps: Vec<&memplan_core::Plan> = plans.iter().map(|p| &p.1).collect();
         file.add_graph_io(g, &lowered, &ps);
     }
+    if args.atomic_clean {
+        let ps: Vec<&memplan_core::Plan> = plans.iter().map(|p| &p.1).collect();
+        file.add_atomic_clean(problem, &ps, &opts)
+            .map_err(|e| e.at(&shown))?;
+    }
     let text = match args.format {
         Format::Json => term::json(&file.to_json()?).into_owned(),
         Format::Table => term::clean(&table(&file, &opts)).into_owned(),
@@ -860,8 +869,50 @@ fn table(f: &PlanFile, o: &PlanOptions) -> String {
             }
         }
         graph_io_lines(&mut s, e);
+        atomic_clean_lines(&mut s, e);
     }
     s
+}
+
+/// `--atomic-clean`: the memset ops and their ranges (docs/ge-memory-planning.md §3).
+fn atomic_clean_lines(s: &mut String, e: &memplan_core::report::plan_file::PlanEntry) {
+    use std::fmt::Write as _;
+    let Some(r) = &e.atomic_clean else {
+        return;
+    };
+    let _ = writeln!(
+        s,
+        "  atomic clean ({}): {} memset op(s); centralised policy {}, per-op policy {}",
+        if r.centralised {
+            "centralised, GE atomicCleanPolicy=0"
+        } else {
+            "per op, GE atomicCleanPolicy=1"
+        },
+        r.memsets.len(),
+        r.memsets_centralised,
+        r.memsets_per_op
+    );
+    for m in &r.memsets {
+        let ranges: Vec<String> = m
+            .ranges
+            .iter()
+            .map(|x| {
+                let t = if x.memory_type == 0 {
+                    String::new()
+                } else {
+                    format!(" {}", memplan_core::plan::memory_type_name(x.memory_type))
+                };
+                format!("[{}, +{}){t}", x.offset, x.size)
+            })
+            .collect();
+        let _ = writeln!(
+            s,
+            "    {} for {}: {}",
+            m.name,
+            m.cleans_for.join(", "),
+            ranges.join(" ")
+        );
+    }
 }
 
 /// `--io`: per graph input and output, GE's run-time view (docs/ge-memory-planning.md §4).

@@ -56,3 +56,40 @@ fn io_table_and_plan_file() {
     assert_eq!(code, 2);
     assert!(err.contains("--io needs a graph"), "{err}");
 }
+
+#[test]
+fn atomic_clean_by_id_under_both_policies() {
+    // tests/io/atomic.json (core/tests/atomic_clean.rs works the figures out): m1 1536 B,
+    // m2 3072 B, C's workspace 512 B, all atomic. Centralised: one AtomicAddrClean zeroes
+    // the atomic region [0, 5120) merged; per op: m2 at 0, m1 at 3072 with the workspace
+    // nested at its head, one MemSet each.
+    let run = |extra: &[&str]| {
+        let mut args = vec!["plan", "io/atomic.json", "-s", "ge-block", "--atomic-clean"];
+        args.extend_from_slice(extra);
+        let (code, out, err) = run_in("tests", &args);
+        assert_eq!(code, 0, "{err}");
+        out
+    };
+    let central = run(&[]);
+    assert!(
+        central.contains("1 memset op(s); centralised policy 1, per-op policy 3"),
+        "{central}"
+    );
+    assert!(
+        central.contains("AtomicAddrClean for A, B, C: [0, +5120)"),
+        "{central}"
+    );
+    let per_op = run(&["--atomic-separate"]);
+    for line in [
+        "MemSet_A for A: [3072, +1536)",
+        "MemSet_B for B: [0, +3072)",
+        "MemSet_C for C: [3072, +512)",
+    ] {
+        assert!(per_op.contains(line), "{per_op}");
+    }
+    let json = run(&["--format", "json"]);
+    let v: serde_json::Value = serde_json::from_str(&json).expect("json");
+    let r = &v["plans"][0]["atomic_clean"];
+    assert_eq!(r["memsets"][0]["ranges"][0]["size"], 5120);
+    assert_eq!(r["memsets_per_op"], 3);
+}

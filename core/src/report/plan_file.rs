@@ -179,6 +179,10 @@ pub struct PlanEntry {
     /// address, zero-copy or copied and the bytes copied per run.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub graph_io: Vec<crate::report::graph_io::GraphIo>,
+    /// The memset ops and the ranges each zeroes, when asked for
+    /// ([`PlanFile::add_atomic_clean`], `memplan plan --atomic-clean`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub atomic_clean: Option<crate::report::atomic_clean::AtomicCleanReport>,
     /// Every buffer.
     pub buffers: Vec<BufferEntry>,
 }
@@ -364,6 +368,25 @@ impl PlanFile {
         }
     }
 
+    /// Adds the atomic-clean report ([`crate::report::atomic_clean::atomic_clean`]) to each
+    /// plan: `plans[k]` is the plan of entry `k`, made on `problem` with `options`.
+    ///
+    /// # Errors
+    /// [`crate::ErrorKind::Overflow`] when a range overflows `u64`.
+    pub fn add_atomic_clean(
+        &mut self,
+        problem: &Problem,
+        plans: &[&Plan],
+        options: &PlanOptions,
+    ) -> Result<()> {
+        for (e, p) in self.plans.iter_mut().zip(plans) {
+            e.atomic_clean = Some(crate::report::atomic_clean::atomic_clean(
+                problem, p, options,
+            )?);
+        }
+        Ok(())
+    }
+
     /// The file as pretty-printed JSON with a final newline: the bytes both front ends write.
     ///
     /// # Errors
@@ -426,6 +449,7 @@ fn entry(problem: &Problem, r: &Run<'_>, streams: bool) -> PlanEntry {
             })
             .collect(),
         graph_io: Vec::new(),
+        atomic_clean: None,
         buffers: problem
             .buffers
             .iter()
