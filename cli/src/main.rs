@@ -289,6 +289,10 @@ struct PlanArgs {
     /// the ranges (offset, size) each zeroes, with the count under both policies.
     #[arg(long)]
     atomic_clean: bool,
+    /// Single-op mode (GE single-op execution): each op alone, its inputs and outputs the
+    /// caller's buffers, only its workspaces in device memory, one buffer per stream.
+    #[arg(long)]
+    single_op: bool,
     /// Time limit for anytime strategies, milliseconds.
     #[arg(long, default_value_t = 2000)]
     time_limit: u64,
@@ -582,6 +586,10 @@ fn run_plan(args: &PlanArgs) -> Result<bool, Error> {
         let ps: Vec<&memplan_core::Plan> = plans.iter().map(|p| &p.1).collect();
         file.add_graph_io(g, &lowered, &ps);
     }
+    if args.single_op {
+        file.add_single_op(problem, &opts)
+            .map_err(|e| e.at(&shown))?;
+    }
     if args.atomic_clean {
         let ps: Vec<&memplan_core::Plan> = plans.iter().map(|p| &p.1).collect();
         file.add_atomic_clean(problem, &ps, &opts)
@@ -871,7 +879,40 @@ fn table(f: &PlanFile, o: &PlanOptions) -> String {
         graph_io_lines(&mut s, e);
         atomic_clean_lines(&mut s, e);
     }
+    single_op_lines(&mut s, f);
     s
+}
+
+/// `--single-op`: each op alone (docs/ge-memory-planning.md §9).
+fn single_op_lines(s: &mut String, f: &PlanFile) {
+    use std::fmt::Write as _;
+    let Some(r) = &f.single_op else {
+        return;
+    };
+    let _ = writeln!(
+        s,
+        "\nsingle-op mode (GE single-op execution): device memory {} ({} B): per stream the largest op's workspaces\n  {:<24} {:>6} {:>14} {:>14}",
+        units::binary(r.device_bytes),
+        r.device_bytes,
+        "op",
+        "stream",
+        "user buffers",
+        "workspaces"
+    );
+    for o in &r.ops {
+        let _ = writeln!(
+            s,
+            "  {:<24} {:>6} {:>14} {:>14}",
+            o.name, o.stream, o.user_bytes, o.workspace_bytes
+        );
+    }
+    for st in &r.streams {
+        let _ = writeln!(
+            s,
+            "  stream {}: {} B held, {} device allocation(s)",
+            st.stream, st.device_bytes, st.allocations
+        );
+    }
 }
 
 /// `--atomic-clean`: the memset ops and their ranges (docs/ge-memory-planning.md §3).

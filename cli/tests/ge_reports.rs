@@ -93,3 +93,45 @@ fn atomic_clean_by_id_under_both_policies() {
     assert_eq!(r["memsets"][0]["ranges"][0]["size"], 5120);
     assert_eq!(r["memsets_per_op"], 3);
 }
+
+#[test]
+fn single_op_mode_holds_only_workspaces() {
+    // tests/io/single.json (core/tests/single_op.rs works it out): workspaces A 512 + 3072,
+    // B 5120 (stream 1), C 512; stream 0 keeps A's 3584 B buffer (C reuses it), stream 1
+    // B's 5120 B: 8704 B in all.
+    let (code, out, err) = run_in(
+        "tests",
+        &["plan", "io/single.json", "-s", "ge-block", "--single-op"],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("device memory 8.50 KiB (8704 B)"), "{out}");
+    let row = |name: &str| {
+        out.lines()
+            .find(|l| l.split_whitespace().next() == Some(name))
+            .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "))
+            .unwrap_or_default()
+    };
+    assert_eq!(row("A"), "A 0 3000 3584");
+    assert_eq!(row("B"), "B 1 2500 5120");
+    assert_eq!(row("C"), "C 0 564 512");
+    assert!(
+        out.contains("stream 0: 3584 B held, 1 device allocation(s)"),
+        "{out}"
+    );
+    let (code, json, err) = run_in(
+        "tests",
+        &[
+            "plan",
+            "io/single.json",
+            "-s",
+            "ge-block",
+            "--single-op",
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&json).expect("json");
+    assert_eq!(v["single_op"]["device_bytes"], 8704);
+    assert_eq!(v["single_op"]["ops"][1]["workspace_bytes"], 5120);
+}

@@ -12,6 +12,7 @@ pub mod atomic_clean;
 pub mod graph_io;
 #[cfg(feature = "serde")]
 pub mod plan_file;
+pub mod single_op;
 
 /// One gear's figures in a plan of an expanded problem.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -32,6 +32,10 @@ pub struct PlanFile {
     /// From the playground: a link reopening the view the file was exported from.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub playground: Option<String>,
+    /// Single-op mode, when asked for (`memplan plan --single-op`): each op alone, its inputs
+    /// and outputs the caller's buffers, its workspaces GE's ([`PlanFile::add_single_op`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub single_op: Option<crate::report::single_op::SingleOpReport>,
 }
 
 /// Problem figures, bytes.
@@ -352,6 +356,7 @@ impl PlanFile {
             },
             plans: runs.iter().map(|r| entry(problem, r, streams)).collect(),
             playground: None,
+            single_op: None,
         })
     }
 
@@ -366,6 +371,15 @@ impl PlanFile {
         for (e, p) in self.plans.iter_mut().zip(plans) {
             e.graph_io = crate::report::graph_io::graph_io(graph, lowered, p);
         }
+    }
+
+    /// Adds the single-op view of `problem` ([`crate::report::single_op::single_op`]).
+    ///
+    /// # Errors
+    /// [`crate::ErrorKind::Overflow`].
+    pub fn add_single_op(&mut self, problem: &Problem, options: &PlanOptions) -> Result<()> {
+        self.single_op = Some(crate::report::single_op::single_op(problem, options)?);
+        Ok(())
     }
 
     /// Adds the atomic-clean report ([`crate::report::atomic_clean::atomic_clean`]) to each
