@@ -97,7 +97,7 @@ struct SimArgs {
     /// Input file: .onnx, .json (memplan.graph/1) or .csv (MiniMalloc).
     input: PathBuf,
     /// Allocator to simulate (repeatable): pool, reuse, bfc, acl-pool, acl-tiered, ge-v1,
-    /// ge-v2 (the runtime registry) or tiered; default: pool, reuse and bfc.
+    /// ge-v2, ge-v2-streams (the runtime registry) or tiered; default: pool, reuse and bfc.
     #[arg(long = "allocator", short = 'a', value_parser = clap::builder::PossibleValuesParser::new(allocator_names()))]
     allocators: Vec<String>,
     /// pool: pool size in bytes (default: every tensor rounded up to whole blocks, summed, so
