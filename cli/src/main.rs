@@ -293,6 +293,11 @@ struct PlanArgs {
     /// caller's buffers, only its workspaces in device memory, one buffer per stream.
     #[arg(long)]
     single_op: bool,
+    /// Training step beside inference (sgd, momentum or adam): activations kept for the
+    /// backward, their gradients, weight gradients in the arena; weights and optimizer state
+    /// apart (docs/ge-memory-planning.md §10). Each strategy plans it too.
+    #[arg(long, value_name = "OPTIMIZER")]
+    training: Option<String>,
     /// Time limit for anytime strategies, milliseconds.
     #[arg(long, default_value_t = 2000)]
     time_limit: u64,
@@ -585,6 +590,17 @@ fn run_plan(args: &PlanArgs) -> Result<bool, Error> {
     if let (true, Some(g)) = (args.io, graph.as_ref()) {
         let ps: Vec<&memplan_core::Plan> = plans.iter().map(|p| &p.1).collect();
         file.add_graph_io(g, &lowered, &ps);
+    }
+    if let Some(opt) = &args.training {
+        let Some(g) = graph.as_ref() else {
+            return Err(Error::bad_option(
+                "--training needs a graph (ONNX or memplan.graph/1): a buffer list has no ops or weights",
+            )
+            .at(&shown));
+        };
+        file.training = Some(
+            training_summary(g, &lowered, opt, &plans, &opts, &rules).map_err(|e| e.at(&shown))?,
+        );
     }
     if args.single_op {
         file.add_single_op(problem, &opts)
@@ -880,7 +896,83 @@ fn table(f: &PlanFile, o: &PlanOptions) -> String {
         atomic_clean_lines(&mut s, e);
     }
     single_op_lines(&mut s, f);
+    training_lines(&mut s, f);
     s
+}
+
+/// `--training`: the training step planned by each strategy that planned inference.
+fn training_summary(
+    graph: &memplan_core::graph::Graph,
+    lowered: &memplan_core::graph::Lowered,
+    optimizer: &str,
+    plans: &[(
+        &str,
+        memplan_core::Plan,
+        u64,
+        Option<memplan_core::report::OverlayReport>,
+    )],
+    opts: &PlanOptions,
+    rules: &memplan_core::Rules,
+) -> Result<memplan_core::report::training::TrainingSummary, Error> {
+    use memplan_core::report::training::{training, Optimizer, TrainingSummary};
+    let t = training(graph, lowered, Optimizer::parse(optimizer)?)?;
+    let bound = memplan_core::lower_bound(&t.problem)?;
+    let mut out = Vec::new();
+    for (name, _, _, _) in plans {
+        let p = memplan_core::plan(&t.problem, name, opts).map_err(|e| e.at("training step"))?;
+        memplan_core::validate_with(&t.problem, &p, rules).map_err(|v| {
+            Error::invalid(format!(
+                "produced an invalid training plan: {} (please report this bug)",
+                v.describe(&t.problem)
+            ))
+            .at(format!("strategy {name}"))
+        })?;
+        out.push((p.strategy.clone(), p.peak));
+    }
+    Ok(TrainingSummary {
+        optimizer: Optimizer::parse(optimizer)?,
+        lower_bound_bytes: bound.lower_bound,
+        weight_bytes: t.weight_bytes,
+        weight_grad_bytes: t.weight_grad_bytes,
+        optimizer_state_bytes: t.optimizer_state_bytes,
+        plans: out,
+    })
+}
+
+/// `--training`: the training step beside inference.
+fn training_lines(s: &mut String, f: &PlanFile) {
+    use std::fmt::Write as _;
+    let Some(t) = &f.training else {
+        return;
+    };
+    let _ = writeln!(
+        s,
+        "\ntraining step ({:?}): arena lower bound {} ({} B); weights {} and optimizer state {} kept apart; weight gradients {} in the arena",
+        t.optimizer,
+        units::binary(t.lower_bound_bytes),
+        t.lower_bound_bytes,
+        units::binary(t.weight_bytes),
+        units::binary(t.optimizer_state_bytes),
+        units::binary(t.weight_grad_bytes)
+    );
+    for (name, peak) in &t.plans {
+        let inference = f
+            .plans
+            .iter()
+            .find(|e| &e.strategy == name)
+            .map_or(0, |e| e.peak_bytes);
+        let _ = writeln!(
+            s,
+            "  {:<34} training {:>12} ({peak} B)  inference {:>12}  device with weights and state {}",
+            name,
+            units::binary(*peak),
+            units::binary(inference),
+            units::binary(
+                peak.saturating_add(t.weight_bytes)
+                    .saturating_add(t.optimizer_state_bytes)
+            )
+        );
+    }
 }
 
 /// `--single-op`: each op alone (docs/ge-memory-planning.md §9).

@@ -135,3 +135,51 @@ fn single_op_mode_holds_only_workspaces() {
     assert_eq!(v["single_op"]["device_bytes"], 8704);
     assert_eq!(v["single_op"]["ops"][1]["workspace_bytes"], 5120);
 }
+
+#[test]
+fn training_step_beside_inference() {
+    // tests/io/mlp.json (core/tests/training.rs works it out): the training step's live peak
+    // is at M1's backward, x 3136 + grad(h1) 512 + grad(W2) 5120 + grad(W1) 401408 = 410176 B;
+    // weights W1 + W2 = 406528 B; Adam keeps two moments, 813056 B.
+    let (code, out, err) = run_in(
+        "tests",
+        &[
+            "plan",
+            "io/mlp.json",
+            "-s",
+            "ge-block",
+            "--training",
+            "adam",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("training step (Adam): arena lower bound 400.6 KiB (410176 B)"),
+        "{out}"
+    );
+    let (code, json, err) = run_in(
+        "tests",
+        &[
+            "plan",
+            "io/cnn.json",
+            "-s",
+            "ge-block",
+            "--training",
+            "momentum",
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&json).expect("json");
+    let t = &v["training"];
+    // CNN: peak at P's backward, x c r grad(p) grad(r) grad(Wf) = 6656 B; weights Wc 432 +
+    // Wf 2560 = 2992 B; momentum keeps one velocity per weight
+    assert_eq!(t["lower_bound_bytes"], 6656);
+    assert_eq!(t["weight_bytes"], 2992);
+    assert_eq!(t["optimizer_state_bytes"], 2992);
+    assert!(t["plans"][0][1].as_u64().expect("peak") >= 6656);
+    let (code, _, err) = run_in("tests", &["plan", "io/mlp.json", "--training", "rmsprop"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("unknown optimizer 'rmsprop'"), "{err}");
+}

@@ -13,6 +13,7 @@ pub mod graph_io;
 #[cfg(feature = "serde")]
 pub mod plan_file;
 pub mod single_op;
+pub mod training;
 
 /// One gear's figures in a plan of an expanded problem.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

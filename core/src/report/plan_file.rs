@@ -36,6 +36,9 @@ pub struct PlanFile {
     /// and outputs the caller's buffers, its workspaces GE's ([`PlanFile::add_single_op`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub single_op: Option<crate::report::single_op::SingleOpReport>,
+    /// The training step beside inference, when asked for (`memplan plan --training OPT`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub training: Option<crate::report::training::TrainingSummary>,
 }
 
 /// Problem figures, bytes.
@@ -357,6 +360,7 @@ impl PlanFile {
             plans: runs.iter().map(|r| entry(problem, r, streams)).collect(),
             playground: None,
             single_op: None,
+            training: None,
         })
     }
 
