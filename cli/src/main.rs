@@ -97,7 +97,7 @@ struct SimArgs {
     /// Input file: .onnx, .json (memplan.graph/1) or .csv (MiniMalloc).
     input: PathBuf,
     /// Allocator to simulate (repeatable): pool, reuse, bfc, acl-pool, acl-tiered, ge-v1,
-    /// ge-v2 (the runtime registry) or tiered; default: pool, reuse and bfc.
+    /// ge-v2, ge-v2-streams (the runtime registry) or tiered; default: pool, reuse and bfc.
     #[arg(long = "allocator", short = 'a', value_parser = clap::builder::PossibleValuesParser::new(allocator_names()))]
     allocators: Vec<String>,
     /// pool: pool size in bytes (default: every tensor rounded up to whole blocks, summed, so
@@ -281,6 +281,23 @@ struct PlanArgs {
     /// GE dynamic batch: cut the largest gear into virtual blocks of at most 400 MiB.
     #[arg(long)]
     expandable_memory: bool,
+    /// Graph inputs and outputs as GE sees them at run time: offset, size, the ops taking the
+    /// address, zero-copy or copied (and why), bytes copied per run (table and plan file).
+    #[arg(long)]
+    io: bool,
+    /// The memset ops (AtomicAddrClean centralised, MemSet per op with --atomic-separate) and
+    /// the ranges (offset, size) each zeroes, with the count under both policies.
+    #[arg(long)]
+    atomic_clean: bool,
+    /// Single-op mode (GE single-op execution): each op alone, its inputs and outputs the
+    /// caller's buffers, only its workspaces in device memory, one buffer per stream.
+    #[arg(long)]
+    single_op: bool,
+    /// Training step beside inference (sgd, momentum or adam): activations kept for the
+    /// backward, their gradients, weight gradients in the arena; weights and optimizer state
+    /// apart (docs/ge-memory-planning.md §10). Each strategy plans it too.
+    #[arg(long, value_name = "OPTIMIZER")]
+    training: Option<String>,
     /// Time limit for anytime strategies, milliseconds.
     #[arg(long, default_value_t = 2000)]
     time_limit: u64,
@@ -589,10 +606,17 @@ fn run_plan(args: &PlanArgs) -> Result<bool, Error> {
     };
     let opts = options(args, &input)?;
     let shown = args.input.display().to_string();
+    let graph = input.graph;
     let lowered = input.lowered;
     let problem = &lowered.problem;
     for w in &lowered.warnings {
         errln!("warning: {shown}: {w}");
+    }
+    if args.io && graph.is_none() {
+        return Err(Error::bad_option(
+            "--io needs a graph (ONNX or memplan.graph/1): a buffer list has no graph inputs or outputs",
+        )
+        .at(&shown));
     }
     let bounds = memplan_core::lower_bound(problem).map_err(|e| e.at(&shown))?;
     // per strategy run: the name asked, the plan, its time and its gear overlay
@@ -650,12 +674,36 @@ fn run_plan(args: &PlanArgs) -> Result<bool, Error> {
         views: lowered.views.as_ref(),
         order: lowered.order,
     };
-    let file = PlanFile::new(&shown, problem, extras, &runs).map_err(|e| e.at(&shown))?;
-    // the exported files are made before anything is written: a refusal writes nothing
+    let mut file = PlanFile::new(&shown, problem, extras, &runs).map_err(|e| e.at(&shown))?;
+    if let (true, Some(g)) = (args.io, graph.as_ref()) {
+        let ps: Vec<&memplan_core::Plan> = plans.iter().map(|p| &p.1).collect();
+        file.add_graph_io(g, &lowered, &ps);
+    }
+    if let Some(opt) = &args.training {
+        let Some(g) = graph.as_ref() else {
+            return Err(Error::bad_option(
+                "--training needs a graph (ONNX or memplan.graph/1): a buffer list has no ops or weights",
+            )
+            .at(&shown));
+        };
+        file.training = Some(
+            training_summary(g, &lowered, opt, &plans, &opts, &rules).map_err(|e| e.at(&shown))?,
+        );
+    }
+    if args.single_op {
+        file.add_single_op(problem, &opts)
+            .map_err(|e| e.at(&shown))?;
+    }
+    if args.atomic_clean {
+        let ps: Vec<&memplan_core::Plan> = plans.iter().map(|p| &p.1).collect();
+        file.add_atomic_clean(problem, &ps, &opts)
+            .map_err(|e| e.at(&shown))?;
+    }
+        // the exported files are made before anything is written: a refusal writes nothing
     let exported = match (exporting, plans.first()) {
         (true, Some((name, plan, _, _))) => {
             let tflm = Tflm {
-                graph: input.graph.as_ref(),
+                graph: graph.as_ref(),
                 info: input.tflite.as_ref(),
                 lowered: &lowered,
                 bytes: &model_bytes,
@@ -956,8 +1004,194 @@ fn table(f: &PlanFile, o: &PlanOptions) -> String {
                 let _ = writeln!(s, "  {line}");
             }
         }
+        graph_io_lines(&mut s, e);
+        atomic_clean_lines(&mut s, e);
     }
+    single_op_lines(&mut s, f);
+    training_lines(&mut s, f);
     s
+}
+
+/// `--training`: the training step planned by each strategy that planned inference.
+fn training_summary(
+    graph: &memplan_core::graph::Graph,
+    lowered: &memplan_core::graph::Lowered,
+    optimizer: &str,
+    plans: &[(
+        &str,
+        memplan_core::Plan,
+        u64,
+        Option<memplan_core::report::OverlayReport>,
+    )],
+    opts: &PlanOptions,
+    rules: &memplan_core::Rules,
+) -> Result<memplan_core::report::training::TrainingSummary, Error> {
+    use memplan_core::report::training::{training, Optimizer, TrainingSummary};
+    let t = training(graph, lowered, Optimizer::parse(optimizer)?)?;
+    let bound = memplan_core::lower_bound(&t.problem)?;
+    let mut out = Vec::new();
+    for (name, _, _, _) in plans {
+        let p = memplan_core::plan(&t.problem, name, opts).map_err(|e| e.at("training step"))?;
+        memplan_core::validate_with(&t.problem, &p, rules).map_err(|v| {
+            Error::invalid(format!(
+                "produced an invalid training plan: {} (please report this bug)",
+                v.describe(&t.problem)
+            ))
+            .at(format!("strategy {name}"))
+        })?;
+        out.push((p.strategy.clone(), p.peak));
+    }
+    Ok(TrainingSummary {
+        optimizer: Optimizer::parse(optimizer)?,
+        lower_bound_bytes: bound.lower_bound,
+        weight_bytes: t.weight_bytes,
+        weight_grad_bytes: t.weight_grad_bytes,
+        optimizer_state_bytes: t.optimizer_state_bytes,
+        plans: out,
+    })
+}
+
+/// `--training`: the training step beside inference.
+fn training_lines(s: &mut String, f: &PlanFile) {
+    use std::fmt::Write as _;
+    let Some(t) = &f.training else {
+        return;
+    };
+    let _ = writeln!(
+        s,
+        "\ntraining step ({:?}): arena lower bound {} ({} B); weights {} and optimizer state {} kept apart; weight gradients {} in the arena",
+        t.optimizer,
+        units::binary(t.lower_bound_bytes),
+        t.lower_bound_bytes,
+        units::binary(t.weight_bytes),
+        units::binary(t.optimizer_state_bytes),
+        units::binary(t.weight_grad_bytes)
+    );
+    for (name, peak) in &t.plans {
+        let inference = f
+            .plans
+            .iter()
+            .find(|e| &e.strategy == name)
+            .map_or(0, |e| e.peak_bytes);
+        let _ = writeln!(
+            s,
+            "  {:<34} training {:>12} ({peak} B)  inference {:>12}  device with weights and state {}",
+            name,
+            units::binary(*peak),
+            units::binary(inference),
+            units::binary(
+                peak.saturating_add(t.weight_bytes)
+                    .saturating_add(t.optimizer_state_bytes)
+            )
+        );
+    }
+}
+
+/// `--single-op`: each op alone (docs/ge-memory-planning.md §9).
+fn single_op_lines(s: &mut String, f: &PlanFile) {
+    use std::fmt::Write as _;
+    let Some(r) = &f.single_op else {
+        return;
+    };
+    let _ = writeln!(
+        s,
+        "\nsingle-op mode (GE single-op execution): device memory {} ({} B): per stream the largest op's workspaces\n  {:<24} {:>6} {:>14} {:>14}",
+        units::binary(r.device_bytes),
+        r.device_bytes,
+        "op",
+        "stream",
+        "user buffers",
+        "workspaces"
+    );
+    for o in &r.ops {
+        let _ = writeln!(
+            s,
+            "  {:<24} {:>6} {:>14} {:>14}",
+            o.name, o.stream, o.user_bytes, o.workspace_bytes
+        );
+    }
+    for st in &r.streams {
+        let _ = writeln!(
+            s,
+            "  stream {}: {} B held, {} device allocation(s)",
+            st.stream, st.device_bytes, st.allocations
+        );
+    }
+}
+
+/// `--atomic-clean`: the memset ops and their ranges (docs/ge-memory-planning.md §3).
+fn atomic_clean_lines(s: &mut String, e: &memplan_core::report::plan_file::PlanEntry) {
+    use std::fmt::Write as _;
+    let Some(r) = &e.atomic_clean else {
+        return;
+    };
+    let _ = writeln!(
+        s,
+        "  atomic clean ({}): {} memset op(s); centralised policy {}, per-op policy {}",
+        if r.centralised {
+            "centralised, GE atomicCleanPolicy=0"
+        } else {
+            "per op, GE atomicCleanPolicy=1"
+        },
+        r.memsets.len(),
+        r.memsets_centralised,
+        r.memsets_per_op
+    );
+    for m in &r.memsets {
+        let ranges: Vec<String> = m
+            .ranges
+            .iter()
+            .map(|x| {
+                let t = if x.memory_type == 0 {
+                    String::new()
+                } else {
+                    format!(" {}", memplan_core::plan::memory_type_name(x.memory_type))
+                };
+                format!("[{}, +{}){t}", x.offset, x.size)
+            })
+            .collect();
+        let _ = writeln!(
+            s,
+            "    {} for {}: {}",
+            m.name,
+            m.cleans_for.join(", "),
+            ranges.join(" ")
+        );
+    }
+}
+
+/// `--io`: per graph input and output, GE's run-time view (docs/ge-memory-planning.md §4).
+fn graph_io_lines(s: &mut String, e: &memplan_core::report::plan_file::PlanEntry) {
+    use std::fmt::Write as _;
+    if e.graph_io.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        s,
+        "  graph I/O (GE run time: tasks taking the address are refreshed with the user's buffer)\n  {:<6} {:<20} {:>12} {:>10}  {:<24} zero-copy or copied",
+        "", "tensor", "offset", "size", "ops taking its address"
+    );
+    let mut copied = 0u64;
+    for io in &e.graph_io {
+        let how = if io.zero_copy {
+            "zero-copy".to_string()
+        } else {
+            let why: Vec<&str> = io.copy_reasons.iter().map(|r| r.phrase()).collect();
+            format!("copied {} B: {}", io.copied_bytes, why.join(", "))
+        };
+        copied = copied.saturating_add(io.copied_bytes);
+        let _ = writeln!(
+            s,
+            "  {:<6} {:<20} {:>12} {:>10}  {:<24} {}",
+            if io.input { "input" } else { "output" },
+            io.name,
+            io.offset.map_or("-".to_string(), |o| o.to_string()),
+            io.size,
+            io.address_ops.join(", "),
+            how
+        );
+    }
+    let _ = writeln!(s, "  copied per run: {copied} B");
 }
 
 /// The dynamic-batch region's virtual blocks (GE `ResizeDynamicBatchBlocks`): per memory type,

@@ -32,6 +32,13 @@ pub struct PlanFile {
     /// From the playground: a link reopening the view the file was exported from.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub playground: Option<String>,
+    /// Single-op mode, when asked for (`memplan plan --single-op`): each op alone, its inputs
+    /// and outputs the caller's buffers, its workspaces GE's ([`PlanFile::add_single_op`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub single_op: Option<crate::report::single_op::SingleOpReport>,
+    /// The training step beside inference, when asked for (`memplan plan --training OPT`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub training: Option<crate::report::training::TrainingSummary>,
 }
 
 /// Problem figures, bytes.
@@ -174,6 +181,15 @@ pub struct PlanEntry {
     /// Blocks of a block-reuse plan (GE), in the plan's order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub blocks: Vec<BlockEntry>,
+    /// Graph inputs and outputs as GE sees them at run time, when asked for
+    /// ([`PlanFile::add_graph_io`], `memplan plan --io`): offset, size, the ops taking the
+    /// address, zero-copy or copied and the bytes copied per run.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub graph_io: Vec<crate::report::graph_io::GraphIo>,
+    /// The memset ops and the ranges each zeroes, when asked for
+    /// ([`PlanFile::add_atomic_clean`], `memplan plan --atomic-clean`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub atomic_clean: Option<crate::report::atomic_clean::AtomicCleanReport>,
     /// Every buffer.
     pub buffers: Vec<BufferEntry>,
 }
@@ -343,7 +359,50 @@ impl PlanFile {
             },
             plans: runs.iter().map(|r| entry(problem, r, streams)).collect(),
             playground: None,
+            single_op: None,
+            training: None,
         })
+    }
+
+    /// Adds the graph-I/O report ([`crate::report::graph_io::graph_io`]) to each plan:
+    /// `plans[k]` is the plan of entry `k`, made on `lowered` (lowered from `graph`).
+    pub fn add_graph_io(
+        &mut self,
+        graph: &crate::graph::Graph,
+        lowered: &crate::graph::Lowered,
+        plans: &[&Plan],
+    ) {
+        for (e, p) in self.plans.iter_mut().zip(plans) {
+            e.graph_io = crate::report::graph_io::graph_io(graph, lowered, p);
+        }
+    }
+
+    /// Adds the single-op view of `problem` ([`crate::report::single_op::single_op`]).
+    ///
+    /// # Errors
+    /// [`crate::ErrorKind::Overflow`].
+    pub fn add_single_op(&mut self, problem: &Problem, options: &PlanOptions) -> Result<()> {
+        self.single_op = Some(crate::report::single_op::single_op(problem, options)?);
+        Ok(())
+    }
+
+    /// Adds the atomic-clean report ([`crate::report::atomic_clean::atomic_clean`]) to each
+    /// plan: `plans[k]` is the plan of entry `k`, made on `problem` with `options`.
+    ///
+    /// # Errors
+    /// [`crate::ErrorKind::Overflow`] when a range overflows `u64`.
+    pub fn add_atomic_clean(
+        &mut self,
+        problem: &Problem,
+        plans: &[&Plan],
+        options: &PlanOptions,
+    ) -> Result<()> {
+        for (e, p) in self.plans.iter_mut().zip(plans) {
+            e.atomic_clean = Some(crate::report::atomic_clean::atomic_clean(
+                problem, p, options,
+            )?);
+        }
+        Ok(())
     }
 
     /// The file as pretty-printed JSON with a final newline: the bytes both front ends write.
@@ -407,6 +466,8 @@ fn entry(problem: &Problem, r: &Run<'_>, streams: bool) -> PlanEntry {
                     .collect(),
             })
             .collect(),
+        graph_io: Vec::new(),
+        atomic_clean: None,
         buffers: problem
             .buffers
             .iter()
