@@ -162,6 +162,7 @@ pub fn expand_with(
         unknown: first.unknown.clone(),
         views: first.views.clone(),
         order: first.order,
+        search: first.search.clone(),
     })
 }
 
