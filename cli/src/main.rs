@@ -192,6 +192,10 @@ enum ScheduleArg {
     /// GE's default topological sort for inference, depth-first (compute_graph.cc
     /// DFSTopologicalSorting).
     GeDfs,
+    /// The order of lowest live-set lower bound found: exact search over sets of executed ops
+    /// where the state space allows, else the best of LPMF, list, DFS, BFS and the file order
+    /// (never above the file order's bound); the plan's notes say which won and what is proven.
+    Memory,
 }
 
 impl ShapeArgs {
@@ -217,6 +221,7 @@ impl ShapeArgs {
         self.schedule.map(|s| match s {
             ScheduleArg::File => ScheduleOrder::File,
             ScheduleArg::GeDfs => ScheduleOrder::GeDfs,
+            ScheduleArg::Memory => ScheduleOrder::Memory,
         })
     }
 }
@@ -554,6 +559,7 @@ fn run_plan(args: &PlanArgs) -> Result<bool, Error> {
         unknown: &lowered.unknown,
         views: lowered.views.as_ref(),
         order: lowered.order,
+        search: lowered.search.as_ref(),
     };
     let file = PlanFile::new(&shown, problem, extras, &runs).map_err(|e| e.at(&shown))?;
     let text = match args.format {

@@ -151,9 +151,12 @@ pub fn memory_order(
 ) -> Result<(Vec<OpId>, OrderReport)> {
     let file = graph.file_order()?;
     let model = Model::new(graph, bindings, &file)?;
-    let mut named: Vec<(&'static str, Vec<usize>)> = Vec::new();
-    named.push(("file", file.iter().map(|k| k.index()).collect()));
-    named.push(("ge-dfs", graph.ge_dfs_order().iter().map(|k| k.index()).collect()));
+    let mut named: Vec<(&'static str, Vec<usize>)> =
+        alloc::vec![("file", file.iter().map(|k| k.index()).collect())];
+    named.push((
+        "ge-dfs",
+        graph.ge_dfs_order().iter().map(|k| k.index()).collect(),
+    ));
     named.push(("lpmf", model.expand(&model.lpmf())));
     named.push(("list", model.expand(&model.list())));
     named.push(("dfs", model.expand(&model.dfs())));
@@ -205,7 +208,7 @@ pub fn memory_order(
             Some(j) => measured[j],
             None => {
                 let sched: Vec<OpId> = order.iter().map(|&k| OpId::new(k)).collect();
-                crate::bound::lower_bound(&graph.lower_in(bindings, sched)?.problem)?.lower_bound
+                live_peak(&graph.lower_in(bindings, sched)?.problem)?
             }
         };
         seen.push(order);
@@ -280,7 +283,10 @@ impl Model {
         let mut keep = alloc::vec![false; nt];
         graph.outputs.iter().for_each(|&t| keep[t.index()] = true);
         let mut is_input = alloc::vec![false; nt];
-        graph.inputs.iter().for_each(|&t| is_input[t.index()] = true);
+        graph
+            .inputs
+            .iter()
+            .for_each(|&t| is_input[t.index()] = true);
         let mut start_resident = 0u64;
         let mut step0_extra = 0u64;
         for t in (0..nt).filter(|&t| is_input[t]) {
@@ -315,7 +321,9 @@ impl Model {
             }
         }
         let mut pos = alloc::vec![0usize; n];
-        topo.iter().enumerate().for_each(|(i, k)| pos[k.index()] = i);
+        topo.iter()
+            .enumerate()
+            .for_each(|(i, k)| pos[k.index()] = i);
         let mut main_preds: Vec<Vec<usize>> = alloc::vec![Vec::new(); n];
         let mut main_succs: Vec<Vec<usize>> = alloc::vec![Vec::new(); n];
         let mut pulls: Vec<Vec<usize>> = alloc::vec![Vec::new(); n];
@@ -605,7 +613,7 @@ impl Model {
         }
         let mut cur_val: Vec<(u64, u64)> = alloc::vec![(0, self.start_resident)];
         // per level: (parent index, op) of each state
-        let mut trail: Vec<Vec<(u32, u32)>> = Vec::new();
+        let mut trail: Vec<Vec<(usize, usize)>> = Vec::new();
         let mut states = 0u64;
         let mut truncated = false;
         let levels = self.main.len();
@@ -621,8 +629,8 @@ impl Model {
             let mut nxt_bits: Vec<u64> = Vec::new();
             let mut nxt_ready: Vec<u64> = Vec::new();
             let mut nxt_val: Vec<(u64, u64)> = Vec::new();
-            let mut nxt_trail: Vec<(u32, u32)> = Vec::new();
-            let mut table: hashbrown::HashTable<u32> = hashbrown::HashTable::new();
+            let mut nxt_trail: Vec<(usize, usize)> = Vec::new();
+            let mut table: hashbrown::HashTable<usize> = hashbrown::HashTable::new();
             let width = if states > limits.max_states {
                 64
             } else {
@@ -659,16 +667,13 @@ impl Model {
                             continue; // cannot beat the best heuristic
                         }
                         let h = hasher.hash_one(&scratch[..]);
-                        let found = table.find(h, |&i| {
-                            let i = i as usize;
-                            nxt_bits[i * words..(i + 1) * words] == scratch[..]
-                        });
+                        let found =
+                            table.find(h, |&i| nxt_bits[i * words..(i + 1) * words] == scratch[..]);
                         match found {
                             Some(&i) => {
-                                let i = i as usize;
                                 if pk < nxt_val[i].0 {
                                     nxt_val[i].0 = pk;
-                                    nxt_trail[i] = (s as u32, v as u32);
+                                    nxt_trail[i] = (s, v);
                                 }
                             }
                             None => {
@@ -684,10 +689,9 @@ impl Model {
                                     }
                                 }
                                 nxt_val.push((pk, res));
-                                nxt_trail.push((s as u32, v as u32));
+                                nxt_trail.push((s, v));
                                 let nb = &nxt_bits;
-                                table.insert_unique(h, i as u32, |&j| {
-                                    let j = j as usize;
+                                table.insert_unique(h, i, |&j| {
                                     hasher.hash_one(&nb[j * words..(j + 1) * words])
                                 });
                             }
@@ -729,8 +733,8 @@ impl Model {
         let mut s = 0usize;
         for level in (0..levels).rev() {
             let (p, v) = trail[level][s];
-            order[level] = v as usize;
-            s = p as usize;
+            order[level] = v;
+            s = p;
         }
         Search {
             order: Some(order),
@@ -738,6 +742,27 @@ impl Model {
             states,
         }
     }
+}
+
+/// The live-set lower bound of a lowered problem without gears: the most bytes live at one
+/// step (the figure of [`crate::bound::lower_bound`], a layer above; recomputed here).
+fn live_peak(problem: &crate::problem::Problem) -> Result<u64> {
+    let steps = usize::try_from(problem.steps).unwrap_or(usize::MAX);
+    let mut delta: Vec<i128> = alloc::vec![0; steps.saturating_add(1)];
+    for b in &problem.buffers {
+        let s = usize::try_from(b.start).unwrap_or(usize::MAX).min(steps);
+        let e = usize::try_from(b.end.saturating_add(1))
+            .unwrap_or(usize::MAX)
+            .min(steps);
+        delta[s] += i128::from(b.size);
+        delta[e] -= i128::from(b.size);
+    }
+    let (mut cur, mut peak) = (0i128, 0i128);
+    for d in delta.iter().take(steps) {
+        cur += d;
+        peak = peak.max(cur);
+    }
+    u64::try_from(peak).map_err(|_| Error::overflow("live bytes"))
 }
 
 struct Search {

@@ -182,6 +182,11 @@ pub fn load_as(format: Format, name: &str, bytes: &[u8], opts: &LoadOptions) -> 
     }
     let stem = stem(name);
     check_dims(&opts.dims)?;
+    if !opts.gears.is_empty() && opts.order == Some(crate::graph::ScheduleOrder::Memory) {
+        return Err(Error::bad_option(
+            "--schedule memory with --batch: gears share one op order, and the memory-aware order is chosen per size; plan one batch size, or give --schedule file or ge-dfs",
+        ));
+    }
     let mut seen = opts.gears.clone();
     seen.sort_unstable();
     if let Some(w) = seen.windows(2).find(|w| w[0] == w[1]) {

@@ -68,6 +68,13 @@ pub struct ProblemSummary {
     /// `"schedule"`, the playground's Op order); every lifetime above follows it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub schedule: Option<String>,
+    /// With `--schedule memory`: the op names in the order chosen (step = index).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub op_order: Vec<String>,
+    /// With `--schedule memory`: what the order search tried and proved (each plan's notes
+    /// say it in one line too).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub schedule_search: Option<crate::graph::order::OrderReport>,
 }
 
 /// The settings of one plan: the strategy asked for and the options in force (the
@@ -287,6 +294,8 @@ pub struct Extras<'a> {
     pub views: Option<&'a AliasReport>,
     /// The op order the lifetimes follow ([`crate::Lowered::order`]).
     pub order: ScheduleOrder,
+    /// With [`ScheduleOrder::Memory`]: the order search's report ([`crate::Lowered::search`]).
+    pub search: Option<&'a crate::graph::order::OrderReport>,
 }
 
 impl PlanFile {
@@ -340,8 +349,21 @@ impl PlanFile {
                 aliased_view_bytes: extras.views.map(|v| v.bytes),
                 schedule: (extras.order != ScheduleOrder::File)
                     .then(|| extras.order.name().to_string()),
+                op_order: if extras.order == ScheduleOrder::Memory {
+                    problem.ops.iter().map(|o| o.name.clone()).collect()
+                } else {
+                    Vec::new()
+                },
+                schedule_search: extras.search.cloned(),
             },
-            plans: runs.iter().map(|r| entry(problem, r, streams)).collect(),
+            plans: runs
+                .iter()
+                .map(|r| {
+                    let mut e = entry(problem, r, streams);
+                    e.notes.extend(extras.search.map(|s| s.note()));
+                    e
+                })
+                .collect(),
             playground: None,
         })
     }
