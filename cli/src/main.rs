@@ -753,6 +753,10 @@ fn table(f: &PlanFile, o: &PlanOptions) -> String {
             units::with_exact(b)
         );
     }
+    let order_note = p.schedule_search.as_ref().map(|r| r.note());
+    if let Some(n) = &order_note {
+        let _ = writeln!(s, "{n}");
+    }
     for u in &p.unknown_size {
         let by =
             u.op.as_ref()
@@ -799,7 +803,8 @@ fn table(f: &PlanFile, o: &PlanOptions) -> String {
             e.plan_time_us as f64 / 1000.0
         );
         if memplan_core::find_strategy(&e.strategy).is_ok_and(|s| s.caps.anytime) {
-            for n in &e.notes {
+            // the op order's note is the problem's, shown above
+            for n in e.notes.iter().filter(|&n| Some(n) != order_note.as_ref()) {
                 let _ = writeln!(s, "  {n}");
             }
         }
