@@ -183,6 +183,15 @@ struct ShapeArgs {
     /// `validate --model`, the plan's own, as its `problem.schedule` records it).
     #[arg(long, value_enum)]
     schedule: Option<ScheduleArg>,
+    /// Fuse ops as a runtime does: pad (PAD folded into its consumer, TinyEngine), quantize
+    /// (a graph input's QUANTIZE dropped, TinyEngine), activation (into its producer, TFLite,
+    /// ONNX Runtime); comma separated.
+    #[arg(long, value_name = "LIST", value_parser = memplan_core::graph::rewrite::Fuse::parse)]
+    fuse: Option<memplan_core::graph::rewrite::Fuse>,
+    /// Write outputs over a dying input's buffer as a runtime does: elementwise (same size,
+    /// ONNX Runtime, TFLite), depthwise (TinyEngine); comma separated.
+    #[arg(long, value_name = "LIST", value_parser = memplan_core::graph::rewrite::InPlace::parse)]
+    in_place: Option<memplan_core::graph::rewrite::InPlace>,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -204,6 +213,8 @@ impl ShapeArgs {
         let mut s = parse_shapes(&self.dims, &self.inputs, &self.sizes)?;
         s.alias_views = self.alias_views;
         s.order = self.order();
+        s.fuse = self.fuse.unwrap_or_default();
+        s.in_place = self.in_place.unwrap_or_default();
         Ok(s)
     }
 
@@ -214,6 +225,8 @@ impl ShapeArgs {
             || !self.sizes.is_empty()
             || self.alias_views
             || self.schedule.is_some()
+            || self.fuse.is_some()
+            || self.in_place.is_some()
     }
 
     fn order(&self) -> Option<memplan_core::graph::ScheduleOrder> {
@@ -560,6 +573,7 @@ fn run_plan(args: &PlanArgs) -> Result<bool, Error> {
         views: lowered.views.as_ref(),
         order: lowered.order,
         search: lowered.search.as_ref(),
+        rewrites: lowered.rewrites.as_ref(),
     };
     let file = PlanFile::new(&shown, problem, extras, &runs).map_err(|e| e.at(&shown))?;
     let text = match args.format {

@@ -15,7 +15,11 @@
 //! numbering is the ring's, which already keeps neighbours together.
 //!
 //! Deterministic by seed (SplitMix64, integer arithmetic only).
-#![allow(clippy::cast_possible_truncation, clippy::needless_range_loop, dead_code)]
+#![allow(
+    clippy::cast_possible_truncation,
+    clippy::needless_range_loop,
+    dead_code
+)]
 
 use std::collections::VecDeque;
 

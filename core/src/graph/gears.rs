@@ -163,6 +163,7 @@ pub fn expand_with(
         views: first.views.clone(),
         order: first.order,
         search: first.search.clone(),
+        rewrites: first.rewrites.clone(),
     })
 }
 

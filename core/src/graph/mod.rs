@@ -13,6 +13,7 @@ use core::cmp::Reverse;
 
 pub mod gears;
 pub mod order;
+pub mod rewrite;
 pub mod views;
 
 use crate::dtype::DType;
@@ -455,6 +456,8 @@ pub struct Lowered {
     pub order: ScheduleOrder,
     /// With [`ScheduleOrder::Memory`]: what the order search tried and proved.
     pub search: Option<order::OrderReport>,
+    /// With `--fuse` or `--in-place`: the ops fused away and the outputs written in place.
+    pub rewrites: Option<rewrite::RewriteReport>,
 }
 
 /// A tensor the planner leaves out because its size is unknown.
@@ -1043,6 +1046,7 @@ impl Graph {
             views: None,
             order: ScheduleOrder::File,
             search: None,
+            rewrites: None,
         })
     }
 

@@ -15,7 +15,7 @@ use alloc::collections::BTreeMap;
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
-use crate::graph::{gears, views, Bindings, Graph, Lowered};
+use crate::graph::{gears, rewrite, views, Bindings, Graph, Lowered};
 use crate::{Error, Result};
 
 /// What a file holds.
@@ -109,6 +109,10 @@ pub struct LoadOptions {
     /// The order the ops run in (`--schedule`); `None`: the graph's own (`"schedule"`, else
     /// file order).
     pub order: Option<crate::graph::ScheduleOrder>,
+    /// Fusions (`--fuse pad,quantize,activation`, [`crate::graph::rewrite::fuse`]).
+    pub fuse: rewrite::Fuse,
+    /// In-place ops (`--in-place elementwise,depthwise`, [`crate::graph::rewrite::in_place`]).
+    pub in_place: rewrite::InPlace,
 }
 
 /// A loaded file, lowered and ready to plan.
@@ -240,6 +244,8 @@ fn unused_on_buffer_list(opts: &LoadOptions) -> Vec<String> {
     unused("--batch-dim", opts.batch_dim.is_some());
     unused("--alias-views", opts.alias_views);
     unused("--schedule", opts.order.is_some());
+    unused("--fuse", opts.fuse.any());
+    unused("--in-place", opts.in_place.any());
     w
 }
 
@@ -274,13 +280,14 @@ fn load_json(stem: &str, bytes: &[u8], opts: &LoadOptions) -> Result<Loaded> {
         graph.name = stem.to_string();
     }
     apply_sizes(&mut graph, &opts.sizes)?;
+    let (mut graph, fused) = rewrite::fuse(&graph, &opts.fuse)?;
     graph.order = opts.order.unwrap_or(graph.order);
     let symbols = graph.symbols();
     let mut warnings = typos(&graph, &symbols, opts);
     let (dims, gear_info, mut lowered) = if opts.gears.is_empty() {
         let (dims, mut bind) = graph.bind_unbound_to_one(&opts.dims);
         warnings.append(&mut bind);
-        let l = lower(&graph, &dims, opts.alias_views)?;
+        let l = lower(&graph, &dims, opts)?;
         (dims, None, l)
     } else {
         let dim = gears::batch_dim(&graph, opts.batch_dim.as_deref())?;
@@ -291,6 +298,7 @@ fn load_json(stem: &str, bytes: &[u8], opts: &LoadOptions) -> Result<Loaded> {
     };
     warnings.append(&mut lowered.warnings);
     lowered.warnings = warnings;
+    note_fused(&mut lowered, opts, fused);
     Ok(Loaded {
         format: Format::GraphJson,
         weight_bytes: lowered.problem.weight_bytes,
@@ -312,6 +320,8 @@ fn load_json(_: &str, _: &[u8], _: &LoadOptions) -> Result<Loaded> {
 #[cfg(feature = "onnx")]
 fn load_onnx(stem: &str, bytes: &[u8], opts: &LoadOptions) -> Result<Loaded> {
     use super::onnx::{parse, OnnxModel, OnnxOptions};
+    // the ops the last import's fusion removed
+    let fused = core::cell::RefCell::new(Vec::new());
     let with = |dims: &Bindings| -> Result<OnnxModel> {
         let mut m = parse(
             bytes,
@@ -325,6 +335,9 @@ fn load_onnx(stem: &str, bytes: &[u8], opts: &LoadOptions) -> Result<Loaded> {
         }
         apply_sizes(&mut m.graph, &opts.sizes)?;
         m.graph.order = opts.order.unwrap_or(m.graph.order);
+        let (g, names) = rewrite::fuse(&m.graph, &opts.fuse)?;
+        m.graph = g;
+        *fused.borrow_mut() = names;
         Ok(m)
     };
     // With gears the batch stays symbolic in the graph kept for shapes; each gear is imported
@@ -355,10 +368,11 @@ fn load_onnx(stem: &str, bytes: &[u8], opts: &LoadOptions) -> Result<Loaded> {
             let mut d = dims.clone();
             d.insert(dim.clone(), g);
             let m = with(&d)?;
-            lower_model(&m, &d, opts.alias_views)
+            lower_model(&m, &d, opts)
         })?;
         warnings.append(&mut lowered.warnings);
         lowered.warnings = warnings;
+        note_fused(&mut lowered, opts, fused.take());
         return Ok(Loaded {
             format: Format::Onnx,
             graph: Some(model.graph),
@@ -371,19 +385,20 @@ fn load_onnx(stem: &str, bytes: &[u8], opts: &LoadOptions) -> Result<Loaded> {
     }
     let (dims, mut bind) = model.graph.bind_unbound_to_one(&opts.dims);
     let (graph, mut lowered) = if bind.is_empty() {
-        let l = lower_model(&model, &dims, opts.alias_views)?;
+        let l = lower_model(&model, &dims, opts)?;
         (model.graph, l)
     } else {
         // shape arithmetic over a symbolic dim may not resolve (magika's tensors would be
         // planned as 0 bytes): import again with the dims bound; its warnings replace the
         // symbolic import's
         let m = with(&dims)?;
-        let l = lower_model(&m, &dims, opts.alias_views)?;
+        let l = lower_model(&m, &dims, opts)?;
         (m.graph, l)
     };
     warnings.append(&mut bind);
     warnings.append(&mut lowered.warnings);
     lowered.warnings = warnings;
+    note_fused(&mut lowered, opts, fused.take());
     Ok(Loaded {
         format: Format::Onnx,
         graph: Some(graph),
@@ -404,20 +419,34 @@ fn load_onnx(_: &str, _: &[u8], _: &LoadOptions) -> Result<Loaded> {
 
 /// Lowers an imported model; the import's warnings first, then the lowering's.
 #[cfg(feature = "onnx")]
-fn lower_model(m: &super::onnx::OnnxModel, dims: &Bindings, alias_views: bool) -> Result<Lowered> {
-    let mut l = lower(&m.graph, dims, alias_views)?;
+fn lower_model(m: &super::onnx::OnnxModel, dims: &Bindings, opts: &LoadOptions) -> Result<Lowered> {
+    let mut l = lower(&m.graph, dims, opts)?;
     let mut w = m.warnings.clone();
     w.append(&mut l.warnings);
     l.warnings = w;
     Ok(l)
 }
 
-fn lower(graph: &Graph, dims: &Bindings, alias_views: bool) -> Result<Lowered> {
+fn lower(graph: &Graph, dims: &Bindings, opts: &LoadOptions) -> Result<Lowered> {
     let mut l = graph.lower(dims)?;
-    if alias_views {
+    if opts.alias_views {
         l.views = Some(views::alias_views(graph, &mut l)?);
     }
+    if opts.in_place.any() {
+        let merged = rewrite::in_place(graph, &mut l, &opts.in_place)?;
+        l.rewrites = Some(rewrite::RewriteReport {
+            fused: Vec::new(),
+            in_place: merged,
+        });
+    }
     Ok(l)
+}
+
+/// Records the ops `--fuse` removed in the lowering's report (with those `--in-place` merged).
+fn note_fused(l: &mut Lowered, opts: &LoadOptions, fused: Vec<String>) {
+    if opts.fuse.any() || opts.in_place.any() {
+        l.rewrites.get_or_insert_with(Default::default).fused = fused;
+    }
 }
 
 /// The batch dim, the other dims in force (the user's plus the unbound ones set to 1, without

@@ -75,6 +75,10 @@ pub struct ProblemSummary {
     /// say it in one line too).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub schedule_search: Option<crate::graph::order::OrderReport>,
+    /// With `--fuse` or `--in-place`: the ops fused away and the outputs written over their
+    /// input's buffer (`memplan validate --model` needs the same flags).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rewrites: Option<crate::graph::rewrite::RewriteReport>,
 }
 
 /// The settings of one plan: the strategy asked for and the options in force (the
@@ -296,6 +300,8 @@ pub struct Extras<'a> {
     pub order: ScheduleOrder,
     /// With [`ScheduleOrder::Memory`]: the order search's report ([`crate::Lowered::search`]).
     pub search: Option<&'a crate::graph::order::OrderReport>,
+    /// With `--fuse` or `--in-place`: what they did ([`crate::Lowered::rewrites`]).
+    pub rewrites: Option<&'a crate::graph::rewrite::RewriteReport>,
 }
 
 impl PlanFile {
@@ -355,6 +361,7 @@ impl PlanFile {
                     Vec::new()
                 },
                 schedule_search: extras.search.cloned(),
+                rewrites: extras.rewrites.cloned(),
             },
             plans: runs
                 .iter()
