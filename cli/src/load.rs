@@ -17,11 +17,12 @@ fn sniff_text(bytes: &[u8]) -> Option<u8> {
 }
 
 /// Default plan options for what a file held: GE defaults (512 alignment, GE padding) for a
-/// graph, exact sizes for a bare buffer list (MiniMalloc CSV).
+/// graph, TFLM's for a TFLite model ([`Format::default_plan_options`]: 16 B, no padding,
+/// inputs and outputs in the arena), exact sizes for a bare buffer list (MiniMalloc CSV).
 pub fn default_options(loaded: &Loaded) -> PlanOptions {
     match loaded.format {
         Format::Csv => PlanOptions::exact(),
-        Format::GraphJson | Format::Onnx => PlanOptions::default(),
+        Format::GraphJson | Format::Onnx | Format::Tflite => loaded.format.default_plan_options(),
     }
 }
 
@@ -83,6 +84,21 @@ pub fn read(path: &Path, opts: &LoadOptions) -> Result<Loaded, Error> {
     let shown = path.display().to_string();
     let bytes = read_bytes(path)?;
     load(&shown, &bytes, opts).map_err(|e| e.at(&shown))
+}
+
+/// Whether `path` is a TFLite model: by its extension when it has a known one, else by the
+/// identifier `TFL3` at bytes 4..8 ([`Format::detect`]).
+pub fn is_tflite(path: &Path) -> Result<bool, Error> {
+    use std::io::Read;
+    let shown = path.display().to_string();
+    if let Some(f) = Format::by_extension(&shown) {
+        return Ok(f == Format::Tflite);
+    }
+    let mut head = Vec::with_capacity(8);
+    std::fs::File::open(path)
+        .and_then(|f| f.take(8).read_to_end(&mut head))
+        .map_err(|e| Error::invalid(format!("cannot read: {e}")).at(&shown))?;
+    Ok(Format::sniff(&head) == Format::Tflite)
 }
 
 /// Reads an ONNX file for `memplan inspect`.

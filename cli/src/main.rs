@@ -256,15 +256,15 @@ enum PaddingArg {
 
 #[derive(clap::Args)]
 struct PlanArgs {
-    /// Input file: .onnx, .json (memplan.graph/1) or .csv (MiniMalloc).
+    /// Input file: .onnx, .tflite, .json (memplan.graph/1) or .csv (MiniMalloc).
     input: PathBuf,
     /// Strategy to run (repeatable); default: every strategy.
     #[arg(long = "strategy", short = 's')]
     strategies: Vec<String>,
-    /// Block/offset alignment in bytes. Default: 512 for graphs, 1 for CSV.
+    /// Block/offset alignment in bytes. Default: 512 for graphs, 16 for TFLite (TFLM), 1 for CSV.
     #[arg(long)]
     align: Option<u64>,
-    /// Tensor padding. Default: ge for graphs, none for CSV.
+    /// Tensor padding. Default: ge for graphs, none for TFLite and CSV.
     #[arg(long, value_enum)]
     padding: Option<PaddingArg>,
     #[command(flatten)]
@@ -407,10 +407,40 @@ fn run_inspect(
 ) -> Result<(), Error> {
     use memplan_core::import::onnx;
     let shapes = parse_shapes(dims, inputs, &[])?;
+    if load::is_tflite(input)? {
+        return run_inspect_tflite(input, &shapes, tensors);
+    }
     let model = load::read_onnx(input, &shapes)?;
     let mut text = onnx::summary(&model, &shapes.dims);
     if tensors {
         for (name, dtype, shape, weight) in onnx::tensor_table(&model) {
+            let kind = if weight { " weight" } else { "" };
+            text += &format!("tensor {name}: {dtype} {shape}{kind}\n");
+        }
+    }
+    std::io::stdout()
+        .write_all(term::clean(&text).as_bytes())
+        .map_err(|e| Error::invalid(e.to_string()))
+}
+
+fn run_inspect_tflite(
+    input: &std::path::Path,
+    shapes: &LoadOptions,
+    tensors: bool,
+) -> Result<(), Error> {
+    use memplan_core::import::tflite;
+    let shown = input.display().to_string();
+    if let Some(name) = shapes.inputs.keys().next() {
+        return Err(Error::bad_option(format!(
+            "--input {name}=…: whole input shapes apply to ONNX models; bind a TFLite model's symbolic dims with --dim NAME=VALUE"
+        )));
+    }
+    let bytes = load::read_bytes(input)?;
+    let model =
+        tflite::parse(&bytes, &tflite::TfliteOptions::default()).map_err(|e| e.at(&shown))?;
+    let mut text = tflite::summary(&model, &shapes.dims);
+    if tensors {
+        for (name, dtype, shape, weight) in tflite::tensor_table(&model) {
             let kind = if weight { " weight" } else { "" };
             text += &format!("tensor {name}: {dtype} {shape}{kind}\n");
         }
@@ -481,7 +511,9 @@ fn options(args: &PlanArgs, input: &Loaded) -> Result<PlanOptions, Error> {
         };
     }
     o.reuse = !args.disable_reuse;
-    o.zero_copy_io = !args.io_reuse;
+    if args.io_reuse {
+        o.zero_copy_io = false; // TFLite's default already plans them in the arena
+    }
     o.zero_copy_reuse = args.zero_copy_reuse;
     o.atomic_centralised = !args.atomic_separate;
     o.expandable_memory = args.expandable_memory;
@@ -883,6 +915,11 @@ fn run_validate(
             return Err(
                 Error::invalid(format!("this is a buffer list (CSV), not a plan: {how}"))
                     .at(&shown),
+            )
+        }
+        memplan_core::import::load::Format::Tflite => {
+            return Err(
+                Error::invalid(format!("this is a model (TFLite), not a plan: {how}")).at(&shown),
             )
         }
         memplan_core::import::load::Format::GraphJson => {}

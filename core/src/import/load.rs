@@ -16,6 +16,7 @@ use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
 use crate::graph::{gears, rewrite, views, Bindings, Graph, Lowered};
+use crate::plan::{Padding, PlanOptions};
 use crate::{Error, Result};
 
 /// What a file holds.
@@ -27,6 +28,8 @@ pub enum Format {
     Csv,
     /// ONNX protobuf.
     Onnx,
+    /// TensorFlow Lite flatbuffer (`.tflite`, identifier `TFL3`), read under TFLM's rules.
+    Tflite,
 }
 
 impl Format {
@@ -36,6 +39,25 @@ impl Format {
             Format::GraphJson => "memplan.graph/1 JSON",
             Format::Csv => "MiniMalloc CSV",
             Format::Onnx => "ONNX",
+            Format::Tflite => "TFLite",
+        }
+    }
+
+    /// The plan options a file of this format is planned with unless the user says otherwise.
+    /// TFLite: TFLM's (`micro_allocator.cc` `CreatePlan`: every size rounded up to
+    /// `MicroArenaBufferAlignment()` = 16 B; no GE padding; graph inputs and outputs live in the
+    /// arena head and are reused like any activation), so a plain plan's lower bound and
+    /// no-reuse total are TFLM's. Others: [`PlanOptions::default`] (GE's).
+    pub fn default_plan_options(self) -> PlanOptions {
+        match self {
+            Format::Tflite => PlanOptions {
+                alignment: 16,
+                padding: Padding::None,
+                zero_copy_io: false,
+                zero_copy_reuse: false,
+                ..PlanOptions::default()
+            },
+            Format::GraphJson | Format::Csv | Format::Onnx => PlanOptions::default(),
         }
     }
 
@@ -44,6 +66,7 @@ impl Format {
         let (_, ext) = name.rsplit_once('.')?;
         match ext.to_ascii_lowercase().as_str() {
             "onnx" => Some(Format::Onnx),
+            "tflite" => Some(Format::Tflite),
             "json" => Some(Format::GraphJson),
             "csv" => Some(Format::Csv),
             _ => None,
@@ -56,10 +79,14 @@ impl Format {
         Format::by_extension(name).unwrap_or_else(|| Format::sniff(bytes))
     }
 
-    /// Guesses the format from the first bytes (a UTF-8 byte-order mark and whitespace
-    /// skipped): JSON starts with `{` or `[`, CSV with a header naming an `id` column,
-    /// anything else is taken as ONNX protobuf.
+    /// Guesses the format from the first bytes: a TFLite flatbuffer has the identifier `TFL3`
+    /// at bytes 4..8; otherwise (a UTF-8 byte-order mark and whitespace skipped) JSON starts
+    /// with `{` or `[`, CSV with a header naming an `id` column, anything else is taken as
+    /// ONNX protobuf.
     pub fn sniff(bytes: &[u8]) -> Format {
+        if bytes.get(4..8) == Some(b"TFL3") {
+            return Format::Tflite;
+        }
         let head = trim_start(bytes);
         if matches!(head.first(), Some(b'{' | b'[')) {
             return Format::GraphJson;
@@ -136,10 +163,15 @@ pub struct Loaded {
     pub weight_bytes: u64,
     /// With gears: the batch dim and the gears (sorted, no duplicates).
     pub gears: Option<(String, Vec<u64>)>,
+    /// A `.tflite` file's TFLM facts: each tensor's subgraph and index (graph tensor id =
+    /// position in TFLM's offline-plan array), persistent tensors, ops needing scratch, the
+    /// file's offline plan.
+    #[cfg(feature = "tflite")]
+    pub tflite: Option<super::tflite::TfliteInfo>,
 }
 
 /// The message for a file with no content.
-const EMPTY: &str = "empty file (expected ONNX, memplan JSON or MiniMalloc CSV)";
+const EMPTY: &str = "empty file (expected ONNX, TFLite, memplan JSON or MiniMalloc CSV)";
 
 /// Imports `bytes` (format from `name`'s extension, else sniffed: [`Format::detect`]) and
 /// lowers it under `opts`. `name` (a path or a file name) names the graph or problem when the
@@ -220,10 +252,13 @@ pub fn load_as(format: Format, name: &str, bytes: &[u8], opts: &LoadOptions) -> 
                 symbols: Vec::new(),
                 dims: Bindings::new(),
                 gears: None,
+                #[cfg(feature = "tflite")]
+                tflite: None,
             })
         }
         Format::GraphJson => load_json(&stem, bytes, opts),
         Format::Onnx => load_onnx(&stem, bytes, opts),
+        Format::Tflite => load_tflite(&stem, bytes, opts),
     }
 }
 
@@ -307,6 +342,8 @@ fn load_json(stem: &str, bytes: &[u8], opts: &LoadOptions) -> Result<Loaded> {
         symbols,
         dims,
         gears: gear_info,
+        #[cfg(feature = "tflite")]
+        tflite: None,
     })
 }
 
@@ -381,6 +418,8 @@ fn load_onnx(stem: &str, bytes: &[u8], opts: &LoadOptions) -> Result<Loaded> {
             dims,
             weight_bytes,
             gears: Some((dim, sorted(&opts.gears))),
+            #[cfg(feature = "tflite")]
+            tflite: None,
         });
     }
     let (dims, mut bind) = model.graph.bind_unbound_to_one(&opts.dims);
@@ -407,6 +446,8 @@ fn load_onnx(stem: &str, bytes: &[u8], opts: &LoadOptions) -> Result<Loaded> {
         dims,
         weight_bytes,
         gears: None,
+        #[cfg(feature = "tflite")]
+        tflite: None,
     })
 }
 
@@ -414,6 +455,83 @@ fn load_onnx(stem: &str, bytes: &[u8], opts: &LoadOptions) -> Result<Loaded> {
 fn load_onnx(_: &str, _: &[u8], _: &LoadOptions) -> Result<Loaded> {
     Err(Error::bad_option(
         "this build reads no ONNX (memplan-core without its `onnx` feature)",
+    ))
+}
+
+/// A `.tflite` model: symbolic dims (`shape_signature` -1) the user leaves unbound take the
+/// value of the file's `shape`, which is what TFLM allocates (a warning each). Every buffer's
+/// size is TFLM's: the tensor's bytes rounded up to 16 (`micro_allocator.cc` `CreatePlan`:
+/// `AlignSizeUp(bytes, MicroArenaBufferAlignment())`, what its planner is given), so the lower
+/// bound and the no-reuse total of every report are TFLM's.
+#[cfg(feature = "tflite")]
+fn load_tflite(stem: &str, bytes: &[u8], opts: &LoadOptions) -> Result<Loaded> {
+    use super::tflite::{parse, TfliteOptions};
+    if let Some(name) = opts.inputs.keys().next() {
+        return Err(Error::bad_option(alloc::format!(
+            "--input {name}=…: whole input shapes apply to ONNX models; a TFLite model's symbolic dims (shape_signature -1) take values with --dim NAME=VALUE"
+        )));
+    }
+    let model = parse(bytes, &TfliteOptions::default())?;
+    let mut graph = model.graph;
+    if graph.name.is_empty() {
+        graph.name = stem.to_string();
+    }
+    apply_sizes(&mut graph, &opts.sizes)?;
+    graph.order = opts.order.unwrap_or(graph.order);
+    let (graph, fused) = rewrite::fuse(&graph, &opts.fuse)?;
+    let symbols = graph.symbols();
+    let mut warnings = typos(&graph, &symbols, opts);
+    let mut dims = opts.dims.clone();
+    let mut bind = Vec::new();
+    let batch = if opts.gears.is_empty() {
+        None
+    } else {
+        Some(gears::batch_dim(&graph, opts.batch_dim.as_deref())?)
+    };
+    for (name, &v) in &model.file_dims {
+        if !dims.contains_key(name) && batch.as_ref() != Some(name) {
+            dims.insert(name.clone(), v);
+            bind.push(alloc::format!(
+                "dim '{name}' is not bound; using {v}, the file's shape (what TFLM allocates; bind it with --dim {name}=VALUE)"
+            ));
+        }
+    }
+    warnings.append(&mut bind);
+    warnings.extend(model.warnings);
+    let (gear_info, mut lowered) = match batch {
+        None => (None, lower(&graph, &dims, opts)?),
+        Some(dim) => {
+            dims.remove(&dim);
+            let l = gears::expand(&graph, &dims, &dim, &opts.gears)?;
+            (Some((dim, sorted(&opts.gears))), l)
+        }
+    };
+    for b in &mut lowered.problem.buffers {
+        b.size = crate::error::round_up(
+            b.size,
+            super::tflite::TFLM_ALIGNMENT,
+            alloc::format!("TFLM size of '{}'", b.name),
+        )?;
+    }
+    warnings.append(&mut lowered.warnings);
+    lowered.warnings = warnings;
+    note_fused(&mut lowered, opts, fused);
+    Ok(Loaded {
+        format: Format::Tflite,
+        weight_bytes: model.weight_bytes,
+        graph: Some(graph),
+        lowered,
+        symbols,
+        dims,
+        gears: gear_info,
+        tflite: Some(model.info),
+    })
+}
+
+#[cfg(not(feature = "tflite"))]
+fn load_tflite(_: &str, _: &[u8], _: &LoadOptions) -> Result<Loaded> {
+    Err(Error::bad_option(
+        "this build reads no TFLite (memplan-core without its `tflite` feature)",
     ))
 }
 
@@ -534,6 +652,8 @@ mod tests {
         assert_eq!(Format::sniff(b"\x08\x07\x12\x07pytorch"), Format::Onnx);
         assert_eq!(Format::sniff(b""), Format::Onnx);
         assert_eq!(Format::sniff(b"[[[1]]]"), Format::GraphJson);
+        assert_eq!(Format::sniff(b"\x1c\0\0\0TFL3\0\0"), Format::Tflite);
+        assert_eq!(Format::detect("m.TFLite", b"{}"), Format::Tflite);
     }
 
     #[test]

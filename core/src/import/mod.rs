@@ -6,3 +6,5 @@ pub mod json;
 pub mod load;
 #[cfg(feature = "onnx")]
 pub mod onnx;
+#[cfg(feature = "tflite")]
+pub mod tflite;
