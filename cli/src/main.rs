@@ -47,6 +47,21 @@ enum Command {
     /// free after the last use) and report peak, allocations, frees, fragmentation, leaks.
     /// Exit status 3 when an allocation failed (the memory given did not suffice).
     Simulate(SimArgs),
+    /// What would it take to need less: every lever (op order, fusion, views, in-place,
+    /// alignment, padding, graph I/O in the arena, strategy) alone and all combined, each
+    /// planned as `memplan plan` with the flags shown, sorted by saving.
+    Advise {
+        /// Input file: .onnx, .tflite, .json (memplan.graph/1) or .csv (MiniMalloc).
+        input: PathBuf,
+        #[command(flatten)]
+        shape: ShapeArgs,
+        /// The strategy every row is planned with (a heuristic; the strategy row tries them all).
+        #[arg(long = "strategy", short = 's', default_value = "portfolio")]
+        strategy: String,
+        /// Output format.
+        #[arg(long, value_enum, default_value = "table")]
+        format: SimFormat,
+    },
     /// Show what the ONNX importer read: opset, ops, inputs and outputs with symbolic and bound
     /// shapes, weights, unbound dims, tensors whose shape could not be inferred, warnings.
     Inspect {
@@ -349,6 +364,12 @@ fn main() -> ExitCode {
             inputs,
             tensors,
         } => run_inspect(&input, &dims, &inputs, tensors),
+        Command::Advise {
+            input,
+            shape,
+            strategy,
+            format,
+        } => run_advise(&input, &shape, &strategy, format),
         Command::Simulate(args) => match simulate::run(&args) {
             // Every allocation succeeded.
             Ok(true) => Ok(()),
@@ -519,6 +540,64 @@ fn options(args: &PlanArgs, input: &Loaded) -> Result<PlanOptions, Error> {
     o.expandable_memory = args.expandable_memory;
     o.time_limit_ms = args.time_limit;
     Ok(o)
+}
+
+/// `memplan advise`: the advisor's rows as a table or JSON.
+fn run_advise(
+    input: &std::path::Path,
+    shape: &ShapeArgs,
+    strategy: &str,
+    format: SimFormat,
+) -> Result<(), Error> {
+    let opts = shape.load_options()?;
+    let shown = input.display().to_string();
+    let bytes = load::read_bytes(input)?;
+    let advice = memplan_core::report::advise::advise(&shown, &bytes, &opts, strategy)
+        .map_err(|e| e.at(&shown))?;
+    let text = match format {
+        SimFormat::Json => {
+            let v =
+                serde_json::to_string_pretty(&advice).map_err(|e| Error::invalid(e.to_string()))?;
+            term::json(&(v + "\n")).into_owned()
+        }
+        SimFormat::Table => {
+            use std::fmt::Write as _;
+            let mut s = String::new();
+            let b = &advice.baseline;
+            let _ = writeln!(
+                s,
+                "{shown}: baseline peak {} (lower bound {}), {}",
+                units::with_exact(b.peak),
+                units::with_exact(b.lower_bound),
+                b.flags.join(" ")
+            );
+            let _ = writeln!(
+                s,
+                "\n{:<24} {:>14} {:>14} {:>8}  flags / what the runtime must do",
+                "lever", "peak B", "saving B", "saving"
+            );
+            for l in &advice.levers {
+                let _ = writeln!(
+                    s,
+                    "{:<24} {:>14} {:>14} {:>7.1}%  {}\n{:<64}{}",
+                    l.name,
+                    l.peak,
+                    l.saving_bytes,
+                    l.saving_percent,
+                    l.flags.join(" "),
+                    "",
+                    l.requires
+                );
+            }
+            for k in &advice.skipped {
+                let _ = writeln!(s, "skipped: {k}");
+            }
+            term::clean(&s).into_owned()
+        }
+    };
+    std::io::stdout()
+        .write_all(text.as_bytes())
+        .map_err(|e| Error::invalid(e.to_string()))
 }
 
 /// Plans and writes the output; `Ok(false)` when a plan exceeds `--capacity`.
