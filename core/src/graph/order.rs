@@ -42,8 +42,9 @@ use crate::error::{Error, Result};
 /// order on every machine, so `memplan validate --model` reloads the same lifetimes).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct OrderLimits {
-    /// Most states one level keeps; a wider level keeps its best ones (beam) and the search
-    /// is no longer exact.
+    /// Most states one level keeps (fewer on graphs of over 1,280 ops: a level holds at most
+    /// 2 M words of sets); a wider level keeps its best ones (beam) and the search is no
+    /// longer exact.
     pub max_width: usize,
     /// Most states expanded in all (each costs O(ready ops × words)); past it, the search
     /// narrows to a beam of 64 for the rest.
@@ -631,10 +632,12 @@ impl Model {
             let mut nxt_val: Vec<(u64, u64)> = Vec::new();
             let mut nxt_trail: Vec<(usize, usize)> = Vec::new();
             let mut table: hashbrown::HashTable<usize> = hashbrown::HashTable::new();
+            // a level holds its sets and ready sets (2 × words u64 each): at most 2 M words,
+            // 16 MB, whatever the graph's size
             let width = if states > limits.max_states {
                 64
             } else {
-                limits.max_width
+                limits.max_width.min((2_000_000 / words).max(64))
             };
             for s in 0..cur_val.len() {
                 states += 1;
