@@ -47,6 +47,21 @@ enum Command {
     /// free after the last use) and report peak, allocations, frees, fragmentation, leaks.
     /// Exit status 3 when an allocation failed (the memory given did not suffice).
     Simulate(SimArgs),
+    /// What would it take to need less: every lever (op order, fusion, views, in-place,
+    /// alignment, padding, graph I/O in the arena, strategy) alone and all combined, each
+    /// planned as `memplan plan` with the flags shown, sorted by saving.
+    Advise {
+        /// Input file: .onnx, .tflite, .json (memplan.graph/1) or .csv (MiniMalloc).
+        input: PathBuf,
+        #[command(flatten)]
+        shape: ShapeArgs,
+        /// The strategy every row is planned with (a heuristic; the strategy row tries them all).
+        #[arg(long = "strategy", short = 's', default_value = "portfolio")]
+        strategy: String,
+        /// Output format.
+        #[arg(long, value_enum, default_value = "table")]
+        format: SimFormat,
+    },
     /// Show what the ONNX importer read: opset, ops, inputs and outputs with symbolic and bound
     /// shapes, weights, unbound dims, tensors whose shape could not be inferred, warnings.
     Inspect {
@@ -188,6 +203,15 @@ struct ShapeArgs {
     /// `validate --model`, the plan's own, as its `problem.schedule` records it).
     #[arg(long, value_enum)]
     schedule: Option<ScheduleArg>,
+    /// Fuse ops as a runtime does: pad (PAD folded into its consumer, TinyEngine), quantize
+    /// (a graph input's QUANTIZE dropped, TinyEngine), activation (into its producer, TFLite,
+    /// ONNX Runtime); comma separated.
+    #[arg(long, value_name = "LIST", value_parser = memplan_core::graph::rewrite::Fuse::parse)]
+    fuse: Option<memplan_core::graph::rewrite::Fuse>,
+    /// Write outputs over a dying input's buffer as a runtime does: elementwise (same size,
+    /// ONNX Runtime, TFLite), depthwise (TinyEngine); comma separated.
+    #[arg(long, value_name = "LIST", value_parser = memplan_core::graph::rewrite::InPlace::parse)]
+    in_place: Option<memplan_core::graph::rewrite::InPlace>,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -197,6 +221,10 @@ enum ScheduleArg {
     /// GE's default topological sort for inference, depth-first (compute_graph.cc
     /// DFSTopologicalSorting).
     GeDfs,
+    /// The order of lowest live-set lower bound found: exact search over sets of executed ops
+    /// where the state space allows, else the best of LPMF, list, DFS, BFS and the file order
+    /// (never above the file order's bound); the plan's notes say which won and what is proven.
+    Memory,
 }
 
 impl ShapeArgs {
@@ -205,6 +233,8 @@ impl ShapeArgs {
         let mut s = parse_shapes(&self.dims, &self.inputs, &self.sizes)?;
         s.alias_views = self.alias_views;
         s.order = self.order();
+        s.fuse = self.fuse.unwrap_or_default();
+        s.in_place = self.in_place.unwrap_or_default();
         Ok(s)
     }
 
@@ -215,6 +245,8 @@ impl ShapeArgs {
             || !self.sizes.is_empty()
             || self.alias_views
             || self.schedule.is_some()
+            || self.fuse.is_some()
+            || self.in_place.is_some()
     }
 
     fn order(&self) -> Option<memplan_core::graph::ScheduleOrder> {
@@ -222,6 +254,7 @@ impl ShapeArgs {
         self.schedule.map(|s| match s {
             ScheduleArg::File => ScheduleOrder::File,
             ScheduleArg::GeDfs => ScheduleOrder::GeDfs,
+            ScheduleArg::Memory => ScheduleOrder::Memory,
         })
     }
 }
@@ -363,6 +396,12 @@ fn main() -> ExitCode {
             inputs,
             tensors,
         } => run_inspect(&input, &dims, &inputs, tensors),
+        Command::Advise {
+            input,
+            shape,
+            strategy,
+            format,
+        } => run_advise(&input, &shape, &strategy, format),
         Command::Simulate(args) => match simulate::run(&args) {
             // Every allocation succeeded.
             Ok(true) => Ok(()),
@@ -573,6 +612,64 @@ fn export_tflm(
     Ok((model, header))
 }
 
+/// `memplan advise`: the advisor's rows as a table or JSON.
+fn run_advise(
+    input: &std::path::Path,
+    shape: &ShapeArgs,
+    strategy: &str,
+    format: SimFormat,
+) -> Result<(), Error> {
+    let opts = shape.load_options()?;
+    let shown = input.display().to_string();
+    let bytes = load::read_bytes(input)?;
+    let advice = memplan_core::report::advise::advise(&shown, &bytes, &opts, strategy)
+        .map_err(|e| e.at(&shown))?;
+    let text = match format {
+        SimFormat::Json => {
+            let v =
+                serde_json::to_string_pretty(&advice).map_err(|e| Error::invalid(e.to_string()))?;
+            term::json(&(v + "\n")).into_owned()
+        }
+        SimFormat::Table => {
+            use std::fmt::Write as _;
+            let mut s = String::new();
+            let b = &advice.baseline;
+            let _ = writeln!(
+                s,
+                "{shown}: baseline peak {} (lower bound {}), {}",
+                units::with_exact(b.peak),
+                units::with_exact(b.lower_bound),
+                b.flags.join(" ")
+            );
+            let _ = writeln!(
+                s,
+                "\n{:<24} {:>14} {:>14} {:>8}  flags / what the runtime must do",
+                "lever", "peak B", "saving B", "saving"
+            );
+            for l in &advice.levers {
+                let _ = writeln!(
+                    s,
+                    "{:<24} {:>14} {:>14} {:>7.1}%  {}\n{:<64}{}",
+                    l.name,
+                    l.peak,
+                    l.saving_bytes,
+                    l.saving_percent,
+                    l.flags.join(" "),
+                    "",
+                    l.requires
+                );
+            }
+            for k in &advice.skipped {
+                let _ = writeln!(s, "skipped: {k}");
+            }
+            term::clean(&s).into_owned()
+        }
+    };
+    std::io::stdout()
+        .write_all(text.as_bytes())
+        .map_err(|e| Error::invalid(e.to_string()))
+}
+
 /// Plans and writes the output; `Ok(false)` when a plan exceeds `--capacity`.
 fn run_plan(args: &PlanArgs) -> Result<bool, Error> {
     let names: Vec<String> = if args.strategies.is_empty() {
@@ -673,6 +770,8 @@ fn run_plan(args: &PlanArgs) -> Result<bool, Error> {
         unknown: &lowered.unknown,
         views: lowered.views.as_ref(),
         order: lowered.order,
+        search: lowered.search.as_ref(),
+        rewrites: lowered.rewrites.as_ref(),
     };
     let mut file = PlanFile::new(&shown, problem, extras, &runs).map_err(|e| e.at(&shown))?;
     if let (true, Some(g)) = (args.io, graph.as_ref()) {
@@ -914,6 +1013,10 @@ fn table(f: &PlanFile, o: &PlanOptions) -> String {
             units::with_exact(b)
         );
     }
+    let order_note = p.schedule_search.as_ref().map(|r| r.note());
+    if let Some(n) = &order_note {
+        let _ = writeln!(s, "{n}");
+    }
     for u in &p.unknown_size {
         let by =
             u.op.as_ref()
@@ -960,7 +1063,8 @@ fn table(f: &PlanFile, o: &PlanOptions) -> String {
             e.plan_time_us as f64 / 1000.0
         );
         if memplan_core::find_strategy(&e.strategy).is_ok_and(|s| s.caps.anytime) {
-            for n in &e.notes {
+            // the op order's note is the problem's, shown above
+            for n in e.notes.iter().filter(|&n| Some(n) != order_note.as_ref()) {
                 let _ = writeln!(s, "  {n}");
             }
         }

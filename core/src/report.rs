@@ -8,6 +8,7 @@ use crate::plan::{Plan, PlanOptions};
 use crate::problem::Problem;
 use crate::strategy::overlay::gear_problem;
 
+pub mod advise;
 pub mod atomic_clean;
 pub mod graph_io;
 #[cfg(feature = "serde")]

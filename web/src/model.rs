@@ -169,6 +169,9 @@ pub struct Built {
     pub views: Option<memplan_core::graph::views::AliasReport>,
     /// The op order the lifetimes follow (the plan file names it when not file order).
     pub order: ScheduleOrder,
+    /// With the memory-aware op order: what its search tried and proved.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub search: Option<memplan_core::graph::order::OrderReport>,
     /// Lower bound and no-reuse total of the raw sizes (bytes), computed once at build: the
     /// summary shows them on every render, and on 60k buffers they cost milliseconds.
     pub raw_bounds: memplan_core::Bounds,
@@ -207,6 +210,7 @@ impl Built {
             unknown: Vec::new(),
             views: None,
             order: ScheduleOrder::File,
+            search: None,
             // filled in by `checked`
             raw_bounds: memplan_core::Bounds::default(),
             lowered: false,
@@ -562,6 +566,7 @@ fn from_loaded(loaded: Loaded) -> Built {
         unknown: lowered.unknown,
         views: lowered.views,
         order: lowered.order,
+        search: lowered.search,
         // filled in by `checked`
         raw_bounds: memplan_core::Bounds::default(),
         lowered: false,

@@ -9,6 +9,8 @@
 
 use memplan_core::{Buffer, Problem};
 
+pub mod randwire;
+
 /// SplitMix64 (Steele, Lea, Flood 2014): tiny, seeded, no dependency.
 pub struct Rng(pub u64);
 

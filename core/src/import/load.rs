@@ -15,7 +15,7 @@ use alloc::collections::BTreeMap;
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
-use crate::graph::{gears, views, Bindings, Graph, Lowered};
+use crate::graph::{gears, rewrite, views, Bindings, Graph, Lowered};
 use crate::plan::{Padding, PlanOptions};
 use crate::{Error, Result};
 
@@ -136,6 +136,10 @@ pub struct LoadOptions {
     /// The order the ops run in (`--schedule`); `None`: the graph's own (`"schedule"`, else
     /// file order).
     pub order: Option<crate::graph::ScheduleOrder>,
+    /// Fusions (`--fuse pad,quantize,activation`, [`crate::graph::rewrite::fuse`]).
+    pub fuse: rewrite::Fuse,
+    /// In-place ops (`--in-place elementwise,depthwise`, [`crate::graph::rewrite::in_place`]).
+    pub in_place: rewrite::InPlace,
 }
 
 /// A loaded file, lowered and ready to plan.
@@ -214,6 +218,11 @@ pub fn load_as(format: Format, name: &str, bytes: &[u8], opts: &LoadOptions) -> 
     }
     let stem = stem(name);
     check_dims(&opts.dims)?;
+    if !opts.gears.is_empty() && opts.order == Some(crate::graph::ScheduleOrder::Memory) {
+        return Err(Error::bad_option(
+            "--schedule memory with --batch: gears share one op order, and the memory-aware order is chosen per size; plan one batch size, or give --schedule file or ge-dfs",
+        ));
+    }
     let mut seen = opts.gears.clone();
     seen.sort_unstable();
     if let Some(w) = seen.windows(2).find(|w| w[0] == w[1]) {
@@ -270,6 +279,8 @@ fn unused_on_buffer_list(opts: &LoadOptions) -> Vec<String> {
     unused("--batch-dim", opts.batch_dim.is_some());
     unused("--alias-views", opts.alias_views);
     unused("--schedule", opts.order.is_some());
+    unused("--fuse", opts.fuse.any());
+    unused("--in-place", opts.in_place.any());
     w
 }
 
@@ -304,13 +315,14 @@ fn load_json(stem: &str, bytes: &[u8], opts: &LoadOptions) -> Result<Loaded> {
         graph.name = stem.to_string();
     }
     apply_sizes(&mut graph, &opts.sizes)?;
+    let (mut graph, fused) = rewrite::fuse(&graph, &opts.fuse)?;
     graph.order = opts.order.unwrap_or(graph.order);
     let symbols = graph.symbols();
     let mut warnings = typos(&graph, &symbols, opts);
     let (dims, gear_info, mut lowered) = if opts.gears.is_empty() {
         let (dims, mut bind) = graph.bind_unbound_to_one(&opts.dims);
         warnings.append(&mut bind);
-        let l = lower(&graph, &dims, opts.alias_views)?;
+        let l = lower(&graph, &dims, opts)?;
         (dims, None, l)
     } else {
         let dim = gears::batch_dim(&graph, opts.batch_dim.as_deref())?;
@@ -321,6 +333,7 @@ fn load_json(stem: &str, bytes: &[u8], opts: &LoadOptions) -> Result<Loaded> {
     };
     warnings.append(&mut lowered.warnings);
     lowered.warnings = warnings;
+    note_fused(&mut lowered, opts, fused);
     Ok(Loaded {
         format: Format::GraphJson,
         weight_bytes: lowered.problem.weight_bytes,
@@ -344,6 +357,8 @@ fn load_json(_: &str, _: &[u8], _: &LoadOptions) -> Result<Loaded> {
 #[cfg(feature = "onnx")]
 fn load_onnx(stem: &str, bytes: &[u8], opts: &LoadOptions) -> Result<Loaded> {
     use super::onnx::{parse, OnnxModel, OnnxOptions};
+    // the ops the last import's fusion removed
+    let fused = core::cell::RefCell::new(Vec::new());
     let with = |dims: &Bindings| -> Result<OnnxModel> {
         let mut m = parse(
             bytes,
@@ -357,6 +372,9 @@ fn load_onnx(stem: &str, bytes: &[u8], opts: &LoadOptions) -> Result<Loaded> {
         }
         apply_sizes(&mut m.graph, &opts.sizes)?;
         m.graph.order = opts.order.unwrap_or(m.graph.order);
+        let (g, names) = rewrite::fuse(&m.graph, &opts.fuse)?;
+        m.graph = g;
+        *fused.borrow_mut() = names;
         Ok(m)
     };
     // With gears the batch stays symbolic in the graph kept for shapes; each gear is imported
@@ -387,10 +405,11 @@ fn load_onnx(stem: &str, bytes: &[u8], opts: &LoadOptions) -> Result<Loaded> {
             let mut d = dims.clone();
             d.insert(dim.clone(), g);
             let m = with(&d)?;
-            lower_model(&m, &d, opts.alias_views)
+            lower_model(&m, &d, opts)
         })?;
         warnings.append(&mut lowered.warnings);
         lowered.warnings = warnings;
+        note_fused(&mut lowered, opts, fused.take());
         return Ok(Loaded {
             format: Format::Onnx,
             graph: Some(model.graph),
@@ -405,7 +424,7 @@ fn load_onnx(stem: &str, bytes: &[u8], opts: &LoadOptions) -> Result<Loaded> {
     }
     let (dims, mut bind) = model.graph.bind_unbound_to_one(&opts.dims);
     let (graph, mut lowered) = if bind.is_empty() {
-        let l = lower_model(&model, &dims, opts.alias_views)?;
+        let l = lower_model(&model, &dims, opts)?;
         (model.graph, l)
     } else {
         // shape arithmetic over a symbolic dim may not resolve (magika's tensors would be
@@ -413,12 +432,13 @@ fn load_onnx(stem: &str, bytes: &[u8], opts: &LoadOptions) -> Result<Loaded> {
         // symbolic import's
         let m =
             with(&dims).map_err(|e| blame_defaults(e, &dims, &opts.dims, |d| with(d).is_ok()))?;
-        let l = lower_model(&m, &dims, opts.alias_views)?;
+        let l = lower_model(&m, &dims, opts)?;
         (m.graph, l)
     };
     warnings.append(&mut bind);
     warnings.append(&mut lowered.warnings);
     lowered.warnings = warnings;
+    note_fused(&mut lowered, opts, fused.take());
     Ok(Loaded {
         format: Format::Onnx,
         graph: Some(graph),
@@ -459,6 +479,7 @@ fn load_tflite(stem: &str, bytes: &[u8], opts: &LoadOptions) -> Result<Loaded> {
     }
     apply_sizes(&mut graph, &opts.sizes)?;
     graph.order = opts.order.unwrap_or(graph.order);
+    let (graph, fused) = rewrite::fuse(&graph, &opts.fuse)?;
     let symbols = graph.symbols();
     let mut warnings = typos(&graph, &symbols, opts);
     let mut dims = opts.dims.clone();
@@ -484,7 +505,7 @@ fn load_tflite(stem: &str, bytes: &[u8], opts: &LoadOptions) -> Result<Loaded> {
     warnings.append(&mut bind);
     warnings.extend(model.warnings);
     let (gear_info, mut lowered) = match batch {
-        None => (None, lower(&graph, &dims, opts.alias_views)?),
+        None => (None, lower(&graph, &dims, opts)?),
         Some(dim) => {
             dims.remove(&dim);
             let l = gears::expand(&graph, &dims, &dim, &opts.gears)?;
@@ -502,6 +523,7 @@ fn load_tflite(stem: &str, bytes: &[u8], opts: &LoadOptions) -> Result<Loaded> {
     // TFLM's buffer order (its greedy planner breaks size ties by it) and the file's pins
     warnings.extend(super::tflm_order::to_tflm(&mut lowered, &model.info));
     lowered.warnings = warnings;
+    note_fused(&mut lowered, opts, fused);
     Ok(Loaded {
         format: Format::Tflite,
         weight_bytes: model.weight_bytes,
@@ -549,20 +571,34 @@ fn blame_defaults(
 
 /// Lowers an imported model; the import's warnings first, then the lowering's.
 #[cfg(feature = "onnx")]
-fn lower_model(m: &super::onnx::OnnxModel, dims: &Bindings, alias_views: bool) -> Result<Lowered> {
-    let mut l = lower(&m.graph, dims, alias_views)?;
+fn lower_model(m: &super::onnx::OnnxModel, dims: &Bindings, opts: &LoadOptions) -> Result<Lowered> {
+    let mut l = lower(&m.graph, dims, opts)?;
     let mut w = m.warnings.clone();
     w.append(&mut l.warnings);
     l.warnings = w;
     Ok(l)
 }
 
-fn lower(graph: &Graph, dims: &Bindings, alias_views: bool) -> Result<Lowered> {
+fn lower(graph: &Graph, dims: &Bindings, opts: &LoadOptions) -> Result<Lowered> {
     let mut l = graph.lower(dims)?;
-    if alias_views {
+    if opts.alias_views {
         l.views = Some(views::alias_views(graph, &mut l)?);
     }
+    if opts.in_place.any() {
+        let merged = rewrite::in_place(graph, &mut l, &opts.in_place)?;
+        l.rewrites = Some(rewrite::RewriteReport {
+            fused: Vec::new(),
+            in_place: merged,
+        });
+    }
     Ok(l)
+}
+
+/// Records the ops `--fuse` removed in the lowering's report (with those `--in-place` merged).
+fn note_fused(l: &mut Lowered, opts: &LoadOptions, fused: Vec<String>) {
+    if opts.fuse.any() || opts.in_place.any() {
+        l.rewrites.get_or_insert_with(Default::default).fused = fused;
+    }
 }
 
 /// The batch dim, the other dims in force (the user's plus the unbound ones set to 1, without
