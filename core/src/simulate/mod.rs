@@ -12,7 +12,9 @@ pub mod allocators;
 pub mod extents;
 pub mod ge_v1;
 pub mod ge_v2;
+mod max_tree;
 pub mod registry;
+mod runs;
 pub mod tiered;
 pub mod trace;
 
