@@ -158,6 +158,7 @@ impl<K: Ord + Copy> Default for MaxTree<K> {
 }
 
 #[cfg(test)]
+#[allow(clippy::cast_possible_truncation)]
 mod tests {
     use super::MaxTree;
     use alloc::vec::Vec;

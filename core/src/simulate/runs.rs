@@ -159,6 +159,7 @@ impl BlockRuns {
 }
 
 #[cfg(test)]
+#[allow(clippy::cast_possible_truncation)]
 mod tests {
     use super::BlockRuns;
     use alloc::vec::Vec;

@@ -46,7 +46,7 @@ impl Skip {
         Skip {
             nodes: Vec::new(),
             root: NIL,
-            seed: 0x5EED_0F_5C1F,
+            seed: 0x005E_ED0F_5C1F,
         }
     }
 
@@ -179,6 +179,7 @@ impl Skip {
 }
 
 #[cfg(test)]
+#[allow(clippy::cast_possible_truncation)]
 mod tests {
     use super::Skip;
     use alloc::vec::Vec;
@@ -196,7 +197,8 @@ mod tests {
         };
         let mut skip = Skip::new();
         // (key, start, end, present)
-        let mut plain: Vec<((Reverse<u64>, u64, usize), u64, u64, bool)> = Vec::new();
+        type Entry = ((Reverse<u64>, u64, usize), u64, u64, bool);
+        let mut plain: Vec<Entry> = Vec::new();
         for id in 0..3000usize {
             match next(4) {
                 0 | 1 => {
