@@ -5,8 +5,10 @@
 //! # How it works
 //! * **Seed.** The best heuristic plan is the first incumbent: the answer is never worse than
 //!   the seed. It is [`seed_plan`] (`portfolio`) with one difference: the heuristics run fastest
-//!   first and stop being started when the slowest so far would overrun the deadline
-//!   (`seed_within`), so on 10^6 buffers a 2 s limit is overrun by one heuristic at most.
+//!   first and stop being started once the deadline has passed (`seed_within`), so on 10^6
+//!   buffers a limit is overrun by one heuristic at most, and no later stage starts without
+//!   the time of one heuristic left (the notes say when the limit was overrun, and by which
+//!   heuristic).
 //! * **Lower bound.** The live-set bound of the planned sizes ([`crate::bound`]), raised by the
 //!   highest pinned buffer and by every free buffer's lowest pinned-clearing offset plus its
 //!   size. A plan whose peak equals it is optimal.
@@ -265,10 +267,13 @@ const SEED_ORDER: [&str; 5] = [
 
 /// [`seed_plan`] under `limits`: the heuristics of [`super::packing::PORTFOLIO`] in the order
 /// of [`SEED_ORDER`], the smallest peak kept (ties: the first), named and counted like
-/// `portfolio`. A heuristic is
-/// not started when the time left is shorter than the slowest one so far took, so the seed
+/// `portfolio`. A heuristic is started while the deadline has not passed, so the seed
 /// overruns the time limit by at most one heuristic run (the first always runs: there is no
-/// answer without it). Returns the plan and how many heuristics ran.
+/// answer without it) and runs every heuristic it has time to start: the plan is never worse
+/// than theirs (issue 29: at 10^6 buffers a seed that stopped when the slowest so far would
+/// not fit ran one heuristic of five and ended worse than `portfolio`). The slowest run is
+/// kept in `limits.slowest_seed` (the later stages' unit of cost). Returns the plan and how
+/// many heuristics ran.
 ///
 /// # Errors
 /// Errors of a heuristic.
@@ -285,23 +290,16 @@ fn seed_within(
     });
     let mut best: Option<Plan> = None;
     let mut stats = Vec::with_capacity(SEED_ORDER.len());
-    let mut slowest = 0u64;
     for (k, (name, run)) in heuristics.enumerate() {
         let now = limits.clock.now_ms();
-        if k > 0
-            && (limits.clock.cancelled()
-                || limits
-                    .deadline
-                    .is_some_and(|d| now.saturating_add(slowest) >= d))
-        {
+        if k > 0 && (limits.clock.cancelled() || limits.deadline.is_some_and(|d| now >= d)) {
             break;
         }
         let plan = crate::strategy::overlay::plan_overlaid(problem, |p| run(p, options))?;
         let took = limits.clock.now_ms().saturating_sub(now);
-        if k == 0 && limits.first_seed.is_none() {
-            limits.first_seed = Some((name, took));
+        if limits.slowest_seed.is_none_or(|(_, ms)| took > ms) {
+            limits.slowest_seed = Some((name, took));
         }
-        slowest = slowest.max(took);
         stats.push((String::from(name), plan.peak));
         if best.as_ref().is_none_or(|b| plan.peak < b.peak) {
             best = Some(plan);
@@ -442,7 +440,7 @@ fn run(
             node_cap: params.node_limit.unwrap_or(u64::MAX),
             nodes: 0,
             stopped: false,
-            first_seed: None,
+            slowest_seed: None,
         },
         seed_peak: 0,
         proven_lb: lb,
@@ -571,8 +569,10 @@ fn run(
     let elapsed = clock.now_ms().saturating_sub(start);
     let slack = (options.time_limit_ms / 20).max(50);
     if params.node_limit.is_none() && elapsed > options.time_limit_ms.saturating_add(slack) {
-        let first = sh.limits.first_seed.map_or_else(String::new, |(name, ms)| {
-            format!("; the first seed heuristic ({name}), which always runs, took {ms} ms")
+        let first = sh.limits.slowest_seed.map_or_else(String::new, |(name, ms)| {
+            format!(
+                "; a seed heuristic started before the limit runs to its end (the first always runs), the slowest ({name}) took {ms} ms"
+            )
         });
         notes.push(format!(
             "time limit {} ms overrun: {elapsed} ms on {} buffers{first}",
@@ -680,10 +680,14 @@ fn solve_one(
         .filter(|it| it.fixed.is_none() && it.size > 0)
         .count()
         <= params.max_exact_buffers;
+    // A large-input stage costs about one heuristic run before it first reads the clock
+    // (indexes, a layout, a validation): none starts without that much time left, so the
+    // limit is overrun by one heuristic at most (issue 29: 25 s on a 10 s limit at 10^6).
+    let unit = limits.slowest_seed.map_or(0, |(_, ms)| ms);
     let valid = |p: &Plan| crate::validate::validate_with(problem, p, &options.into()).is_ok();
     // large inputs: the tall long-lived buffers hung from the ceiling (one layout and a few
     // greedy runs: cheap, so first), then randomized boxing orders unless that reached the bound
-    let large = !exact && params.windows && seed_ok && seed.peak > lb;
+    let large = !exact && params.windows && seed_ok && seed.peak > lb && limits.room_for(unit);
     let ceiling = if large {
         layered::ceiling(
             problem,
@@ -699,7 +703,7 @@ fn solve_one(
         None
     };
     let mut boxing_note = None;
-    if large && ceiling.as_ref().is_none_or(|c| c.peak > lb) {
+    if large && ceiling.as_ref().is_none_or(|c| c.peak > lb) && limits.room_for(unit) {
         boxing_note = boxing_seed(problem, options, limits, &mut seed, lb, params.variant)?;
         seed_ok = valid(&seed);
     }
@@ -745,6 +749,13 @@ fn solve_one(
     let Some(inst) = inst else {
         // Large input: window search from the best seed.
         let best_seed = ceiling.as_ref().map_or(seed.peak, |p| p.peak);
+        if !large || !limits.room_for(unit) {
+            // No time for a stage: the best seed as it is.
+            let best = ceiling.as_ref().map_or(&seed.offsets, |p| &p.offsets);
+            let mut one = finish(best.clone(), lb)?;
+            one.plan.notes.extend(boxing_note);
+            return Ok(one);
+        }
         let mut long = if best_seed > lb {
             layered::Long::new(&items, lb, params.variant)
         } else {
