@@ -8,6 +8,7 @@ use crate::plan::{Plan, PlanOptions};
 use crate::problem::Problem;
 use crate::strategy::overlay::gear_problem;
 
+pub mod analysis;
 #[cfg(feature = "serde")]
 pub mod plan_file;
 

@@ -8,7 +8,7 @@ use memplan_core::graph::ScheduleOrder;
 use memplan_core::Bindings;
 use yew::prelude::*;
 
-use crate::analysis::{self, PaneResult};
+use crate::analysis::{self, PaneResult, PlanKey};
 use crate::model::{self, Built, Format, Origin, Source};
 use crate::platform;
 use crate::samples;
@@ -306,7 +306,7 @@ pub struct App {
     last_kind: Option<bool>,
     pub(crate) panes: Vec<PaneSettings>,
     pub(crate) results: Vec<Rc<Result<PaneResult, String>>>,
-    cache: HashMap<PaneSettings, Rc<Result<PaneResult, String>>>,
+    cache: HashMap<PlanKey, Rc<Result<PaneResult, String>>>,
     /// `memplan:ready` was posted to the host page (after the first load, so that a model the
     /// host sends is not replaced by the sample the page opens with).
     ready_posted: bool,
@@ -1051,14 +1051,15 @@ impl App {
             .panes
             .iter()
             .map(|s| {
-                if let Some(r) = self.cache.get(s) {
+                let key = PlanKey::new(s, self.budget);
+                if let Some(r) = self.cache.get(&key) {
                     return r.clone();
                 }
                 if self.link.is_some() && heavy(&b.problem, s) {
                     return Rc::new(Err(PLANNING.to_string()));
                 }
-                let r = Rc::new(analysis::run(&b.problem, s, &platform::now_ms));
-                self.cache.insert(s.clone(), r.clone());
+                let r = Rc::new(analysis::run(&b.problem, &key, &platform::now_ms));
+                self.cache.insert(key, r.clone());
                 r
             })
             .collect();
@@ -1185,19 +1186,25 @@ impl App {
         svg
     }
 
-    /// Settings some pane shows that wait for the worker, in pane order.
-    fn waiting(&self) -> Vec<PaneSettings> {
+    /// The plan of pane `i` (its settings, and the budget if its strategy searches under one).
+    pub(crate) fn key(&self, i: usize) -> Option<PlanKey> {
+        self.panes.get(i).map(|s| PlanKey::new(s, self.budget))
+    }
+
+    /// Plans some pane shows that wait for the worker, in pane order.
+    fn waiting(&self) -> Vec<PlanKey> {
         let Some(b) = self.built.as_ref().filter(|_| self.parsing.is_none()) else {
             return Vec::new();
         };
-        let mut out: Vec<PaneSettings> = Vec::new();
+        let mut out: Vec<PlanKey> = Vec::new();
         for s in &self.panes {
+            let key = PlanKey::new(s, self.budget);
             if self.link.is_some()
                 && heavy(&b.problem, s)
-                && !self.cache.contains_key(s)
-                && !out.contains(s)
+                && !self.cache.contains_key(&key)
+                && !out.contains(&key)
             {
-                out.push(s.clone());
+                out.push(key);
             }
         }
         out
@@ -1278,12 +1285,12 @@ impl App {
             match next_step(self.running.as_ref(), &self.waiting()) {
                 Step::Wait => break,
                 Step::Stop => self.stop_worker(),
-                Step::Send(settings) => {
+                Step::Send(key) => {
                     let (Some(_), Some(b)) = (&self.link, self.built.clone()) else {
                         break;
                     };
                     if let Err(why) = self.ensure_worker() {
-                        self.settle(settings, Err(why));
+                        self.settle(key, Err(why));
                         return;
                     }
                     if !self.worker_ready {
@@ -1300,7 +1307,7 @@ impl App {
                         id: self.job_id,
                         problem: by_ref.is_none().then(|| b.problem.clone()),
                         parsed: by_ref.unwrap_or(0),
-                        settings: settings.clone(),
+                        key: key.clone(),
                         panic_for_test,
                     };
                     if let (Some(w), Ok(text)) = (&self.worker, serde_json::to_string(&job)) {
@@ -1309,7 +1316,7 @@ impl App {
                     platform::set_root_attr("data-worker-sent", &self.job_id.to_string());
                     self.running = Some(Running {
                         id: self.job_id,
-                        settings,
+                        key,
                         since_ms: platform::now_ms(),
                     });
                     break;
@@ -1327,9 +1334,9 @@ impl App {
         }
     }
 
-    /// The results of the panes showing `settings` changed: store and redraw.
-    fn settle(&mut self, settings: PaneSettings, result: Result<PaneResult, String>) {
-        self.cache.insert(settings, Rc::new(result));
+    /// The results of the panes planning `key` changed: store and redraw.
+    fn settle(&mut self, key: PlanKey, result: Result<PaneResult, String>) {
+        self.cache.insert(key, Rc::new(result));
         self.replan();
     }
 
@@ -1665,6 +1672,8 @@ impl Component for App {
                         self.budget = b;
                         self.drafts.remove("budget");
                         self.notice = None;
+                        // a pane whose strategy searches under the budget plans again
+                        self.replan();
                         self.sync_hash();
                     }
                     Err(e) => self.bad_input("budget", text, format!("memory budget {e}")),
@@ -2079,7 +2088,7 @@ impl Component for App {
                     self.stop_worker();
                 }
                 // decoding was this task; drawing the plan is the next one
-                self.cache.insert(done.settings, Rc::new(done.result));
+                self.cache.insert(done.key, Rc::new(done.result));
                 let link = ctx.link().clone();
                 platform::after(0, move || link.send_message(Msg::Replan)).forget();
                 return false;
@@ -2098,7 +2107,7 @@ impl Component for App {
                 self.stop_worker();
                 let why = format!("The planning worker stopped: {e}. The plan may need more memory than the browser allows; the rest of the page still works.");
                 match running {
-                    Some(r) => self.settle(r.settings, Err(why)),
+                    Some(r) => self.settle(r.key, Err(why)),
                     // between jobs: the next one starts a new worker
                     None if started => self.replan(),
                     None => {
@@ -2111,11 +2120,11 @@ impl Component for App {
                 }
             }
             Msg::Cancel(i) => {
-                let Some(s) = self.panes.get(i).cloned() else {
+                let Some(s) = self.key(i) else {
                     return false;
                 };
                 match self.running.take() {
-                    Some(r) if r.settings == s => {
+                    Some(r) if r.key == s => {
                         let secs = (platform::now_ms() - r.since_ms) / 1000.0;
                         self.stop_worker();
                         self.settle(s, Err(format!("{CANCELLED} after {secs:.1} s.")));
@@ -2127,7 +2136,7 @@ impl Component for App {
                 }
             }
             Msg::Retry(i) => {
-                if let Some(s) = self.panes.get(i).cloned() {
+                if let Some(s) = self.key(i) {
                     self.cache.remove(&s);
                     self.replan();
                 }
@@ -2203,11 +2212,6 @@ impl Component for App {
         if let Some(top) = self.scroll_table.take() {
             platform::set_scroll_top("tensor-scroll", top);
         }
-        // an <option selected> attribute does not move a select the user has changed: a link
-        // or Back that changes the sample must set the value itself
-        if let Some(crate::model::Origin::Sample(id)) = self.source.as_ref().map(|s| &s.origin) {
-            platform::set_select_value("sample", id);
-        }
         if self.embed {
             platform::post_height();
         }
@@ -2234,8 +2238,8 @@ fn gear_view(b: &Built, r: &PaneResult, g: u64) -> PaneResult {
             .iter()
             .any(|&m| sizes.get(m.index()).copied().unwrap_or(0) > 0)
     });
-    v.curve = analysis::live_curve(&b.problem, &sizes);
-    v.peak_step = analysis::peak_step(&v.curve);
+    v.curve = memplan_core::report::analysis::live_curve(&b.problem, &sizes);
+    v.peak_step = memplan_core::report::analysis::peak_step(&v.curve);
     v
 }
 

@@ -116,7 +116,7 @@ fn knob_field(
         "policy" => html! {
             <>
                 <label for={id.clone()} title={summary}>{ "Tier policy" }</label>
-                <select id={id.clone()} data-testid={id} {onchange}>
+                <select id={id.clone()} data-testid={id} ~value={if value.is_empty() { "frequency".to_string() } else { value.clone() }} {onchange}>
                     <option value="frequency" selected={value.is_empty() || value == "frequency"}>{ "by access frequency" }</option>
                     <option value="fastest" selected={value == "fastest"}>{ "fastest level first" }</option>
                 </select>
@@ -418,7 +418,7 @@ pub fn pane(p: &PaneProps) -> Html {
             </header>
             <div class="form">
                 <label for={id("strategy")}>{ "Strategy" }</label>
-                <select id={id("strategy")} data-testid={format!("pane{i}-strategy")} title={settings::summary(&s.strategy)}
+                <select id={id("strategy")} data-testid={format!("pane{i}-strategy")} title={settings::summary(&s.strategy)} ~value={s.strategy.clone()}
                     onchange={change(|n, e| n.strategy = event_value(e))}>
                     { for settings::strategy_names().into_iter().map(|name| html! {
                         <option value={name} selected={name == s.strategy} title={settings::summary(name)}>{ name }</option>
@@ -430,7 +430,7 @@ pub fn pane(p: &PaneProps) -> Html {
                 }
                 <label for={id("align")}>{ "Block alignment" }</label>
                 <span class="row">
-                    <select id={id("align")} data-testid={format!("pane{i}-align")}
+                    <select id={id("align")} data-testid={format!("pane{i}-align")} ~value={if custom { "custom".to_string() } else { s.alignment.to_string() }}
                         onchange={on_align}>
                         { for ALIGNMENTS.iter().map(|a| html! { <option value={a.to_string()} selected={*a == s.alignment}>{ format!("{a} B") }</option> }) }
                         <option value="custom" selected={custom}>{ "custom…" }</option>
@@ -447,7 +447,7 @@ pub fn pane(p: &PaneProps) -> Html {
                     }
                 </span>
                 <label for={id("pad")}>{ "Padding" }</label>
-                <select id={id("pad")} onchange={change(|n, e| n.ge_padding = event_value(e) == "ge")}>
+                <select id={id("pad")} ~value={if s.ge_padding { "ge" } else { "none" }} onchange={change(|n, e| n.ge_padding = event_value(e) == "ge")}>
                     <option value="ge" selected={s.ge_padding}>{ "GE: ceil32 + 32" }</option>
                     <option value="none" selected={!s.ge_padding}>{ "none (raw bytes)" }</option>
                 </select>
