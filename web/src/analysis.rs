@@ -33,6 +33,75 @@ impl std::ops::DerefMut for PaneResult {
     }
 }
 
+/// Why a pane has no plan, and whether planning again may help.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Failure {
+    /// The message shown in the pane (the core's, or the page's about the worker).
+    pub reason: String,
+    /// Planning again may give a plan: the user cancelled it, or the worker stopped or
+    /// crashed. A planner error (bad option, overflow) would only repeat.
+    pub retry: bool,
+}
+
+impl Failure {
+    /// A planner error: the same settings would fail the same way.
+    pub fn planner(reason: impl Into<String>) -> Self {
+        Failure {
+            reason: reason.into(),
+            retry: false,
+        }
+    }
+
+    /// A failure that planning again may mend (cancelled, worker stopped or crashed).
+    pub fn retryable(reason: impl Into<String>) -> Self {
+        Failure {
+            reason: reason.into(),
+            retry: true,
+        }
+    }
+}
+
+/// Where a pane's plan is.
+#[derive(Debug, Clone, PartialEq)]
+pub enum PaneState {
+    /// Waiting for the background worker (another plan is in flight).
+    Queued,
+    /// Planning in the background worker since this many milliseconds (page clock).
+    Planning {
+        /// When the worker was sent the job.
+        since_ms: f64,
+    },
+    /// Planned.
+    Done(PaneResult),
+    /// No plan.
+    Failed(Failure),
+}
+
+impl PaneState {
+    /// The plan, if there is one.
+    pub fn done(&self) -> Option<&PaneResult> {
+        match self {
+            PaneState::Done(r) => Some(r),
+            _ => None,
+        }
+    }
+}
+
+impl From<String> for Failure {
+    fn from(reason: String) -> Self {
+        Failure::planner(reason)
+    }
+}
+
+impl From<Result<PaneResult, Failure>> for PaneState {
+    fn from(r: Result<PaneResult, Failure>) -> Self {
+        match r {
+            Ok(r) => PaneState::Done(r),
+            Err(f) => PaneState::Failed(f),
+        }
+    }
+}
+
 /// What a pane's plan depends on: its settings, and the memory budget when its strategy
 /// searches under one. The budget reaches the strategy as in the CLI (one decision, core's
 /// `report::analysis`), so a budget change plans such a pane again and no other.
@@ -217,8 +286,9 @@ impl memplan_core::strategy::Clock for PageClock<'_> {
 /// milliseconds.
 ///
 /// # Errors
-/// The core's message (unknown strategy, bad option, overflow, a budget no plan can meet).
-pub fn run(problem: &Problem, key: &PlanKey, now: &dyn Fn() -> f64) -> Result<PaneResult, String> {
+/// The core's message (unknown strategy, bad option, overflow, a budget no plan can meet), as
+/// a [`Failure`] that planning again would not mend.
+pub fn run(problem: &Problem, key: &PlanKey, now: &dyn Fn() -> f64) -> Result<PaneResult, Failure> {
     let settings = &key.settings;
     let options = settings.options();
     let clock = PageClock(now);
@@ -404,8 +474,8 @@ mod tests {
         for (kind, _) in crate::settings::runtime_kinds() {
             let mut s = PaneSettings::default_for(0, false, &[]);
             s.strategy = (*kind).into();
-            let r =
-                run(&p, &PlanKey::new(&s, None), &|| 0.0).unwrap_or_else(|e| panic!("{kind}: {e}"));
+            let r = run(&p, &PlanKey::new(&s, None), &|| 0.0)
+                .unwrap_or_else(|e| panic!("{kind}: {}", e.reason));
             let sim = r.sim.expect("a runtime pane has statistics");
             if *kind == "runtime-acl-tiered" {
                 assert_eq!(sim.levels.len(), 4);
@@ -434,8 +504,8 @@ mod tests {
         for (kind, _) in crate::settings::runtime_kinds() {
             let mut s = PaneSettings::default_for(0, false, &[]);
             s.strategy = (*kind).into();
-            let r =
-                run(&p, &PlanKey::new(&s, None), &|| 0.0).unwrap_or_else(|e| panic!("{kind}: {e}"));
+            let r = run(&p, &PlanKey::new(&s, None), &|| 0.0)
+                .unwrap_or_else(|e| panic!("{kind}: {}", e.reason));
             assert_eq!(r.sim.expect("statistics").failures, 0, "{kind}");
         }
     }

@@ -8,7 +8,7 @@ use memplan_core::graph::ScheduleOrder;
 use memplan_core::Bindings;
 use yew::prelude::*;
 
-use crate::analysis::{self, PaneResult, PlanKey};
+use crate::analysis::{self, Failure, PaneResult, PaneState, PlanKey};
 use crate::model::{self, Built, Format, Origin, Source};
 use crate::platform;
 use crate::samples;
@@ -177,9 +177,6 @@ pub enum Msg {
     TableCatchUp,
 }
 
-/// How a cancelled pane's message starts (the pane offers "Plan again").
-pub(crate) const CANCELLED: &str = "Planning cancelled";
-
 #[cfg(target_arch = "wasm32")]
 thread_local! {
     /// Set by [`memplan_test_panic`]: the next worker job panics.
@@ -305,8 +302,8 @@ pub struct App {
     /// leaves `built` empty, and the panes keep the settings of this kind.
     last_kind: Option<bool>,
     pub(crate) panes: Vec<PaneSettings>,
-    pub(crate) results: Vec<Rc<Result<PaneResult, String>>>,
-    cache: HashMap<PlanKey, Rc<Result<PaneResult, String>>>,
+    pub(crate) results: Vec<Rc<PaneState>>,
+    cache: HashMap<PlanKey, Rc<PaneState>>,
     /// `memplan:ready` was posted to the host page (after the first load, so that a model the
     /// host sends is not replaced by the sample the page opens with).
     ready_posted: bool,
@@ -418,9 +415,7 @@ impl App {
         if let Some(v) = &self.focus_view {
             return Some(v);
         }
-        self.results
-            .get(self.focus)
-            .and_then(|r| r.as_ref().as_ref().ok())
+        self.results.get(self.focus).and_then(|r| r.done())
     }
 
     /// The gear the views show, when the model has gears.
@@ -442,12 +437,7 @@ impl App {
         self.gear_views = self
             .results
             .iter()
-            .map(|r| {
-                r.as_ref()
-                    .as_ref()
-                    .ok()
-                    .map(|r| Rc::new(gear_view(&b, r, g)))
-            })
+            .map(|r| r.done().map(|r| Rc::new(gear_view(&b, r, g))))
             .collect();
         self.focus_view = self.gear_views.get(self.focus).cloned().flatten();
     }
@@ -459,10 +449,7 @@ impl App {
             if let Some(Some(v)) = self.gear_views.get(j) {
                 return Some((j, &**v));
             }
-            self.results
-                .get(j)
-                .and_then(|r| r.as_ref().as_ref().ok())
-                .map(|r| (j, r))
+            self.results.get(j).and_then(|r| r.done()).map(|r| (j, r))
         };
         match self.compare.mode {
             CompareMode::Off => Vec::new(),
@@ -1056,9 +1043,18 @@ impl App {
                     return r.clone();
                 }
                 if self.link.is_some() && heavy(&b.problem, s) {
-                    return Rc::new(Err(PLANNING.to_string()));
+                    return Rc::new(match &self.running {
+                        Some(r) if r.key == key => PaneState::Planning {
+                            since_ms: r.since_ms,
+                        },
+                        _ => PaneState::Queued,
+                    });
                 }
-                let r = Rc::new(analysis::run(&b.problem, &key, &platform::now_ms));
+                let r = Rc::new(PaneState::from(analysis::run(
+                    &b.problem,
+                    &key,
+                    &platform::now_ms,
+                )));
                 self.cache.insert(key, r.clone());
                 r
             })
@@ -1290,7 +1286,7 @@ impl App {
                         break;
                     };
                     if let Err(why) = self.ensure_worker() {
-                        self.settle(key, Err(why));
+                        self.settle(key, Err(Failure::retryable(why)));
                         return;
                     }
                     if !self.worker_ready {
@@ -1314,10 +1310,18 @@ impl App {
                         w.post(&text);
                     }
                     platform::set_root_attr("data-worker-sent", &self.job_id.to_string());
+                    let since_ms = platform::now_ms();
+                    // the panes showing this plan go from queued to planning
+                    for (i, r) in self.results.iter_mut().enumerate() {
+                        let shows = self.panes.get(i).map(|s| PlanKey::new(s, self.budget));
+                        if shows.as_ref() == Some(&key) && matches!(**r, PaneState::Queued) {
+                            *r = Rc::new(PaneState::Planning { since_ms });
+                        }
+                    }
                     self.running = Some(Running {
                         id: self.job_id,
                         key,
-                        since_ms: platform::now_ms(),
+                        since_ms,
                     });
                     break;
                 }
@@ -1335,8 +1339,8 @@ impl App {
     }
 
     /// The results of the panes planning `key` changed: store and redraw.
-    fn settle(&mut self, key: PlanKey, result: Result<PaneResult, String>) {
-        self.cache.insert(key, Rc::new(result));
+    fn settle(&mut self, key: PlanKey, result: Result<PaneResult, Failure>) {
+        self.cache.insert(key, Rc::new(result.into()));
         self.replan();
     }
 
@@ -1355,7 +1359,7 @@ impl App {
                     .panes
                     .iter()
                     .zip(&self.results)
-                    .filter_map(|(s, r)| r.as_ref().as_ref().ok().map(|r| (s, r)))
+                    .filter_map(|(s, r)| r.done().map(|r| (s, r)))
                     .collect();
                 let (link, _) = self.link(false);
                 // it fails only on sizes that overflow, which the build refused already
@@ -1427,10 +1431,7 @@ impl App {
             }
             Export::Csv => {
                 // the whole plan, not the view restricted to the gear on screen
-                let whole = self
-                    .results
-                    .get(self.focus)
-                    .and_then(|r| r.as_ref().as_ref().ok());
+                let whole = self.results.get(self.focus).and_then(|r| r.done());
                 if let Some(r) = whole {
                     platform::download(
                         &format!("{stem}.tensors.csv"),
@@ -2088,7 +2089,7 @@ impl Component for App {
                     self.stop_worker();
                 }
                 // decoding was this task; drawing the plan is the next one
-                self.cache.insert(done.key, Rc::new(done.result));
+                self.cache.insert(done.key, Rc::new(done.result.into()));
                 let link = ctx.link().clone();
                 platform::after(0, move || link.send_message(Msg::Replan)).forget();
                 return false;
@@ -2107,13 +2108,14 @@ impl Component for App {
                 self.stop_worker();
                 let why = format!("The planning worker stopped: {e}. The plan may need more memory than the browser allows; the rest of the page still works.");
                 match running {
-                    Some(r) => self.settle(r.key, Err(why)),
+                    Some(r) => self.settle(r.key, Err(Failure::retryable(why))),
                     // between jobs: the next one starts a new worker
                     None if started => self.replan(),
                     None => {
                         // it never started: say so in every pane waiting for it
                         for s in self.waiting() {
-                            self.cache.insert(s, Rc::new(Err(why.clone())));
+                            let failed = PaneState::Failed(Failure::retryable(why.clone()));
+                            self.cache.insert(s, Rc::new(failed));
                         }
                         self.replan();
                     }
@@ -2127,11 +2129,16 @@ impl Component for App {
                     Some(r) if r.key == s => {
                         let secs = (platform::now_ms() - r.since_ms) / 1000.0;
                         self.stop_worker();
-                        self.settle(s, Err(format!("{CANCELLED} after {secs:.1} s.")));
+                        self.settle(
+                            s,
+                            Err(Failure::retryable(format!(
+                                "Planning cancelled after {secs:.1} s."
+                            ))),
+                        );
                     }
                     other => {
                         self.running = other;
-                        self.settle(s, Err(format!("{CANCELLED}.")));
+                        self.settle(s, Err(Failure::retryable("Planning cancelled.")));
                     }
                 }
             }
@@ -2249,9 +2256,6 @@ fn gear_view(b: &Built, r: &PaneResult, g: u64) -> PaneResult {
 fn kind_changed(last: Option<bool>, is_graph: bool) -> bool {
     last.map_or(!is_graph, |g| g != is_graph)
 }
-
-/// What a pane shows while its plan is computed in the worker.
-pub(crate) const PLANNING: &str = "Planning in a background worker…";
 
 /// Whether planning may take long enough (over ~50 ms) to leave the main thread: anytime
 /// strategies (the exact solver), and large problems. Runtime allocators too: a simulation

@@ -4,20 +4,23 @@ use std::rc::Rc;
 
 use yew::prelude::*;
 
-use crate::analysis::PaneResult;
+use crate::analysis::PaneState;
 use crate::format;
 use crate::settings::{self, PaneSettings, ALIGNMENTS, MAX_ALIGNMENT};
 
 /// A pane's result, compared by address: results are shared and never changed in place, and
 /// comparing two plans of 60k buffers field by field on every render cost milliseconds.
 #[derive(Clone)]
-pub struct ResultRef(pub Rc<Result<PaneResult, String>>);
+pub struct ResultRef(pub Rc<PaneState>);
 
 impl PartialEq for ResultRef {
     fn eq(&self, other: &Self) -> bool {
         Rc::ptr_eq(&self.0, &other.0)
     }
 }
+
+/// What a pane shows while its plan is computed in the worker.
+const PLANNING: &str = "Planning in a background worker…";
 
 /// Properties of a pane.
 #[derive(Properties, PartialEq)]
@@ -241,7 +244,7 @@ pub fn pane(p: &PaneProps) -> Html {
     };
     let stats = match p.result.as_ref().map(|r| &*r.0) {
         None => html! { <p class="muted">{ "No model loaded." }</p> },
-        Some(Err(e)) if e == crate::app::PLANNING => {
+        Some(PaneState::Queued | PaneState::Planning { .. }) => {
             let cancel = {
                 let cb = p.on_cancel.clone();
                 Callback::from(move |_| cb.emit(i))
@@ -263,27 +266,26 @@ pub fn pane(p: &PaneProps) -> Html {
             };
             html! {
                 <p class="muted planning" role="status" data-testid={format!("pane{i}-planning")}>
-                    { e }<span data-testid={format!("pane{i}-elapsed")}>{ elapsed }</span>{ progress }{ " " }
+                    { PLANNING }<span data-testid={format!("pane{i}-elapsed")}>{ elapsed }</span>{ progress }{ " " }
                     <button type="button" data-testid={format!("pane{i}-cancel")} onclick={cancel}>{ "Cancel" }</button>
                 </p>
             }
         }
-        Some(Err(e)) => {
+        Some(PaneState::Failed(f)) => {
             let retry = {
                 let cb = p.on_retry.clone();
                 Callback::from(move |_| cb.emit(i))
             };
-            let again = e.starts_with(crate::app::CANCELLED) || e.contains("worker");
             html! {
                 <div class="error" role="alert" data-testid={format!("pane{i}-error")}>
-                    <p>{ e }</p>
-                    if again && !p.readonly {
+                    <p>{ &f.reason }</p>
+                    if f.retry && !p.readonly {
                         <button type="button" data-testid={format!("pane{i}-retry")} onclick={retry}>{ "Plan again" }</button>
                     }
                 </div>
             }
         }
-        Some(Ok(r)) => {
+        Some(PaneState::Done(r)) => {
             // every arena together: GE's headline peak is HBM's alone (Plan::device_bytes)
             let need = r.plan.device_bytes();
             let diff = match p.baseline {

@@ -390,12 +390,7 @@ impl App {
             .results
             .iter()
             .enumerate()
-            .filter_map(|(i, r)| {
-                r.as_ref()
-                    .as_ref()
-                    .ok()
-                    .map(|r| (i, r.no_reuse, r.padding_waste))
-            })
+            .filter_map(|(i, r)| r.done().map(|r| (i, r.no_reuse, r.padding_waste)))
             .collect();
         let Some(&(_, no_reuse, waste)) = planned.first() else {
             return html! {};
@@ -468,7 +463,7 @@ impl App {
         let baseline = self
             .results
             .first()
-            .and_then(|r| r.as_ref().as_ref().ok())
+            .and_then(|r| r.done())
             .map(|r| r.plan.device_bytes());
         let on_change = link.callback(|(i, s)| Msg::SetPane(i, s));
         let on_remove = link.callback(Msg::RemovePane);

@@ -17,7 +17,7 @@
 use memplan_core::Problem;
 use serde::{Deserialize, Serialize};
 
-use crate::analysis::{self, PaneResult, PlanKey};
+use crate::analysis::{self, Failure, PaneResult, PlanKey};
 use crate::model::{self, Format, Origin, Outcome, Source};
 
 /// The worker script next to the page (built by Trunk from `src/bin/plan_worker.rs`).
@@ -52,8 +52,8 @@ pub struct Done {
     pub id: u64,
     /// As in the job.
     pub key: PlanKey,
-    /// The result, or the core's message.
-    pub result: Result<PaneResult, String>,
+    /// The result, or why there is none.
+    pub result: Result<PaneResult, Failure>,
     /// The worker panicked on this job and is unusable: the page starts a new one.
     #[serde(default)]
     pub crashed: bool,
@@ -231,10 +231,10 @@ pub fn answer(job: &Job, kept: Option<&(u64, Problem)>, now: &dyn Fn() -> f64) -
         result: match problem {
             Some(p) => analysis::run(p, &job.key, now),
             // the page sends the problem to a worker it did not see parse it
-            None => Err(format!(
+            None => Err(Failure::retryable(format!(
                 "The background worker no longer holds the model (parse job {}): plan again.",
                 job.parsed
-            )),
+            ))),
         },
         crashed: false,
     }
@@ -246,9 +246,9 @@ pub fn crashed(id: u64, key: PlanKey, panic: &str) -> Done {
     Done {
         id,
         key,
-        result: Err(format!(
+        result: Err(Failure::retryable(format!(
             "Planning crashed in the background worker: {panic}. The rest of the page still works; please report this message."
-        )),
+        ))),
         crashed: true,
     }
 }
@@ -323,7 +323,7 @@ mod tests {
         let d = crashed(7, s("runtime-reuse"), "capacity overflow");
         assert!(d.crashed);
         assert_eq!(d.id, 7);
-        assert!(d.result.unwrap_err().contains("capacity overflow"));
+        assert!(d.result.unwrap_err().reason.contains("capacity overflow"));
     }
 
     #[test]
