@@ -78,11 +78,17 @@ pub fn text_of(bytes: Vec<u8>, path: &Path) -> Result<String, Error> {
 }
 
 /// Reads `path` and loads it with core's pipeline ([`memplan_core::import::load`]); errors
-/// name the file.
+/// name the file. The command line asks nothing back: a setting the load could not apply
+/// (a dim whose default of 1 is impossible, [`Loaded::refused`]) is the command's error, as
+/// the importer words it (the warnings say which `--dim` to give).
 pub fn read(path: &Path, opts: &LoadOptions) -> Result<Loaded, Error> {
     let shown = path.display().to_string();
     let bytes = read_bytes(path)?;
-    load(&shown, &bytes, opts).map_err(|e| e.at(&shown))
+    let loaded = load(&shown, &bytes, opts).map_err(|e| e.at(&shown))?;
+    match loaded.refused() {
+        Some(e) => Err(e.clone().at(&shown)),
+        None => Ok(loaded),
+    }
 }
 
 /// Reads an ONNX file for `memplan inspect`.

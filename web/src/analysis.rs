@@ -71,8 +71,8 @@ pub enum PaneState {
         /// When the worker was sent the job.
         since_ms: f64,
     },
-    /// Planned.
-    Done(PaneResult),
+    /// Planned (boxed: a plan is large beside the other states).
+    Done(Box<PaneResult>),
     /// No plan.
     Failed(Failure),
 }
@@ -81,7 +81,7 @@ impl PaneState {
     /// The plan, if there is one.
     pub fn done(&self) -> Option<&PaneResult> {
         match self {
-            PaneState::Done(r) => Some(r),
+            PaneState::Done(r) => Some(&**r),
             _ => None,
         }
     }
@@ -96,7 +96,7 @@ impl From<String> for Failure {
 impl From<Result<PaneResult, Failure>> for PaneState {
     fn from(r: Result<PaneResult, Failure>) -> Self {
         match r {
-            Ok(r) => PaneState::Done(r),
+            Ok(r) => PaneState::Done(Box::new(r)),
             Err(f) => PaneState::Failed(f),
         }
     }

@@ -928,6 +928,12 @@ impl App {
             self.schedule = Some(ScheduleOrder::File);
             self.field_notice("schedule", n);
         }
+        // a dim whose default of 1 is impossible: its field asks for a value
+        if let Ok(b) = &outcome.built {
+            for a in &b.asked_dims {
+                self.bad_input(&format!("dim:{}", a.dim), String::new(), a.message());
+            }
+        }
         match (outcome.built, &self.source) {
             (Ok(b), Some(src)) => {
                 self.inline = inline_ref(src);
