@@ -149,3 +149,21 @@ test('the dims, gears and sizes fields follow a link, Back and the host page', a
   await expect(page.getByTestId('sample')).toHaveValue('ge-streams');
   await expect(dim).toHaveValue('3');
 });
+
+test('an optimal pane\'s time limit travels in the link and follows it', async ({ page }) => {
+  await page.goto('/');
+  await ready(page);
+  await page.getByTestId('pane1-strategy').selectOption('optimal');
+  const limit = page.getByTestId('pane1-time-limit');
+  await expect(limit).toHaveValue('2'); // core's default, 2 s
+  const link = await linkAfter(page, async () => { await limit.fill('1.5'); await limit.press('Enter'); });
+  await linkAfter(page, async () => { await limit.fill('3'); await limit.press('Enter'); });
+  await expect(limit).toHaveValue('3');
+  await paste(page, link);
+  await expect(limit).toHaveValue('1.5');
+  // a new tab opened on the link plans with it
+  const other = await page.context().newPage();
+  await other.goto(link);
+  await ready(other);
+  await expect(other.getByTestId('pane1-time-limit')).toHaveValue('1.5');
+});

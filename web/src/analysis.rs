@@ -435,6 +435,7 @@ mod tests {
             expandable_memory: false,
             zero_copy_reuse: false,
             knobs: Default::default(),
+            time_limit_ms: None,
         };
         let r = run(&p, &PlanKey::new(&s, None), &|| 0.0).unwrap();
         assert_eq!(r.plan.peak, 2048);
