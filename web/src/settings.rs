@@ -428,7 +428,6 @@ impl PaneSettings {
             time_limit_ms: self
                 .time_limit_ms
                 .unwrap_or(PlanOptions::default().time_limit_ms),
-            ..PlanOptions::default()
         }
     }
 
