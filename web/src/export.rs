@@ -80,12 +80,6 @@ pub fn tensors_csv(problem: &Problem, info: &[BufInfo], r: &PaneResult) -> Strin
     s
 }
 
-/// Milliseconds to whole microseconds (float-to-integer `as` saturates; times are small).
-#[allow(clippy::cast_possible_truncation)]
-pub fn micros(ms: f64) -> u64 {
-    (ms * 1000.0).round().max(0.0) as u64
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -177,7 +171,7 @@ mod tests {
                 strategy: &panes[i].strategy,
                 plan: &plans[i],
                 options: &options,
-                time_us: micros(results[i].time_ms),
+                time_us: results[i].time_us,
                 overlay: overlays[i].as_ref(),
             })
             .collect();
