@@ -145,6 +145,11 @@ struct SimArgs {
     /// Leak detector off (no per-allocation records, no leaks).
     #[arg(long)]
     no_leak_detector: bool,
+    /// Leak detector: most records held at once (default unbounded). An allocation made with
+    /// the table full is not recorded, so its leak is missed (the acl-adapter article's
+    /// fixed record table).
+    #[arg(long, value_name = "N")]
+    leak_records: Option<u64>,
     /// JSON: also the per-allocation records and the occupancy after every step.
     #[arg(long)]
     details: bool,
@@ -260,7 +265,9 @@ struct PlanArgs {
     /// Turn memory reuse off (GE disableReuseMemory).
     #[arg(long)]
     disable_reuse: bool,
-    /// Let graph inputs and outputs take part in reuse (not zero-copy).
+    /// Let graph inputs and outputs take part in reuse (not zero-copy): GE
+    /// graphIOMemAllocMode=ByGE with input_fusion_size=0 (not the I/O reuse options: those are
+    /// --zero-copy-reuse).
     #[arg(long)]
     io_reuse: bool,
     /// Graph inputs and outputs stay zero-copy but may be reused over their live range (GE
@@ -832,9 +839,52 @@ fn table(f: &PlanFile, o: &PlanOptions) -> String {
                     units::binary(side.saturating_sub(ov))
                 );
             }
+            if let Some(line) = virtual_blocks_line(e) {
+                let _ = writeln!(s, "  {line}");
+            }
         }
     }
     s
+}
+
+/// The dynamic-batch region's virtual blocks (GE `ResizeDynamicBatchBlocks`): per memory type,
+/// one for the largest gear, or with `--expandable-memory` pieces of at most 400 MiB
+/// (`kMaxSplitSizeForDynamicBatch`), so the table shows what the option changed. A memory
+/// type's blocks are adjacent; the next type starts again at its own offset 0.
+fn virtual_blocks_line(e: &memplan_core::report::plan_file::PlanEntry) -> Option<String> {
+    let mut groups: Vec<Vec<u64>> = Vec::new();
+    let mut end = 0u64;
+    for b in e.blocks.iter().filter(|b| {
+        b.tag
+            .as_deref()
+            .is_some_and(|t| t.starts_with("dynamic-batch"))
+    }) {
+        match groups.last_mut() {
+            Some(g) if b.offset == end => g.push(b.size),
+            _ => groups.push(vec![b.size]),
+        }
+        end = b.offset.saturating_add(b.size);
+    }
+    if groups.is_empty() {
+        return None;
+    }
+    let expandable = e.settings.as_ref().is_some_and(|s| s.expandable_memory);
+    let list: Vec<String> = groups
+        .iter()
+        .map(|g| {
+            let sizes: Vec<String> = g.iter().map(|&b| units::binary(b)).collect();
+            format!("[{}]", sizes.join(", "))
+        })
+        .collect();
+    Some(format!(
+        "dynamic-batch virtual blocks: {}{}",
+        list.join(" + "),
+        if expandable {
+            " (expandable memory: pieces of at most 400 MiB)"
+        } else {
+            " (one per memory type; --expandable-memory cuts them at 400 MiB)"
+        }
+    ))
 }
 
 fn run_validate(

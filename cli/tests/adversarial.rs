@@ -583,3 +583,86 @@ fn a_budget_counts_every_memory_type() {
     // 2099712 / 2097152 (the live-set bound: x and t at step 0)
     assert!(out.contains("1.0012"), "{out}");
 }
+
+/// `ref-no-reuse.json`: R writes `r` in place of `a` (`ref_outputs`) and `r` is `no_reuse`, so
+/// the one buffer `a` is exclusive. A plan file stripped of that rule, with `c` (live after
+/// `a`) moved onto `a`'s bytes, agrees with itself; `--model` loads the graph again and finds
+/// the rule the merged buffer carries (issue 30: the alias's flags were lost in lowering, so
+/// the model agreed with the lie).
+#[test]
+fn validate_with_the_model_finds_a_ref_outputs_rule() {
+    let dir = std::env::temp_dir().join(format!("memplan-refrule-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let model = "tests/adversarial/ref-no-reuse.json";
+    let p = dir.join("plan.json").to_string_lossy().into_owned();
+    let (code, _, err) = common::run_in(
+        ".",
+        &[
+            "plan",
+            model,
+            "-s",
+            "no-reuse",
+            "--align",
+            "1",
+            "--padding",
+            "none",
+            "--io-reuse",
+            "--format",
+            "json",
+            "-o",
+            &p,
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    let (code, out, err) = common::run_in(".", &["validate", &p, "--model", model]);
+    assert_eq!(code, 0, "its own model: {out}{err}");
+    let mut v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&p).expect("plan file")).expect("JSON");
+    let buffers = v["plans"][0]["buffers"].as_array_mut().expect("buffers");
+    let at =
+        |bs: &[serde_json::Value], n: &str| bs.iter().position(|b| b["name"] == n).expect("buffer");
+    let (a, c) = (at(buffers, "a"), at(buffers, "c"));
+    assert_eq!(buffers[a]["flags"], serde_json::json!(["no_reuse"]));
+    buffers[a].as_object_mut().expect("object").remove("flags");
+    buffers[c]["offset"] = buffers[a]["offset"].clone();
+    std::fs::write(&p, v.to_string()).expect("write");
+    let (code, out, err) = common::run_in(".", &["validate", &p]);
+    assert_eq!(code, 0, "alone the edit is consistent: {out}{err}");
+    let (code, out, _) = common::run_in(".", &["validate", &p, "--model", model]);
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains("buffer 'a' carries the rules [] in the plan; the model under the plan's settings gives [\"no_reuse\"]"),
+        "{out}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `zero-size-pinned.csv`: a (8 B, [0, 1]) and b (8 B, [1, 2]) overlap, z has 0 bytes pinned
+/// at 4096. A zero-size buffer takes no bytes, so it never raises the peak (a and b side by
+/// side: 16 B), and every strategy's plan must pass `validate` (issue 30: six plans with peak
+/// 16 were refused as "buffer 'z' ends at byte 4096, above peak_bytes 16").
+#[test]
+fn a_zero_size_pin_above_the_peak_is_valid_for_every_strategy() {
+    let dir = std::env::temp_dir().join(format!("memplan-zpin-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let model = "tests/adversarial/zero-size-pinned.csv";
+    let p = dir.join("plan.json").to_string_lossy().into_owned();
+    let (code, _, err) = common::run_in(".", &["plan", model, "--format", "json", "-o", &p]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&p).expect("plan file")).expect("JSON");
+    for plan in v["plans"].as_array().expect("plans") {
+        let z = plan["buffers"]
+            .as_array()
+            .expect("buffers")
+            .iter()
+            .find(|b| b["name"] == "z")
+            .expect("z");
+        assert_eq!(z["offset"], 4096, "{}: the pin", plan["strategy"]);
+        assert!(plan["peak_bytes"].as_u64().expect("peak") >= 16, "{plan}");
+    }
+    let (code, out, err) = common::run_in(".", &["validate", &p, "--model", model]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(!out.contains("INVALID"), "{out}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

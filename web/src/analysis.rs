@@ -449,8 +449,9 @@ mod tests {
 
     #[test]
     fn every_runtime_pane_kind_runs_with_its_knobs() {
-        // the same trio: acl-pool with 1024-byte blocks and 2 blocks: a, b take blocks 0, 1;
-        // a freed after step 1 (stack [0]); c gets block 0. Reserved 2048, in use peak 2048.
+        // the same trio: acl-pool with 1024-byte blocks and 2 blocks (block 1 on top): a, b
+        // take blocks 1, 0; a freed after step 1 (stack [1]); c gets block 1. Reserved 2048,
+        // in use peak 2048.
         let p = trio();
         let mut s = PaneSettings::default_for(0, false, &[]);
         s.strategy = "runtime-acl-pool".into();
@@ -458,7 +459,7 @@ mod tests {
         s.knobs.set("num-blocks", "2").unwrap();
         let r = run(&p, &PlanKey::new(&s, None), &|| 0.0).unwrap();
         let sim = r.sim.clone().unwrap();
-        assert_eq!(r.plan.offsets, vec![0, 1024, 0]);
+        assert_eq!(r.plan.offsets, vec![1024, 0, 1024]);
         assert_eq!(
             (sim.reserved, sim.peak_in_use, sim.overhead),
             (2048, 2048, 72)

@@ -764,6 +764,8 @@ impl App {
                     self.selected_name = s.selected;
                     self.compare = s.compare.unwrap_or_default();
                     self.link_error = None;
+                    // a link from another planner version: its figures may differ
+                    self.notice = share::version_note(&h);
                     self.missing_model = None;
                     match s.model {
                         Some(ModelRef::Sample(id)) => self.load_sample(ctx, &id, After::Keep),

@@ -78,8 +78,8 @@ pub struct PaneSettings {
     #[serde(rename = "x", default, skip_serializing_if = "std::ops::Not::not")]
     pub expandable_memory: bool,
     /// GE strategies with zero-copy graph I/O: zero-copy blocks host other tensors by their
-    /// real size and stay in the zero-copy region (GE `ge.exec.reuseZeroCopyMemory`,
-    /// [`PlanOptions::zero_copy_reuse`]); left out of links when off.
+    /// real size and stay in the zero-copy region (GE `ge.exec.inputReuseMemIndexes` /
+    /// `outputReuseMemIndexes`, [`PlanOptions::zero_copy_reuse`]); left out of links when off.
     #[serde(rename = "zr", default, skip_serializing_if = "std::ops::Not::not")]
     pub zero_copy_reuse: bool,
     /// Runtime panes: the allocator's knobs (left out of links when all default).
@@ -321,6 +321,7 @@ impl RuntimeKnobs {
             switches: SimSwitches {
                 stats: !self.no_stats,
                 leak_detector: !self.no_leaks,
+                ..SimSwitches::default()
             },
             ..registry::RuntimeOptions::default()
         };

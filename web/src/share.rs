@@ -1,4 +1,5 @@
-//! The page state in the URL fragment: `#v=1&z=<base64url(deflate(JSON))>`.
+//! The page state in the URL fragment: `#v=1&z=<base64url(deflate(JSON))>`, then the planner
+//! version that made the link (`&pv=0.1.0`, last, so older readers ignore it).
 //!
 //! The fragment is untrusted: [`decode`] caps every size before allocating, validates every
 //! field, and returns a sentence for the first problem found. It never panics or loops.
@@ -16,6 +17,12 @@ use crate::settings::{Compare, PaneSettings, MAX_PANES};
 
 /// The link format version this build writes.
 pub const VERSION: u32 = 1;
+/// The planner version this build records in its links (`pv=`): the workspace's version.
+/// A plan's figures depend on the planner that made them, so a link from another version is
+/// opened with a note saying its figures may differ ([`version_note`]).
+pub const PLANNER_VERSION: &str = env!("CARGO_PKG_VERSION");
+/// Longest planner version a link may carry, characters.
+pub const MAX_PLANNER_VERSION: usize = 32;
 /// Longest lowered model part (`m=`) a link is made with, characters: with the state it
 /// stays under Chromium's 2 MiB limit on a URL (`url_constants.cc` `kMaxURLChars`).
 pub const MAX_LINK: usize = 1_500_000;
@@ -180,9 +187,9 @@ pub fn encode(state: &Shared) -> (String, bool) {
             .map(|n| short_name(&n));
         lean.model = None;
         let json = serde_json::to_vec(&lean).unwrap_or_default();
-        return (pack(&deflate(&json)), false);
+        return (with_planner_version(&pack(&deflate(&json))), false);
     }
-    (pack(&z), true)
+    (with_planner_version(&pack(&z)), true)
 }
 
 /// The `m=` part of a link carrying `built` (of file `name`'s model) lowered: base64url of
@@ -205,7 +212,7 @@ pub fn encode_lowered(state: &Shared, name: &str, part: &str) -> String {
     s.model = None;
     s.missing = Some(short_name(name));
     let json = serde_json::to_vec(&s).unwrap_or_default();
-    format!("{}&m={part}", pack(&deflate(&json)))
+    with_planner_version(&format!("{}&m={part}", pack(&deflate(&json))))
 }
 
 /// A fragment carrying `json` as the page packs its state (deflated, base64url): for tests
@@ -216,6 +223,41 @@ pub fn pack_json(json: &[u8]) -> String {
 
 fn pack(z: &[u8]) -> String {
     format!("v={VERSION}&z={}", URL_SAFE_NO_PAD.encode(z))
+}
+
+/// `fragment` with this build's planner version appended (`&pv=`).
+pub fn with_planner_version(fragment: &str) -> String {
+    format!("{fragment}&pv={PLANNER_VERSION}")
+}
+
+/// The planner version a fragment records (`pv=`), if any and well formed (at most
+/// [`MAX_PLANNER_VERSION`] characters of `0-9 A-Z a-z . + -`).
+pub fn planner_version(fragment: &str) -> Option<&str> {
+    let f = fragment.strip_prefix('#').unwrap_or(fragment);
+    f.split('&')
+        .filter_map(|p| p.strip_prefix("pv="))
+        .find(|v| {
+            !v.is_empty()
+                && v.len() <= MAX_PLANNER_VERSION
+                && v.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '+' | '-'))
+        })
+}
+
+/// For a link made by another planner version (or before links recorded one), a sentence
+/// saying so: its figures may differ from those it showed. `None` when the versions agree.
+pub fn version_note(fragment: &str) -> Option<String> {
+    match planner_version(fragment) {
+        Some(PLANNER_VERSION) => None,
+        Some(v) => Some(format!(
+            "This link was made by planner version {v}; this is {PLANNER_VERSION}, so its \
+             figures may differ from those it showed."
+        )),
+        None => Some(format!(
+            "This link does not record its planner version (made before links did); this is \
+             {PLANNER_VERSION}, so its figures may differ from those it showed."
+        )),
+    }
 }
 
 /// Decodes a fragment (with or without the leading `#`).
@@ -580,6 +622,35 @@ mod tests {
         bad.knobs.map = "x=L1,".repeat(1000);
         s.panes = vec![bad];
         assert!(decode(&encode(&s).0).unwrap_err().contains("map"));
+    }
+
+    #[test]
+    fn links_record_the_planner_version_and_another_one_is_noted() {
+        let (f, _) = encode(&state());
+        // appended last: `v=1&z=…` stays the link's head, older readers skip the part
+        assert!(f.starts_with("v=1&z="), "{f}");
+        assert!(f.ends_with(&format!("&pv={PLANNER_VERSION}")), "{f}");
+        assert_eq!(planner_version(&f), Some(PLANNER_VERSION));
+        assert_eq!(version_note(&f), None);
+        assert_eq!(decode(&f).unwrap(), decode(&f).unwrap());
+        // another version, and a link made before links recorded one
+        let other = f.replace(&format!("pv={PLANNER_VERSION}"), "pv=0.0.9");
+        assert!(decode(&other).is_ok());
+        let note = version_note(&other).unwrap();
+        assert!(
+            note.contains("planner version 0.0.9") && note.contains("may differ"),
+            "{note}"
+        );
+        let old = f.split("&pv=").next().unwrap().to_string();
+        assert!(version_note(&old).unwrap().contains("does not record"));
+        // a hostile version is not echoed
+        let bad = format!("{old}&pv=<script>");
+        assert_eq!(planner_version(&bad), None);
+        let long = format!("{old}&pv={}", "9".repeat(MAX_PLANNER_VERSION + 1));
+        assert_eq!(planner_version(&long), None);
+        // a lowered model's part keeps its place right after the state
+        let l = encode_lowered(&state(), "m.onnx", "AAAA");
+        assert!(l.contains("&m=AAAA&pv="), "{l}");
     }
 
     #[test]

@@ -874,8 +874,30 @@ impl Graph {
             if let Some(&inp) = ref_target.get(&t) {
                 if let Some(target) = buffer_of[inp] {
                     let host = &mut buffers[target];
+                    if host.memory_type != b.memory_type {
+                        return Err(Error::invalid(alloc::format!(
+                            "ref output '{}' is in memory type {}, the tensor it writes in place ('{}') in {}: one buffer cannot be in two arenas",
+                            b.name, b.memory_type, host.name, host.memory_type
+                        ))
+                        .at(alloc::format!("tensor '{}'", b.name)));
+                    }
                     host.end = host.end.max(b.end);
                     host.size = host.size.max(b.size);
+                    // One buffer, so the union of both tensors' and both writers' rules
+                    // (a no_reuse or zero_copy alias must not lend the host's bytes).
+                    host.flags.no_reuse |=
+                        b.flags.no_reuse || producer[t].is_some_and(|p| self.ops[p].no_reuse);
+                    host.flags.zero_copy |= b.flags.zero_copy;
+                    // zero_copy_reuse relaxes a user buffer's rule: it holds only when every
+                    // graph input or output in the buffer has it
+                    let io = |k: BufferKind| {
+                        matches!(k, BufferKind::GraphInput | BufferKind::GraphOutput)
+                    };
+                    host.flags.zero_copy_reuse = (host.flags.zero_copy_reuse
+                        || b.flags.zero_copy_reuse)
+                        && (host.flags.zero_copy_reuse || !io(host.kind))
+                        && (b.flags.zero_copy_reuse || !io(b.kind));
+                    host.flags.atomic_clean |= b.flags.atomic_clean;
                     host.aliases.push(b.name);
                     // The ref op writes the host in place, then the alias's readers read it.
                     host.readers.extend(b.producer);
@@ -1111,6 +1133,54 @@ mod tests {
         );
         assert_eq!(p.steps, 3);
         assert_eq!(p.ops[1].preds, vec![0]);
+    }
+
+    /// B writes b in place of a (`ref_outputs`): one buffer `a` carrying both tensors' and
+    /// both writers' rules (issue 30: the alias's flags were dropped).
+    #[test]
+    fn a_ref_output_brings_its_rules_into_the_shared_buffer() {
+        let with = |f: &dyn Fn(&mut Graph)| {
+            let mut g = chain();
+            g.ops[1].ref_outputs = vec![(TensorId::new(2), TensorId::new(1))];
+            f(&mut g);
+            g.lower(&Bindings::new())
+                .map(|l| l.problem.buffers[1].clone())
+        };
+        let plain = with(&|_| {}).unwrap();
+        assert_eq!((plain.name.as_str(), plain.aliases.len()), ("a", 1));
+        assert_eq!(plain.flags, Flags::default());
+        let a = with(&|g| g.tensors[2].flags.zero_copy = true).unwrap();
+        assert!(a.flags.zero_copy && !a.flags.no_reuse);
+        let a = with(&|g| g.tensors[2].flags.atomic_clean = true).unwrap();
+        assert!(a.flags.atomic_clean);
+        let a = with(&|g| g.tensors[2].flags.no_reuse = true).unwrap();
+        assert!(a.flags.no_reuse);
+        let a = with(&|g| g.ops[1].no_reuse = true).unwrap();
+        assert!(a.flags.no_reuse);
+        // the host's own flags stay
+        let a = with(&|g| g.tensors[1].flags.zero_copy = true).unwrap();
+        assert!(a.flags.zero_copy);
+        let e = with(&|g| g.tensors[2].memory_type = 1).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "tensor 'b': ref output 'b' is in memory type 1, the tensor it writes in place ('a') in 0: one buffer cannot be in two arenas"
+        );
+    }
+
+    /// zero_copy_reuse relaxes a user buffer's rule, so a merged buffer has it only when every
+    /// graph input or output in it has it.
+    #[test]
+    fn a_ref_output_keeps_zero_copy_reuse_only_when_all_its_io_has_it() {
+        // x (graph input) written in place by A's output a, which is a graph output
+        let mut g = chain();
+        g.ops[0].ref_outputs = vec![(TensorId::new(1), TensorId::new(0))];
+        g.outputs = TensorId::list(&[1, 3]);
+        g.tensors[1].flags.zero_copy_reuse = true;
+        let l = g.lower(&Bindings::new()).unwrap();
+        assert!(!l.problem.buffers[0].flags.zero_copy_reuse);
+        g.tensors[0].flags.zero_copy_reuse = true;
+        let l = g.lower(&Bindings::new()).unwrap();
+        assert!(l.problem.buffers[0].flags.zero_copy_reuse);
     }
 
     #[test]

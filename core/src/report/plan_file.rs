@@ -736,6 +736,7 @@ pub fn check_entry(file: &PlanFile, e: &PlanEntry) -> core::result::Result<(), S
         let top = e
             .buffers
             .iter()
+            .filter(|b| b.bytes > 0)
             .max_by_key(|b| b.offset.saturating_add(b.bytes))
             .map_or_else(String::new, |b| esc(&b.name));
         return Err(alloc::format!(

@@ -21,8 +21,14 @@ pub trait Allocator {
     fn reserved(&self) -> u64;
     /// `(largest free chunk, total free bytes)` inside [`Allocator::reserved`].
     fn free_space(&self) -> (u64, u64);
-    /// Allocations served from memory the allocator already held (a cache hit), so far.
+    /// Allocations served from memory an earlier allocation used and gave back (a reuse, or
+    /// a cache hit), so far. Every allocator that reuses counts them.
     fn cache_hits(&self) -> u64 {
+        0
+    }
+    /// Candidates the allocator's search examined so far, over all requests: its search cost
+    /// (blocks of a linear scan, table entries, free extents, stack pops, bins).
+    fn probes(&self) -> u64 {
         0
     }
     /// Bytes asked from the system beyond [`Allocator::reserved`] (`aligned_alloc`'s
@@ -57,7 +63,11 @@ pub trait Allocator {
 pub struct FixedBlockPool {
     block: u64,
     used: Vec<bool>,
+    /// Blocks some allocation has used: a run with one of them is a reuse.
+    touched: Vec<bool>,
     held: BTreeMap<BufferId, (usize, usize)>,
+    hits: u64,
+    probes: u64,
 }
 
 /// Most blocks a simulated pool may have (keeps the simulation's memory bounded).
@@ -83,7 +93,10 @@ impl FixedBlockPool {
         Ok(FixedBlockPool {
             block: block_bytes,
             used: alloc::vec![false; n],
+            touched: alloc::vec![false; n],
             held: BTreeMap::new(),
+            hits: 0,
+            probes: 0,
         })
     }
 }
@@ -96,16 +109,30 @@ impl Allocator for FixedBlockPool {
         }
         let mut run = 0;
         for i in 0..self.used.len() {
+            // first fit scans block by block: one probe each
+            self.probes += 1;
             run = if self.used[i] { 0 } else { run + 1 };
             if run == k {
                 let first = i + 1 - k;
                 self.used[first..=i].iter_mut().for_each(|u| *u = true);
+                if self.touched[first..=i].iter().any(|&t| t) {
+                    self.hits += 1;
+                }
+                self.touched[first..=i].iter_mut().for_each(|t| *t = true);
                 self.held.insert(id, (first, k));
                 let taken = k as u64 * self.block;
                 return Ok(Some((first as u64 * self.block, taken)));
             }
         }
         Ok(None)
+    }
+
+    fn cache_hits(&self) -> u64 {
+        self.hits
+    }
+
+    fn probes(&self) -> u64 {
+        self.probes
     }
 
     fn free(&mut self, id: BufferId) {
@@ -146,6 +173,8 @@ pub struct ReuseManager {
     /// (offset, size, holder)
     buffers: Vec<(u64, u64, Option<BufferId>)>,
     top: u64,
+    hits: u64,
+    probes: u64,
 }
 
 impl ReuseManager {
@@ -156,6 +185,8 @@ impl ReuseManager {
             capacity,
             buffers: Vec::new(),
             top: 0,
+            hits: 0,
+            probes: 0,
         }
     }
 }
@@ -165,12 +196,15 @@ impl Allocator for ReuseManager {
         if size == 0 {
             return Ok(Some((0, 0)));
         }
-        if let Some(b) = self
+        // a linear scan of the table: one probe per entry looked at
+        let found = self
             .buffers
-            .iter_mut()
-            .find(|b| b.2.is_none() && b.1 >= size)
-        {
+            .iter()
+            .position(|b| b.2.is_none() && b.1 >= size);
+        self.probes += found.map_or(self.buffers.len(), |i| i + 1) as u64;
+        if let Some(b) = found.and_then(|i| self.buffers.get_mut(i)) {
             b.2 = Some(id);
+            self.hits += 1;
             return Ok(Some((b.0, b.1)));
         }
         if self.buffers.len() >= self.capacity {
@@ -193,6 +227,14 @@ impl Allocator for ReuseManager {
         self.top
     }
 
+    fn cache_hits(&self) -> u64 {
+        self.hits
+    }
+
+    fn probes(&self) -> u64 {
+        self.probes
+    }
+
     fn free_space(&self) -> (u64, u64) {
         // Buffers are not merged: the largest free chunk is the largest free buffer.
         let free = self.buffers.iter().filter(|b| b.2.is_none());
@@ -212,6 +254,8 @@ pub struct BestFitCoalescing {
     free: BTreeSet<(u64, u64)>,
     held: BTreeMap<BufferId, u64>,
     top: u64,
+    hits: u64,
+    probes: u64,
 }
 
 impl BestFitCoalescing {
@@ -223,6 +267,8 @@ impl BestFitCoalescing {
             free: BTreeSet::new(),
             held: BTreeMap::new(),
             top: 0,
+            hits: 0,
+            probes: 0,
         }
     }
 }
@@ -233,9 +279,12 @@ impl Allocator for BestFitCoalescing {
             return Ok(Some((0, 0)));
         }
         let s = round_up(size, self.alignment, "BFC chunk size")?;
+        // the free chunks are kept ordered by size (BFC's bins): one lookup finds the best fit
+        self.probes += 1;
         let found = self.free.range((s, 0)..).next().copied();
         let off = match found {
             Some((csize, off)) => {
+                self.hits += 1;
                 self.free.remove(&(csize, off));
                 if csize > s {
                     self.chunks.insert(off + s, (csize - s, None));
@@ -293,6 +342,14 @@ impl Allocator for BestFitCoalescing {
 
     fn reserved(&self) -> u64 {
         self.top
+    }
+
+    fn cache_hits(&self) -> u64 {
+        self.hits
+    }
+
+    fn probes(&self) -> u64 {
+        self.probes
     }
 
     fn free_space(&self) -> (u64, u64) {

@@ -54,6 +54,7 @@ pub struct GeV1 {
     held: BTreeMap<BufferId, (u64, u64)>,
     in_use: u64,
     hits: u64,
+    probes: u64,
 }
 
 impl GeV1 {
@@ -73,6 +74,7 @@ impl GeV1 {
             held: BTreeMap::new(),
             in_use: 0,
             hits: 0,
+            probes: 0,
         })
     }
 }
@@ -82,7 +84,10 @@ impl Allocator for GeV1 {
         if size == 0 {
             return Ok(Some((0, 0)));
         }
-        if let Some(b) = self.blocks.iter_mut().find(|b| size <= b.total - b.used) {
+        // the active blocks are scanned largest first: one probe per block looked at
+        let found = self.blocks.iter().position(|b| size <= b.total - b.used);
+        self.probes += found.map_or(self.blocks.len(), |i| i + 1) as u64;
+        if let Some(b) = found.and_then(|i| self.blocks.get_mut(i)) {
             let off = b.base + b.used;
             b.used += size;
             b.live += 1;
@@ -137,6 +142,10 @@ impl Allocator for GeV1 {
 
     fn cache_hits(&self) -> u64 {
         self.hits
+    }
+
+    fn probes(&self) -> u64 {
+        self.probes
     }
 
     fn largest_first_per_step(&self) -> bool {

@@ -67,6 +67,7 @@ pub struct GeV2 {
     layers: BTreeMap<u64, Vec<u64>>,
     held: BTreeMap<BufferId, u64>,
     hits: u64,
+    probes: u64,
     recycles: u64,
 }
 
@@ -88,6 +89,7 @@ impl GeV2 {
             layers: BTreeMap::new(),
             held: BTreeMap::new(),
             hits: 0,
+            probes: 0,
             recycles: 0,
         })
     }
@@ -174,7 +176,8 @@ impl Allocator for GeV2 {
             round_up(size, self.page, "ge-v2 span size")?
         };
         let pages = bytes / self.page;
-        // rule 3: exact layer
+        // rule 3: exact layer (one lookup of the page-count layers)
+        self.probes += 1;
         if let Some(a) = self.pop_layer(pages) {
             if let Some(s) = self.spans.get_mut(&a) {
                 s.holder = Some(id);
@@ -184,11 +187,14 @@ impl Allocator for GeV2 {
             return Ok(Some((a, bytes)));
         }
         // rule 4: smallest larger layer, split, the request takes the upper pages
+        let mut looked = 0u64;
         let fit = self
             .layers
             .range(pages + 1..)
+            .inspect(|_| looked += 1)
             .find(|(_, v)| !v.is_empty())
             .map(|(&p, _)| p);
+        self.probes += looked;
         if let Some(fit) = fit {
             if let Some(a) = self.pop_layer(fit) {
                 let left = fit - pages;
@@ -271,5 +277,9 @@ impl Allocator for GeV2 {
 
     fn cache_hits(&self) -> u64 {
         self.hits
+    }
+
+    fn probes(&self) -> u64 {
+        self.probes
     }
 }
