@@ -11,7 +11,7 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use clap::{Parser, Subcommand, ValueEnum};
-use memplan_core::report::overlay_report;
+use memplan_core::report::analysis::{self, Analysis};
 use memplan_core::report::plan_file::{self as report, Extras, PlanEntry, PlanFile, Run};
 use memplan_core::strategy::Ctx;
 use memplan_core::{units, Error, ErrorKind, Padding, Plan, PlanOptions, Problem};
@@ -716,38 +716,29 @@ fn run_plan(args: &PlanArgs) -> Result<bool, Error> {
         .at(&shown));
     }
     let bounds = memplan_core::lower_bound(problem).map_err(|e| e.at(&shown))?;
-    // per strategy run: the name asked, the plan, its time and its gear overlay
+    // per strategy run: the name asked and its analysis (plan, time, gear overlay)
     let mut plans = Vec::new();
     // One strategy's failure is reported and the others still run: the table shows what did.
     let mut failed = Vec::new();
-    let rules = memplan_core::Rules::from(&opts);
     for s in infos {
-        let t0 = Instant::now();
-        let plan = match run_strategy(s, problem, &opts, args.capacity, threads(args)) {
-            Ok(plan) => plan,
+        let a = match run_strategy(s, problem, &opts, args.capacity, threads(args)) {
+            Ok(a) => a,
             Err(e) => {
                 failed.push(e.at(format!("strategy {}", s.name)).at(&shown));
                 continue;
             }
         };
-        let us = u64::try_from(t0.elapsed().as_micros()).unwrap_or(u64::MAX);
-        if let Err(v) = memplan_core::validate_with(problem, &plan, &rules) {
+        if let Err(v) = &a.valid {
             failed.push(
                 Error::invalid(format!(
-                    "produced an invalid plan: {} (please report this bug)",
-                    v.describe(problem)
+                    "produced an invalid plan: {v} (please report this bug)"
                 ))
                 .at(format!("strategy {}", s.name))
                 .at(&shown),
             );
             continue;
         }
-        let overlay = if problem.gears().is_empty() {
-            None
-        } else {
-            Some(overlay_report(problem, &plan, s.name, &opts)?)
-        };
-        plans.push((s.name, plan, us, overlay));
+        plans.push((s.name, a));
     }
     if plans.is_empty() {
         // nothing to show: the first failure is the answer (they share their cause, mostly)
@@ -756,16 +747,7 @@ fn run_plan(args: &PlanArgs) -> Result<bool, Error> {
             .next()
             .unwrap_or_else(|| Error::bad_option("no strategy to run")));
     }
-    let runs: Vec<Run> = plans
-        .iter()
-        .map(|(name, plan, us, overlay)| Run {
-            strategy: name,
-            plan,
-            options: &opts,
-            time_us: *us,
-            overlay: overlay.as_ref(),
-        })
-        .collect();
+    let runs: Vec<Run> = plans.iter().map(|(name, a)| Run::of(name, a)).collect();
     let extras = Extras {
         unknown: &lowered.unknown,
         views: lowered.views.as_ref(),
@@ -818,7 +800,7 @@ fn run_plan(args: &PlanArgs) -> Result<bool, Error> {
             let p = plans
                 .first()
                 .ok_or_else(|| Error::bad_option("no strategy to write"))?;
-            memplan_core::import::csv::write(problem, Some(&p.1))
+            memplan_core::import::csv::write(problem, Some(&p.1.plan))
         }
     };
     match &args.out {
@@ -863,7 +845,8 @@ fn run_plan(args: &PlanArgs) -> Result<bool, Error> {
         return Ok(true);
     };
     let mut fits = true;
-    for (_, p, _, _) in &plans {
+    for (_, a) in &plans {
+        let p = &a.plan;
         // every arena must fit: with one per memory type, together
         let need = p.device_bytes();
         if need > cap {
@@ -919,25 +902,36 @@ impl memplan_core::strategy::Clock for ThreadClock<'_> {
     fn now_ms(&self) -> u64 {
         u64::try_from(self.t0.elapsed().as_millis()).unwrap_or(u64::MAX)
     }
+    fn now_us(&self) -> u64 {
+        u64::try_from(self.t0.elapsed().as_micros()).unwrap_or(u64::MAX)
+    }
     fn cancelled(&self) -> bool {
         self.done.load(std::sync::atomic::Ordering::Relaxed)
     }
 }
 
-/// Runs a strategy under the wall clock (anytime strategies stop at `--time-limit`), with the
-/// memory budget for those that can search under one. Strategies with search variants run
-/// `threads` of them side by side (one thread each) and keep the best
-/// ([`memplan_core::strategy::optimal::keep_best`]); a search that proves its plan optimal
-/// (or, with a capacity, finds one that fits) stops the others.
+/// Runs and judges a strategy ([`analysis::analyse`], as the playground does) under the wall
+/// clock (anytime strategies stop at `--time-limit`), with the memory budget in the context
+/// (the one decision of [`analysis`]: it reaches the strategy; those that search under one
+/// stop at the first plan that fits). Strategies with search variants run `threads` of them
+/// side by side (one thread each), keep the best
+/// ([`memplan_core::strategy::optimal::keep_best`]) and judge it ([`analysis::judge`]); a
+/// search that proves its plan optimal (or, with a capacity, finds one that fits) stops the
+/// others.
 fn run_strategy(
     s: &memplan_core::StrategyInfo,
     problem: &Problem,
     opts: &PlanOptions,
     capacity: Option<u64>,
     threads: u64,
-) -> Result<Plan, Error> {
+) -> Result<Analysis, Error> {
     let t0 = Instant::now();
     let done = std::sync::atomic::AtomicBool::new(false);
+    if !s.caps.variants || threads < 2 {
+        let clock = ThreadClock { t0, done: &done };
+        let ctx = Ctx::with_clock(&clock).with_capacity(capacity);
+        return analysis::analyse(problem, s, opts, &ctx);
+    }
     let run = |variant: u64| {
         let clock = ThreadClock { t0, done: &done };
         let ctx = Ctx::with_clock(&clock)
@@ -953,9 +947,6 @@ fn run_strategy(
         }
         got
     };
-    if !s.caps.variants || threads < 2 {
-        return run(0);
-    }
     let results: Vec<Result<Plan, Error>> = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..threads).map(|v| scope.spawn(move || run(v))).collect();
         handles
@@ -976,10 +967,18 @@ fn run_strategy(
             }
         }
     }
-    match memplan_core::strategy::optimal::keep_best(plans) {
-        Some(p) => Ok(p),
-        None => Err(first_err.unwrap_or_else(|| Error::invalid("no search thread ran"))),
-    }
+    let plan = match memplan_core::strategy::optimal::keep_best(plans) {
+        Some(p) => p,
+        None => return Err(first_err.unwrap_or_else(|| Error::invalid("no search thread ran"))),
+    };
+    let time_us = u64::try_from(t0.elapsed().as_micros()).unwrap_or(u64::MAX);
+    let planned = analysis::Planned {
+        strategy: s.name,
+        plan,
+        options: opts.clone(),
+        time_us,
+    };
+    analysis::judge(problem, planned, &memplan_core::Rules::from(opts), capacity)
 }
 
 /// GE's build-log lines for a GE plan ([`memplan_core::GeStats::imas_lines`]); none for

@@ -9,6 +9,7 @@ use crate::problem::Problem;
 use crate::strategy::overlay::gear_problem;
 
 pub mod advise;
+pub mod analysis;
 pub mod atomic_clean;
 pub mod graph_io;
 #[cfg(feature = "serde")]

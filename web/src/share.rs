@@ -491,6 +491,24 @@ mod tests {
     }
 
     #[test]
+    fn an_optimal_panes_time_limit_travels_in_links() {
+        let mut s = state();
+        s.panes[1].strategy = "optimal".into();
+        s.panes[1].time_limit_ms = Some(1500);
+        let back = decode(&encode(&s).0).unwrap();
+        assert_eq!(back.panes[1].time_limit_ms, Some(1500));
+        assert_eq!(back.panes[1].options().time_limit_ms, 1500);
+        // left out when not given: links from before read as core's default (2 s)
+        assert_eq!(back.panes[0].time_limit_ms, None);
+        assert_eq!(back.panes[0].options().time_limit_ms, 2000);
+        assert_eq!(back, s);
+        // a limit out of range is refused like any bad pane setting
+        let mut bad = s.panes[1].clone();
+        bad.time_limit_ms = Some(0);
+        assert!(bad.check().unwrap_err().contains("time limit"));
+    }
+
+    #[test]
     fn the_compare_view_travels_in_links_and_a_missing_pane_is_refused() {
         use crate::settings::CompareMode;
         for mode in [CompareMode::Side, CompareMode::Diff] {

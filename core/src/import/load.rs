@@ -168,6 +168,37 @@ pub struct Loaded {
     /// file's offline plan.
     #[cfg(feature = "tflite")]
     pub tflite: Option<super::tflite::TfliteInfo>,
+    /// What could not be built as asked, each naming the setting it concerns; the model
+    /// above is what could be built without it. A caller that cannot ask for the setting
+    /// (the CLI) reports the first as its error ([`Loaded::refused`]); one that can (the
+    /// playground) shows the model and asks.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl Loaded {
+    /// The error of the first diagnostic, if any: what a load that asks nothing back fails
+    /// with (the error the import would have stopped with).
+    pub fn refused(&self) -> Option<&Error> {
+        self.diagnostics.first().map(|d| &d.error)
+    }
+}
+
+/// A setting of a load ([`LoadOptions`]) that a diagnostic concerns.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Setting {
+    /// A symbolic dim: its value must be given (the default of 1 is impossible).
+    Dim(String),
+}
+
+/// Something a load could not build as asked: the setting at fault and the importer's error
+/// (worded by each front end: the CLI says `--dim NAME=VALUE`, the page asks in its dims
+/// panel).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Diagnostic {
+    /// The setting at fault.
+    pub setting: Setting,
+    /// What went wrong with the default (the importer's error, e.g. an impossible Reshape).
+    pub error: Error,
 }
 
 /// The message for a file with no content.
@@ -254,6 +285,7 @@ pub fn load_as(format: Format, name: &str, bytes: &[u8], opts: &LoadOptions) -> 
                 gears: None,
                 #[cfg(feature = "tflite")]
                 tflite: None,
+                diagnostics: Vec::new(),
             })
         }
         Format::GraphJson => load_json(&stem, bytes, opts),
@@ -344,6 +376,7 @@ fn load_json(stem: &str, bytes: &[u8], opts: &LoadOptions) -> Result<Loaded> {
         gears: gear_info,
         #[cfg(feature = "tflite")]
         tflite: None,
+        diagnostics: Vec::new(),
     })
 }
 
@@ -420,9 +453,11 @@ fn load_onnx(stem: &str, bytes: &[u8], opts: &LoadOptions) -> Result<Loaded> {
             gears: Some((dim, sorted(&opts.gears))),
             #[cfg(feature = "tflite")]
             tflite: None,
+            diagnostics: Vec::new(),
         });
     }
-    let (dims, mut bind) = model.graph.bind_unbound_to_one(&opts.dims);
+    let (mut dims, mut bind) = model.graph.bind_unbound_to_one(&opts.dims);
+    let mut diagnostics = Vec::new();
     let (graph, mut lowered) = if bind.is_empty() {
         let l = lower_model(&model, &dims, opts)?;
         (model.graph, l)
@@ -430,10 +465,52 @@ fn load_onnx(stem: &str, bytes: &[u8], opts: &LoadOptions) -> Result<Loaded> {
         // shape arithmetic over a symbolic dim may not resolve (magika's tensors would be
         // planned as 0 bytes): import again with the dims bound; its warnings replace the
         // symbolic import's
-        let m =
-            with(&dims).map_err(|e| blame_defaults(e, &dims, &opts.dims, |d| with(d).is_ok()))?;
-        let l = lower_model(&m, &dims, opts)?;
-        (m.graph, l)
+        match with(&dims).and_then(|m| {
+            let l = lower_model(&m, &dims, opts)?;
+            Ok((m.graph, l))
+        }) {
+            Ok(built) => built,
+            Err(error) => {
+                // a default of 1 is impossible (a Reshape that cannot split the elements):
+                // keep the model with those dims unbound (the tensors they size are of
+                // unknown size) and name them, so that a front end can ask for values
+                let defaulted: Vec<&String> = dims
+                    .keys()
+                    .filter(|k| !opts.dims.contains_key(*k))
+                    .collect();
+                let alone = |d: &String| {
+                    let mut one = opts.dims.clone();
+                    one.insert(d.clone(), 1);
+                    with(&one).and_then(|m| lower_model(&m, &one, opts))
+                };
+                let mut at_fault: Vec<String> = defaulted
+                    .iter()
+                    .filter(|d| alone(d).is_err())
+                    .map(|d| (*d).clone())
+                    .collect();
+                if at_fault.is_empty() {
+                    at_fault = defaulted.iter().map(|d| (*d).clone()).collect();
+                }
+                let mut kept = dims.clone();
+                kept.retain(|k, _| !at_fault.contains(k));
+                let m = with(&kept).map_err(|_| error.clone())?;
+                let l = lower_model(&m, &kept, opts).map_err(|_| error.clone())?;
+                bind.retain(|w| {
+                    !at_fault
+                        .iter()
+                        .any(|d| w.contains(&alloc::format!("'{d}'")))
+                });
+                diagnostics = at_fault
+                    .into_iter()
+                    .map(|d| Diagnostic {
+                        setting: Setting::Dim(d),
+                        error: error.clone(),
+                    })
+                    .collect();
+                dims = kept;
+                (m.graph, l)
+            }
+        }
     };
     warnings.append(&mut bind);
     warnings.append(&mut lowered.warnings);
@@ -449,6 +526,7 @@ fn load_onnx(stem: &str, bytes: &[u8], opts: &LoadOptions) -> Result<Loaded> {
         gears: None,
         #[cfg(feature = "tflite")]
         tflite: None,
+        diagnostics,
     })
 }
 
@@ -533,6 +611,7 @@ fn load_tflite(stem: &str, bytes: &[u8], opts: &LoadOptions) -> Result<Loaded> {
         dims,
         gears: gear_info,
         tflite: Some(model.info),
+        diagnostics: Vec::new(),
     })
 }
 
@@ -541,32 +620,6 @@ fn load_tflite(_: &str, _: &[u8], _: &LoadOptions) -> Result<Loaded> {
     Err(Error::bad_option(
         "this build reads no TFLite (memplan-core without its `tflite` feature)",
     ))
-/// An import with the unbound dims set to 1 failed where the import with them symbolic did
-/// not: names the defaulted dims it follows from ([`Error::with_dims_to_set`]), those whose
-/// leaving symbolic alone (the others still 1) makes `imports` succeed, else all of them.
-#[cfg(feature = "onnx")]
-fn blame_defaults(
-    e: Error,
-    dims: &Bindings,
-    user: &Bindings,
-    imports: impl Fn(&Bindings) -> bool,
-) -> Error {
-    let defaulted: Vec<&String> = dims.keys().filter(|k| !user.contains_key(*k)).collect();
-    let alone: Vec<String> = defaulted
-        .iter()
-        .filter(|d| {
-            let mut b = dims.clone();
-            b.remove(d.as_str());
-            imports(&b)
-        })
-        .map(|d| (*d).clone())
-        .collect();
-    let names = if alone.is_empty() {
-        defaulted.into_iter().cloned().collect()
-    } else {
-        alone
-    };
-    e.with_dims_to_set(names)
 }
 
 /// Lowers an imported model; the import's warnings first, then the lowering's.

@@ -305,6 +305,19 @@ pub struct Run<'a> {
     pub overlay: Option<&'a OverlayReport>,
 }
 
+impl<'a> Run<'a> {
+    /// The run of `strategy` (the registry name asked for) that `analysis` judged.
+    pub fn of(strategy: &'a str, analysis: &'a super::analysis::Analysis) -> Self {
+        Run {
+            strategy,
+            plan: &analysis.plan,
+            options: &analysis.options,
+            time_us: analysis.time_us,
+            overlay: analysis.overlay.as_ref(),
+        }
+    }
+}
+
 /// What the file says about the problem beyond its buffers (from [`crate::Lowered`]).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Extras<'a> {
