@@ -757,7 +757,7 @@ fn run_plan(args: &PlanArgs) -> Result<bool, Error> {
     };
     let mut file = PlanFile::new(&shown, problem, extras, &runs).map_err(|e| e.at(&shown))?;
     if let (true, Some(g)) = (args.io, graph.as_ref()) {
-        let ps: Vec<&memplan_core::Plan> = plans.iter().map(|p| &p.1).collect();
+        let ps: Vec<&memplan_core::Plan> = plans.iter().map(|p| &p.1.plan).collect();
         file.add_graph_io(g, &lowered, &ps);
     }
     if let Some(opt) = &args.training {
@@ -768,7 +768,7 @@ fn run_plan(args: &PlanArgs) -> Result<bool, Error> {
             .at(&shown));
         };
         file.training = Some(
-            training_summary(g, &lowered, opt, &plans, &opts, &rules).map_err(|e| e.at(&shown))?,
+            training_summary(g, &lowered, opt, &plans, &opts, &memplan_core::Rules::from(&opts)).map_err(|e| e.at(&shown))?,
         );
     }
     if args.single_op {
@@ -776,13 +776,14 @@ fn run_plan(args: &PlanArgs) -> Result<bool, Error> {
             .map_err(|e| e.at(&shown))?;
     }
     if args.atomic_clean {
-        let ps: Vec<&memplan_core::Plan> = plans.iter().map(|p| &p.1).collect();
+        let ps: Vec<&memplan_core::Plan> = plans.iter().map(|p| &p.1.plan).collect();
         file.add_atomic_clean(problem, &ps, &opts)
             .map_err(|e| e.at(&shown))?;
     }
         // the exported files are made before anything is written: a refusal writes nothing
     let exported = match (exporting, plans.first()) {
-        (true, Some((name, plan, _, _))) => {
+        (true, Some((name, a))) => {
+            let plan = &a.plan;
             let tflm = Tflm {
                 graph: graph.as_ref(),
                 info: input.tflite.as_ref(),
@@ -1120,12 +1121,7 @@ fn training_summary(
     graph: &memplan_core::graph::Graph,
     lowered: &memplan_core::graph::Lowered,
     optimizer: &str,
-    plans: &[(
-        &str,
-        memplan_core::Plan,
-        u64,
-        Option<memplan_core::report::OverlayReport>,
-    )],
+    plans: &[(&str, memplan_core::report::analysis::Analysis)],
     opts: &PlanOptions,
     rules: &memplan_core::Rules,
 ) -> Result<memplan_core::report::training::TrainingSummary, Error> {
@@ -1133,7 +1129,7 @@ fn training_summary(
     let t = training(graph, lowered, Optimizer::parse(optimizer)?)?;
     let bound = memplan_core::lower_bound(&t.problem)?;
     let mut out = Vec::new();
-    for (name, _, _, _) in plans {
+    for (name, _) in plans {
         let p = memplan_core::plan(&t.problem, name, opts).map_err(|e| e.at("training step"))?;
         memplan_core::validate_with(&t.problem, &p, rules).map_err(|v| {
             Error::invalid(format!(

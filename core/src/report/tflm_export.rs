@@ -267,6 +267,7 @@ mod tests {
             unknown: Vec::new(),
             views: None,
             order: Default::default(),
+            ..Lowered::default()
         }
     }
 

@@ -95,7 +95,7 @@ impl Allocator for GeV1 {
         }
         // GE's V1 scans its active blocks largest first: one probe per block looked at
         let found = self.room.first_at_least_ranked(size);
-        self.probes += found.map_or(self.room.len(), |(_, _, before)| before + 1) as u64;
+        self.probes += found.map_or(self.blocks.len(), |(_, _, before)| before + 1) as u64;
         if let Some((key, _, _)) = found {
             let b = &mut self.blocks[key.1];
             let off = b.base + b.used;

@@ -176,16 +176,6 @@ impl<K: Ord + Copy> MaxTree<K> {
         None
     }
 
-    /// The number of keys.
-    pub fn len(&self) -> usize {
-        self.size_of(self.root)
-    }
-
-    /// Whether there are no keys.
-    pub fn is_empty(&self) -> bool {
-        self.root == NIL
-    }
-
     /// The largest value (0 when empty).
     pub fn max(&self) -> u64 {
         self.max_of(self.root)

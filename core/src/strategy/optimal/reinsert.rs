@@ -196,7 +196,7 @@ mod tests {
             node_cap: u64::MAX,
             nodes: 0,
             stopped: false,
-            first_seed: None,
+            slowest_seed: None,
         };
         let r = improve(
             &p,
