@@ -281,6 +281,11 @@ struct PlanArgs {
     /// GE dynamic batch: cut the largest gear into virtual blocks of at most 400 MiB.
     #[arg(long)]
     expandable_memory: bool,
+    /// GE block strategies: zero-copy blocks' alignment in bytes (default: the block alignment,
+    /// as GE's code rounds them in AssignZeroCopyMemory; GE's design doc says 32, citing a
+    /// constant the code does not have: `--zero-copy-align 32` plans that reading).
+    #[arg(long, value_name = "BYTES")]
+    zero_copy_align: Option<u64>,
     /// Graph inputs and outputs as GE sees them at run time: offset, size, the ops taking the
     /// address, zero-copy or copied (and why), bytes copied per run (table and plan file).
     #[arg(long)]
@@ -491,6 +496,10 @@ fn options(args: &PlanArgs, input: &Loaded) -> Result<PlanOptions, Error> {
     o.zero_copy_reuse = args.zero_copy_reuse;
     o.atomic_centralised = !args.atomic_separate;
     o.expandable_memory = args.expandable_memory;
+    if args.zero_copy_align == Some(0) {
+        return Err(Error::bad_option("--zero-copy-align must be at least 1"));
+    }
+    o.zero_copy_alignment = args.zero_copy_align;
     o.time_limit_ms = args.time_limit;
     Ok(o)
 }
