@@ -224,3 +224,31 @@ fn zero_copy_align_option_is_planned_recorded_and_validated() {
     assert_eq!(code, 0, "{stdout}{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn hybrid_one_flow() {
+    // tests/io/hybrid.json (core/tests/hybrid.rs works it out): raw sizes, batch 4: the static
+    // part b (4000 B) and the output y (40 B, apart) is 4040 B; ge-v2 reserves two 64 KiB pages
+    // for x, a, c (4096 B each; c takes a's idle span): 131072 B; the device holds 135112 B.
+    let (code, out, err) = run_in(
+        "tests",
+        &[
+            "plan",
+            "io/hybrid.json",
+            "-s",
+            "greedy-size-best-fit",
+            "--dim",
+            "batch=4",
+            "--padding",
+            "none",
+            "--align",
+            "1",
+            "--hybrid",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("static 3.95 KiB (2 buffers, 4040 B)  run time 128.0 KiB reserved (3 buffers, 131072 B)  device 131.9 KiB (135112 B)"),
+        "{out}"
+    );
+}

@@ -10,6 +10,7 @@ use crate::strategy::overlay::gear_problem;
 
 pub mod atomic_clean;
 pub mod graph_io;
+pub mod hybrid;
 #[cfg(feature = "serde")]
 pub mod plan_file;
 pub mod single_op;

@@ -39,6 +39,10 @@ pub struct PlanFile {
     /// The training step beside inference, when asked for (`memplan plan --training OPT`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub training: Option<crate::report::training::TrainingSummary>,
+    /// One flow, when asked for (`memplan plan --hybrid`): per strategy, the static plan of
+    /// the tensors of known size and `ge-v2` at run time for those with a symbolic dim.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub hybrid: Vec<crate::report::hybrid::HybridReport>,
 }
 
 /// Problem figures, bytes.
@@ -365,6 +369,7 @@ impl PlanFile {
             playground: None,
             single_op: None,
             training: None,
+            hybrid: Vec::new(),
         })
     }
 
