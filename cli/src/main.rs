@@ -11,7 +11,7 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use clap::{Parser, Subcommand, ValueEnum};
-use memplan_core::report::overlay_report;
+use memplan_core::report::analysis::{self, Analysis};
 use memplan_core::report::plan_file::{self as report, Extras, PlanEntry, PlanFile, Run};
 use memplan_core::strategy::Ctx;
 use memplan_core::{units, Error, ErrorKind, Padding, Plan, PlanOptions, Problem};
@@ -47,6 +47,21 @@ enum Command {
     /// free after the last use) and report peak, allocations, frees, fragmentation, leaks.
     /// Exit status 3 when an allocation failed (the memory given did not suffice).
     Simulate(SimArgs),
+    /// What would it take to need less: every lever (op order, fusion, views, in-place,
+    /// alignment, padding, graph I/O in the arena, strategy) alone and all combined, each
+    /// planned as `memplan plan` with the flags shown, sorted by saving.
+    Advise {
+        /// Input file: .onnx, .tflite, .json (memplan.graph/1) or .csv (MiniMalloc).
+        input: PathBuf,
+        #[command(flatten)]
+        shape: ShapeArgs,
+        /// The strategy every row is planned with (a heuristic; the strategy row tries them all).
+        #[arg(long = "strategy", short = 's', default_value = "portfolio")]
+        strategy: String,
+        /// Output format.
+        #[arg(long, value_enum, default_value = "table")]
+        format: SimFormat,
+    },
     /// Show what the ONNX importer read: opset, ops, inputs and outputs with symbolic and bound
     /// shapes, weights, unbound dims, tensors whose shape could not be inferred, warnings.
     Inspect {
@@ -188,6 +203,15 @@ struct ShapeArgs {
     /// `validate --model`, the plan's own, as its `problem.schedule` records it).
     #[arg(long, value_enum)]
     schedule: Option<ScheduleArg>,
+    /// Fuse ops as a runtime does: pad (PAD folded into its consumer, TinyEngine), quantize
+    /// (a graph input's QUANTIZE dropped, TinyEngine), activation (into its producer, TFLite,
+    /// ONNX Runtime); comma separated.
+    #[arg(long, value_name = "LIST", value_parser = memplan_core::graph::rewrite::Fuse::parse)]
+    fuse: Option<memplan_core::graph::rewrite::Fuse>,
+    /// Write outputs over a dying input's buffer as a runtime does: elementwise (same size,
+    /// ONNX Runtime, TFLite), depthwise (TinyEngine); comma separated.
+    #[arg(long, value_name = "LIST", value_parser = memplan_core::graph::rewrite::InPlace::parse)]
+    in_place: Option<memplan_core::graph::rewrite::InPlace>,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -197,6 +221,10 @@ enum ScheduleArg {
     /// GE's default topological sort for inference, depth-first (compute_graph.cc
     /// DFSTopologicalSorting).
     GeDfs,
+    /// The order of lowest live-set lower bound found: exact search over sets of executed ops
+    /// where the state space allows, else the best of LPMF, list, DFS, BFS and the file order
+    /// (never above the file order's bound); the plan's notes say which won and what is proven.
+    Memory,
 }
 
 impl ShapeArgs {
@@ -205,6 +233,8 @@ impl ShapeArgs {
         let mut s = parse_shapes(&self.dims, &self.inputs, &self.sizes)?;
         s.alias_views = self.alias_views;
         s.order = self.order();
+        s.fuse = self.fuse.unwrap_or_default();
+        s.in_place = self.in_place.unwrap_or_default();
         Ok(s)
     }
 
@@ -215,6 +245,8 @@ impl ShapeArgs {
             || !self.sizes.is_empty()
             || self.alias_views
             || self.schedule.is_some()
+            || self.fuse.is_some()
+            || self.in_place.is_some()
     }
 
     fn order(&self) -> Option<memplan_core::graph::ScheduleOrder> {
@@ -222,6 +254,7 @@ impl ShapeArgs {
         self.schedule.map(|s| match s {
             ScheduleArg::File => ScheduleOrder::File,
             ScheduleArg::GeDfs => ScheduleOrder::GeDfs,
+            ScheduleArg::Memory => ScheduleOrder::Memory,
         })
     }
 }
@@ -243,15 +276,15 @@ enum PaddingArg {
 
 #[derive(clap::Args)]
 struct PlanArgs {
-    /// Input file: .onnx, .json (memplan.graph/1) or .csv (MiniMalloc).
+    /// Input file: .onnx, .tflite, .json (memplan.graph/1) or .csv (MiniMalloc).
     input: PathBuf,
     /// Strategy to run (repeatable); default: every strategy.
     #[arg(long = "strategy", short = 's')]
     strategies: Vec<String>,
-    /// Block/offset alignment in bytes. Default: 512 for graphs, 1 for CSV.
+    /// Block/offset alignment in bytes. Default: 512 for graphs, 16 for TFLite (TFLM), 1 for CSV.
     #[arg(long)]
     align: Option<u64>,
-    /// Tensor padding. Default: ge for graphs, none for CSV.
+    /// Tensor padding. Default: ge for graphs, none for TFLite and CSV.
     #[arg(long, value_enum)]
     padding: Option<PaddingArg>,
     #[command(flatten)]
@@ -327,6 +360,14 @@ struct PlanArgs {
     /// Write the output here instead of stdout.
     #[arg(long, short = 'o')]
     out: Option<PathBuf>,
+    /// TFLite model, one --strategy: also write the model with the plan as its
+    /// `OfflineMemoryAllocation` metadata, which TFLM follows (the JSON's peak is its head).
+    #[arg(long, value_name = "OUT.tflite")]
+    emit_tflite: Option<PathBuf>,
+    /// TFLite model, one --strategy: also write a C header with the arena head size, every
+    /// tensor's offset and TFLM's `BufferPlan` for `NonPersistentMemoryPlannerShim`.
+    #[arg(long, value_name = "OUT.h")]
+    emit_header: Option<PathBuf>,
 }
 
 fn main() -> ExitCode {
@@ -364,6 +405,12 @@ fn main() -> ExitCode {
             inputs,
             tensors,
         } => run_inspect(&input, &dims, &inputs, tensors),
+        Command::Advise {
+            input,
+            shape,
+            strategy,
+            format,
+        } => run_advise(&input, &shape, &strategy, format),
         Command::Simulate(args) => match simulate::run(&args) {
             // Every allocation succeeded.
             Ok(true) => Ok(()),
@@ -422,10 +469,40 @@ fn run_inspect(
 ) -> Result<(), Error> {
     use memplan_core::import::onnx;
     let shapes = parse_shapes(dims, inputs, &[])?;
+    if load::is_tflite(input)? {
+        return run_inspect_tflite(input, &shapes, tensors);
+    }
     let model = load::read_onnx(input, &shapes)?;
     let mut text = onnx::summary(&model, &shapes.dims);
     if tensors {
         for (name, dtype, shape, weight) in onnx::tensor_table(&model) {
+            let kind = if weight { " weight" } else { "" };
+            text += &format!("tensor {name}: {dtype} {shape}{kind}\n");
+        }
+    }
+    std::io::stdout()
+        .write_all(term::clean(&text).as_bytes())
+        .map_err(|e| Error::invalid(e.to_string()))
+}
+
+fn run_inspect_tflite(
+    input: &std::path::Path,
+    shapes: &LoadOptions,
+    tensors: bool,
+) -> Result<(), Error> {
+    use memplan_core::import::tflite;
+    let shown = input.display().to_string();
+    if let Some(name) = shapes.inputs.keys().next() {
+        return Err(Error::bad_option(format!(
+            "--input {name}=…: whole input shapes apply to ONNX models; bind a TFLite model's symbolic dims with --dim NAME=VALUE"
+        )));
+    }
+    let bytes = load::read_bytes(input)?;
+    let model =
+        tflite::parse(&bytes, &tflite::TfliteOptions::default()).map_err(|e| e.at(&shown))?;
+    let mut text = tflite::summary(&model, &shapes.dims);
+    if tensors {
+        for (name, dtype, shape, weight) in tflite::tensor_table(&model) {
             let kind = if weight { " weight" } else { "" };
             text += &format!("tensor {name}: {dtype} {shape}{kind}\n");
         }
@@ -496,7 +573,9 @@ fn options(args: &PlanArgs, input: &Loaded) -> Result<PlanOptions, Error> {
         };
     }
     o.reuse = !args.disable_reuse;
-    o.zero_copy_io = !args.io_reuse;
+    if args.io_reuse {
+        o.zero_copy_io = false; // TFLite's default already plans them in the arena
+    }
     o.zero_copy_reuse = args.zero_copy_reuse;
     o.atomic_centralised = !args.atomic_separate;
     o.expandable_memory = args.expandable_memory;
@@ -506,6 +585,102 @@ fn options(args: &PlanArgs, input: &Loaded) -> Result<PlanOptions, Error> {
     o.zero_copy_alignment = args.zero_copy_align;
     o.time_limit_ms = args.time_limit;
     Ok(o)
+}
+
+/// What exporting a plan to TFLM needs of the loaded model.
+struct Tflm<'a> {
+    graph: Option<&'a memplan_core::graph::Graph>,
+    info: Option<&'a memplan_core::import::tflite::TfliteInfo>,
+    lowered: &'a memplan_core::graph::Lowered,
+    bytes: &'a [u8],
+}
+
+/// The `--emit-tflite` model and the `--emit-header` text of `plan` (core's
+/// `report::tflm_export` makes and checks both).
+fn export_tflm(
+    args: &PlanArgs,
+    m: &Tflm<'_>,
+    strategy: &str,
+    plan: &Plan,
+) -> Result<(Option<Vec<u8>>, Option<String>), Error> {
+    use memplan_core::report::tflm_export;
+    let (Some(graph), Some(info)) = (m.graph, m.info) else {
+        return Err(Error::bad_option(
+            "--emit-tflite and --emit-header export a plan of a TFLite model (.tflite)",
+        ));
+    };
+    let export = tflm_export::tflm_offsets(m.lowered, info, plan)
+        .map_err(|e| e.at(format!("strategy {strategy}")))?;
+    let model = match args.emit_tflite {
+        Some(_) => Some(tflm_export::planned_tflite(m.bytes, &export)?),
+        None => None,
+    };
+    let header = args.emit_header.as_ref().map(|_| {
+        let name = args
+            .input
+            .file_name()
+            .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+        tflm_export::c_header(&export, info, graph, &name, strategy)
+    });
+    Ok((model, header))
+}
+
+/// `memplan advise`: the advisor's rows as a table or JSON.
+fn run_advise(
+    input: &std::path::Path,
+    shape: &ShapeArgs,
+    strategy: &str,
+    format: SimFormat,
+) -> Result<(), Error> {
+    let opts = shape.load_options()?;
+    let shown = input.display().to_string();
+    let bytes = load::read_bytes(input)?;
+    let advice = memplan_core::report::advise::advise(&shown, &bytes, &opts, strategy)
+        .map_err(|e| e.at(&shown))?;
+    let text = match format {
+        SimFormat::Json => {
+            let v =
+                serde_json::to_string_pretty(&advice).map_err(|e| Error::invalid(e.to_string()))?;
+            term::json(&(v + "\n")).into_owned()
+        }
+        SimFormat::Table => {
+            use std::fmt::Write as _;
+            let mut s = String::new();
+            let b = &advice.baseline;
+            let _ = writeln!(
+                s,
+                "{shown}: baseline peak {} (lower bound {}), {}",
+                units::with_exact(b.peak),
+                units::with_exact(b.lower_bound),
+                b.flags.join(" ")
+            );
+            let _ = writeln!(
+                s,
+                "\n{:<24} {:>14} {:>14} {:>8}  flags / what the runtime must do",
+                "lever", "peak B", "saving B", "saving"
+            );
+            for l in &advice.levers {
+                let _ = writeln!(
+                    s,
+                    "{:<24} {:>14} {:>14} {:>7.1}%  {}\n{:<64}{}",
+                    l.name,
+                    l.peak,
+                    l.saving_bytes,
+                    l.saving_percent,
+                    l.flags.join(" "),
+                    "",
+                    l.requires
+                );
+            }
+            for k in &advice.skipped {
+                let _ = writeln!(s, "skipped: {k}");
+            }
+            term::clean(&s).into_owned()
+        }
+    };
+    std::io::stdout()
+        .write_all(text.as_bytes())
+        .map_err(|e| Error::invalid(e.to_string()))
 }
 
 /// Plans and writes the output; `Ok(false)` when a plan exceeds `--capacity`.
@@ -527,8 +702,18 @@ fn run_plan(args: &PlanArgs) -> Result<bool, Error> {
             "--format csv writes one plan: choose it with --strategy NAME",
         ));
     }
+    let exporting = args.emit_tflite.is_some() || args.emit_header.is_some();
+    if exporting && infos.len() != 1 {
+        return Err(Error::bad_option(
+            "--emit-tflite and --emit-header write one plan: choose it with one --strategy NAME",
+        ));
+    }
     let shapes = shapes(args)?;
-    let input = load::read(&args.input, &shapes)?;
+    let (input, model_bytes) = if exporting {
+        load::read_keeping_bytes(&args.input, &shapes)?
+    } else {
+        (load::read(&args.input, &shapes)?, Vec::new())
+    };
     let opts = options(args, &input)?;
     let shown = args.input.display().to_string();
     let graph = input.graph;
@@ -544,38 +729,29 @@ fn run_plan(args: &PlanArgs) -> Result<bool, Error> {
         .at(&shown));
     }
     let bounds = memplan_core::lower_bound(problem).map_err(|e| e.at(&shown))?;
-    // per strategy run: the name asked, the plan, its time and its gear overlay
+    // per strategy run: the name asked and its analysis (plan, time, gear overlay)
     let mut plans = Vec::new();
     // One strategy's failure is reported and the others still run: the table shows what did.
     let mut failed = Vec::new();
-    let rules = memplan_core::Rules::from(&opts);
     for s in infos {
-        let t0 = Instant::now();
-        let plan = match run_strategy(s, problem, &opts, args.capacity, threads(args)) {
-            Ok(plan) => plan,
+        let a = match run_strategy(s, problem, &opts, args.capacity, threads(args)) {
+            Ok(a) => a,
             Err(e) => {
                 failed.push(e.at(format!("strategy {}", s.name)).at(&shown));
                 continue;
             }
         };
-        let us = u64::try_from(t0.elapsed().as_micros()).unwrap_or(u64::MAX);
-        if let Err(v) = memplan_core::validate_with(problem, &plan, &rules) {
+        if let Err(v) = &a.valid {
             failed.push(
                 Error::invalid(format!(
-                    "produced an invalid plan: {} (please report this bug)",
-                    v.describe(problem)
+                    "produced an invalid plan: {v} (please report this bug)"
                 ))
                 .at(format!("strategy {}", s.name))
                 .at(&shown),
             );
             continue;
         }
-        let overlay = if problem.gears().is_empty() {
-            None
-        } else {
-            Some(overlay_report(problem, &plan, s.name, &opts)?)
-        };
-        plans.push((s.name, plan, us, overlay));
+        plans.push((s.name, a));
     }
     if plans.is_empty() {
         // nothing to show: the first failure is the answer (they share their cause, mostly)
@@ -584,24 +760,17 @@ fn run_plan(args: &PlanArgs) -> Result<bool, Error> {
             .next()
             .unwrap_or_else(|| Error::bad_option("no strategy to run")));
     }
-    let runs: Vec<Run> = plans
-        .iter()
-        .map(|(name, plan, us, overlay)| Run {
-            strategy: name,
-            plan,
-            options: &opts,
-            time_us: *us,
-            overlay: overlay.as_ref(),
-        })
-        .collect();
+    let runs: Vec<Run> = plans.iter().map(|(name, a)| Run::of(name, a)).collect();
     let extras = Extras {
         unknown: &lowered.unknown,
         views: lowered.views.as_ref(),
         order: lowered.order,
+        search: lowered.search.as_ref(),
+        rewrites: lowered.rewrites.as_ref(),
     };
     let mut file = PlanFile::new(&shown, problem, extras, &runs).map_err(|e| e.at(&shown))?;
     if let (true, Some(g)) = (args.io, graph.as_ref()) {
-        let ps: Vec<&memplan_core::Plan> = plans.iter().map(|p| &p.1).collect();
+        let ps: Vec<&memplan_core::Plan> = plans.iter().map(|p| &p.1.plan).collect();
         file.add_graph_io(g, &lowered, &ps);
     }
     if let Some(opt) = &args.training {
@@ -612,7 +781,15 @@ fn run_plan(args: &PlanArgs) -> Result<bool, Error> {
             .at(&shown));
         };
         file.training = Some(
-            training_summary(g, &lowered, opt, &plans, &opts, &rules).map_err(|e| e.at(&shown))?,
+            training_summary(
+                g,
+                &lowered,
+                opt,
+                &plans,
+                &opts,
+                &memplan_core::Rules::from(&opts),
+            )
+            .map_err(|e| e.at(&shown))?,
         );
     }
     if args.hybrid {
@@ -624,7 +801,7 @@ fn run_plan(args: &PlanArgs) -> Result<bool, Error> {
         };
         let h = memplan_core::report::hybrid::split(g, &lowered);
         let runtime = memplan_core::simulate::registry::RuntimeOptions::default();
-        for (name, _, _, _) in &plans {
+        for (name, _) in &plans {
             let (_, _, r) = memplan_core::report::hybrid::run(&h, name, &opts, &runtime)
                 .map_err(|e| e.at(format!("strategy {name}")).at(&shown))?;
             file.hybrid.push(r);
@@ -635,10 +812,24 @@ fn run_plan(args: &PlanArgs) -> Result<bool, Error> {
             .map_err(|e| e.at(&shown))?;
     }
     if args.atomic_clean {
-        let ps: Vec<&memplan_core::Plan> = plans.iter().map(|p| &p.1).collect();
+        let ps: Vec<&memplan_core::Plan> = plans.iter().map(|p| &p.1.plan).collect();
         file.add_atomic_clean(problem, &ps, &opts)
             .map_err(|e| e.at(&shown))?;
     }
+    // the exported files are made before anything is written: a refusal writes nothing
+    let exported = match (exporting, plans.first()) {
+        (true, Some((name, a))) => {
+            let plan = &a.plan;
+            let tflm = Tflm {
+                graph: graph.as_ref(),
+                info: input.tflite.as_ref(),
+                lowered: &lowered,
+                bytes: &model_bytes,
+            };
+            Some(export_tflm(args, &tflm, name, plan).map_err(|e| e.at(&shown))?)
+        }
+        _ => None,
+    };
     let text = match args.format {
         Format::Json => term::json(&file.to_json()?).into_owned(),
         Format::Table => term::clean(&table(&file, &opts)).into_owned(),
@@ -646,7 +837,7 @@ fn run_plan(args: &PlanArgs) -> Result<bool, Error> {
             let p = plans
                 .first()
                 .ok_or_else(|| Error::bad_option("no strategy to write"))?;
-            memplan_core::import::csv::write(problem, Some(&p.1))
+            memplan_core::import::csv::write(problem, Some(&p.1.plan))
         }
     };
     match &args.out {
@@ -660,6 +851,17 @@ fn run_plan(args: &PlanArgs) -> Result<bool, Error> {
             std::io::stdout()
                 .write_all(text.as_bytes())
                 .map_err(|e| Error::invalid(e.to_string()))?;
+        }
+    }
+    if let Some((model, header)) = exported {
+        for (path, data) in [
+            (&args.emit_tflite, model),
+            (&args.emit_header, header.map(String::into_bytes)),
+        ] {
+            if let (Some(path), Some(data)) = (path, data) {
+                std::fs::write(path, data)
+                    .map_err(|e| Error::invalid(format!("cannot write: {e}")).at(path.display()))?;
+            }
         }
     }
     if !failed.is_empty() {
@@ -680,7 +882,8 @@ fn run_plan(args: &PlanArgs) -> Result<bool, Error> {
         return Ok(true);
     };
     let mut fits = true;
-    for (_, p, _, _) in &plans {
+    for (_, a) in &plans {
+        let p = &a.plan;
         // every arena must fit: with one per memory type, together
         let need = p.device_bytes();
         if need > cap {
@@ -736,25 +939,36 @@ impl memplan_core::strategy::Clock for ThreadClock<'_> {
     fn now_ms(&self) -> u64 {
         u64::try_from(self.t0.elapsed().as_millis()).unwrap_or(u64::MAX)
     }
+    fn now_us(&self) -> u64 {
+        u64::try_from(self.t0.elapsed().as_micros()).unwrap_or(u64::MAX)
+    }
     fn cancelled(&self) -> bool {
         self.done.load(std::sync::atomic::Ordering::Relaxed)
     }
 }
 
-/// Runs a strategy under the wall clock (anytime strategies stop at `--time-limit`), with the
-/// memory budget for those that can search under one. Strategies with search variants run
-/// `threads` of them side by side (one thread each) and keep the best
-/// ([`memplan_core::strategy::optimal::keep_best`]); a search that proves its plan optimal
-/// (or, with a capacity, finds one that fits) stops the others.
+/// Runs and judges a strategy ([`analysis::analyse`], as the playground does) under the wall
+/// clock (anytime strategies stop at `--time-limit`), with the memory budget in the context
+/// (the one decision of [`analysis`]: it reaches the strategy; those that search under one
+/// stop at the first plan that fits). Strategies with search variants run `threads` of them
+/// side by side (one thread each), keep the best
+/// ([`memplan_core::strategy::optimal::keep_best`]) and judge it ([`analysis::judge`]); a
+/// search that proves its plan optimal (or, with a capacity, finds one that fits) stops the
+/// others.
 fn run_strategy(
     s: &memplan_core::StrategyInfo,
     problem: &Problem,
     opts: &PlanOptions,
     capacity: Option<u64>,
     threads: u64,
-) -> Result<Plan, Error> {
+) -> Result<Analysis, Error> {
     let t0 = Instant::now();
     let done = std::sync::atomic::AtomicBool::new(false);
+    if !s.caps.variants || threads < 2 {
+        let clock = ThreadClock { t0, done: &done };
+        let ctx = Ctx::with_clock(&clock).with_capacity(capacity);
+        return analysis::analyse(problem, s, opts, &ctx);
+    }
     let run = |variant: u64| {
         let clock = ThreadClock { t0, done: &done };
         let ctx = Ctx::with_clock(&clock)
@@ -770,9 +984,6 @@ fn run_strategy(
         }
         got
     };
-    if !s.caps.variants || threads < 2 {
-        return run(0);
-    }
     let results: Vec<Result<Plan, Error>> = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..threads).map(|v| scope.spawn(move || run(v))).collect();
         handles
@@ -793,10 +1004,18 @@ fn run_strategy(
             }
         }
     }
-    match memplan_core::strategy::optimal::keep_best(plans) {
-        Some(p) => Ok(p),
-        None => Err(first_err.unwrap_or_else(|| Error::invalid("no search thread ran"))),
-    }
+    let plan = match memplan_core::strategy::optimal::keep_best(plans) {
+        Some(p) => p,
+        None => return Err(first_err.unwrap_or_else(|| Error::invalid("no search thread ran"))),
+    };
+    let time_us = u64::try_from(t0.elapsed().as_micros()).unwrap_or(u64::MAX);
+    let planned = analysis::Planned {
+        strategy: s.name,
+        plan,
+        options: opts.clone(),
+        time_us,
+    };
+    analysis::judge(problem, planned, &memplan_core::Rules::from(opts), capacity)
 }
 
 /// GE's build-log lines for a GE plan ([`memplan_core::GeStats::imas_lines`]); none for
@@ -829,6 +1048,10 @@ fn table(f: &PlanFile, o: &PlanOptions) -> String {
             "views aliased: {n} tensors share their input's buffer ({} not allocated)",
             units::with_exact(b)
         );
+    }
+    let order_note = p.schedule_search.as_ref().map(|r| r.note());
+    if let Some(n) = &order_note {
+        let _ = writeln!(s, "{n}");
     }
     for u in &p.unknown_size {
         let by =
@@ -876,7 +1099,8 @@ fn table(f: &PlanFile, o: &PlanOptions) -> String {
             e.plan_time_us as f64 / 1000.0
         );
         if memplan_core::find_strategy(&e.strategy).is_ok_and(|s| s.caps.anytime) {
-            for n in &e.notes {
+            // the op order's note is the problem's, shown above
+            for n in e.notes.iter().filter(|&n| Some(n) != order_note.as_ref()) {
                 let _ = writeln!(s, "  {n}");
             }
         }
@@ -961,12 +1185,7 @@ fn training_summary(
     graph: &memplan_core::graph::Graph,
     lowered: &memplan_core::graph::Lowered,
     optimizer: &str,
-    plans: &[(
-        &str,
-        memplan_core::Plan,
-        u64,
-        Option<memplan_core::report::OverlayReport>,
-    )],
+    plans: &[(&str, memplan_core::report::analysis::Analysis)],
     opts: &PlanOptions,
     rules: &memplan_core::Rules,
 ) -> Result<memplan_core::report::training::TrainingSummary, Error> {
@@ -974,7 +1193,7 @@ fn training_summary(
     let t = training(graph, lowered, Optimizer::parse(optimizer)?)?;
     let bound = memplan_core::lower_bound(&t.problem)?;
     let mut out = Vec::new();
-    for (name, _, _, _) in plans {
+    for (name, _) in plans {
         let p = memplan_core::plan(&t.problem, name, opts).map_err(|e| e.at("training step"))?;
         memplan_core::validate_with(&t.problem, &p, rules).map_err(|v| {
             Error::invalid(format!(
@@ -1198,6 +1417,11 @@ fn run_validate(
             return Err(
                 Error::invalid(format!("this is a buffer list (CSV), not a plan: {how}"))
                     .at(&shown),
+            )
+        }
+        memplan_core::import::load::Format::Tflite => {
+            return Err(
+                Error::invalid(format!("this is a model (TFLite), not a plan: {how}")).at(&shown),
             )
         }
         memplan_core::import::load::Format::GraphJson => {}

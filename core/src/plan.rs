@@ -536,7 +536,8 @@ impl Plan {
         device_bytes(self.peak, self.arenas.iter().map(|a| a.bytes))
     }
 
-    /// A plan from offsets and sizes; the peak is computed, checked.
+    /// A plan from offsets and sizes; the peak is computed (the highest end of a buffer of at
+    /// least one byte), checked.
     ///
     /// # Errors
     /// [`crate::ErrorKind::Overflow`] if an `offset + size` exceeds `u64`.
@@ -548,7 +549,12 @@ impl Plan {
     ) -> Result<Self> {
         let mut peak = 0u64;
         for (o, s) in offsets.iter().zip(&sizes) {
-            peak = peak.max(crate::error::add(*o, *s, "offset + size")?);
+            let end = crate::error::add(*o, *s, "offset + size")?;
+            // a zero-size buffer takes no bytes: wherever it sits (a pin above the rest) it
+            // does not raise the peak, as the validator's `offset + size <= peak` exempts it
+            if *s > 0 {
+                peak = peak.max(end);
+            }
         }
         Ok(Plan {
             strategy: strategy.into(),

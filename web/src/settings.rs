@@ -89,7 +89,16 @@ pub struct PaneSettings {
         skip_serializing_if = "RuntimeKnobs::is_default"
     )]
     pub knobs: RuntimeKnobs,
+    /// Anytime strategies (the exact search): the time limit in milliseconds (`None`: core's
+    /// default, [`PlanOptions::time_limit_ms`]); carried by links so that an `optimal` pane is
+    /// reproduced from its link.
+    #[serde(rename = "t", default, skip_serializing_if = "Option::is_none")]
+    pub time_limit_ms: Option<u64>,
 }
+
+/// Longest time limit a pane may ask for, milliseconds (10 minutes: a browser tab that plans
+/// for longer is most likely forgotten).
+pub const MAX_TIME_LIMIT_MS: u64 = 600_000;
 
 /// Pane kinds of the runtime allocators (`runtime-` + the core registry's name) with their
 /// one-line summaries, in registry order.
@@ -392,6 +401,7 @@ impl PaneSettings {
             expandable_memory: base.expandable_memory,
             zero_copy_reuse: base.zero_copy_reuse,
             knobs: RuntimeKnobs::default(),
+            time_limit_ms: None,
         }
     }
 
@@ -416,7 +426,11 @@ impl PaneSettings {
             atomic_centralised: self.atomic_centralised,
             expandable_memory: self.expandable_memory,
             zero_copy_reuse: self.zero_copy_reuse,
-            ..PlanOptions::default()
+            // the playground has no zero-copy alignment field yet: GE's code's default
+            zero_copy_alignment: None,
+            time_limit_ms: self
+                .time_limit_ms
+                .unwrap_or(PlanOptions::default().time_limit_ms),
         }
     }
 
@@ -440,6 +454,14 @@ impl PaneSettings {
             return Err(format!(
                 "alignment {} is out of range (1 to {MAX_ALIGNMENT} bytes)",
                 self.alignment
+            ));
+        }
+        if let Some(t) = self
+            .time_limit_ms
+            .filter(|t| *t == 0 || *t > MAX_TIME_LIMIT_MS)
+        {
+            return Err(format!(
+                "time limit {t} ms is out of range (1 to {MAX_TIME_LIMIT_MS} ms)"
             ));
         }
         Ok(())

@@ -107,7 +107,7 @@ pub struct Shared {
     /// input's buffer, as runtimes do (the CLI's `--alias-views`); absent: off.
     #[serde(rename = "av", default, skip_serializing_if = "std::ops::Not::not")]
     pub alias_views: bool,
-    /// The op order the model is lowered in (the CLI's `--schedule`: `file` or `ge-dfs`);
+    /// The op order the model is lowered in (the CLI's `--schedule`: `file`, `ge-dfs` or `memory`);
     /// absent: the graph's own.
     #[serde(
         rename = "so",
@@ -491,6 +491,24 @@ mod tests {
     }
 
     #[test]
+    fn an_optimal_panes_time_limit_travels_in_links() {
+        let mut s = state();
+        s.panes[1].strategy = "optimal".into();
+        s.panes[1].time_limit_ms = Some(1500);
+        let back = decode(&encode(&s).0).unwrap();
+        assert_eq!(back.panes[1].time_limit_ms, Some(1500));
+        assert_eq!(back.panes[1].options().time_limit_ms, 1500);
+        // left out when not given: links from before read as core's default (2 s)
+        assert_eq!(back.panes[0].time_limit_ms, None);
+        assert_eq!(back.panes[0].options().time_limit_ms, 2000);
+        assert_eq!(back, s);
+        // a limit out of range is refused like any bad pane setting
+        let mut bad = s.panes[1].clone();
+        bad.time_limit_ms = Some(0);
+        assert!(bad.check().unwrap_err().contains("time limit"));
+    }
+
+    #[test]
     fn the_compare_view_travels_in_links_and_a_missing_pane_is_refused() {
         use crate::settings::CompareMode;
         for mode in [CompareMode::Side, CompareMode::Diff] {
@@ -649,6 +667,17 @@ mod tests {
             ..state()
         };
         assert!(!serde_json::to_string(&none).unwrap().contains(r#""so""#));
+        let memory = Shared {
+            schedule: Some(ScheduleOrder::Memory),
+            ..state()
+        };
+        assert!(serde_json::to_string(&memory)
+            .unwrap()
+            .contains(r#""so":"memory""#));
+        assert_eq!(
+            decode(&encode(&memory).0).unwrap().schedule,
+            Some(ScheduleOrder::Memory)
+        );
         let bad = json.replace(r#""so":"ge-dfs""#, r#""so":"bfs""#);
         let e = decode(&pack_json(bad.as_bytes())).unwrap_err();
         assert!(e.contains("unknown schedule 'bfs'"), "{e}");

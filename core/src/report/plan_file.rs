@@ -79,6 +79,17 @@ pub struct ProblemSummary {
     /// `"schedule"`, the playground's Op order); every lifetime above follows it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub schedule: Option<String>,
+    /// With `--schedule memory`: the op names in the order chosen (step = index).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub op_order: Vec<String>,
+    /// With `--schedule memory`: what the order search tried and proved (each plan's notes
+    /// say it in one line too).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub schedule_search: Option<crate::graph::order::OrderReport>,
+    /// With `--fuse` or `--in-place`: the ops fused away and the outputs written over their
+    /// input's buffer (`memplan validate --model` needs the same flags).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rewrites: Option<crate::graph::rewrite::RewriteReport>,
 }
 
 /// The settings of one plan: the strategy asked for and the options in force (the
@@ -302,6 +313,19 @@ pub struct Run<'a> {
     pub overlay: Option<&'a OverlayReport>,
 }
 
+impl<'a> Run<'a> {
+    /// The run of `strategy` (the registry name asked for) that `analysis` judged.
+    pub fn of(strategy: &'a str, analysis: &'a super::analysis::Analysis) -> Self {
+        Run {
+            strategy,
+            plan: &analysis.plan,
+            options: &analysis.options,
+            time_us: analysis.time_us,
+            overlay: analysis.overlay.as_ref(),
+        }
+    }
+}
+
 /// What the file says about the problem beyond its buffers (from [`crate::Lowered`]).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Extras<'a> {
@@ -311,6 +335,10 @@ pub struct Extras<'a> {
     pub views: Option<&'a AliasReport>,
     /// The op order the lifetimes follow ([`crate::Lowered::order`]).
     pub order: ScheduleOrder,
+    /// With [`ScheduleOrder::Memory`]: the order search's report ([`crate::Lowered::search`]).
+    pub search: Option<&'a crate::graph::order::OrderReport>,
+    /// With `--fuse` or `--in-place`: what they did ([`crate::Lowered::rewrites`]).
+    pub rewrites: Option<&'a crate::graph::rewrite::RewriteReport>,
 }
 
 impl PlanFile {
@@ -364,8 +392,22 @@ impl PlanFile {
                 aliased_view_bytes: extras.views.map(|v| v.bytes),
                 schedule: (extras.order != ScheduleOrder::File)
                     .then(|| extras.order.name().to_string()),
+                op_order: if extras.order == ScheduleOrder::Memory {
+                    problem.ops.iter().map(|o| o.name.clone()).collect()
+                } else {
+                    Vec::new()
+                },
+                schedule_search: extras.search.cloned(),
+                rewrites: extras.rewrites.cloned(),
             },
-            plans: runs.iter().map(|r| entry(problem, r, streams)).collect(),
+            plans: runs
+                .iter()
+                .map(|r| {
+                    let mut e = entry(problem, r, streams);
+                    e.notes.extend(extras.search.map(|s| s.note()));
+                    e
+                })
+                .collect(),
             playground: None,
             single_op: None,
             training: None,
@@ -795,6 +837,18 @@ pub fn check_entry(file: &PlanFile, e: &PlanEntry) -> core::result::Result<(), S
         ..Problem::default()
     };
     problem.check().map_err(|err| err.to_string())?;
+    if let Some(b) = e
+        .buffers
+        .iter()
+        .find(|b| b.offset.checked_add(b.bytes).is_none())
+    {
+        return Err(alloc::format!(
+            "buffer '{}': offset {} + {} bytes overflows u64",
+            esc(&b.name),
+            b.offset,
+            b.bytes
+        ));
+    }
     let mut plan = Plan::new(
         e.strategy.clone(),
         e.alignment,
@@ -808,6 +862,7 @@ pub fn check_entry(file: &PlanFile, e: &PlanEntry) -> core::result::Result<(), S
         let top = e
             .buffers
             .iter()
+            .filter(|b| b.bytes > 0)
             .max_by_key(|b| b.offset.saturating_add(b.bytes))
             .map_or_else(String::new, |b| esc(&b.name));
         return Err(alloc::format!(

@@ -13,8 +13,10 @@ pub mod allocators;
 pub mod extents;
 pub mod ge_v1;
 pub mod ge_v2;
+mod max_tree;
 pub mod per_stream;
 pub mod registry;
+mod runs;
 pub mod tiered;
 pub mod trace;
 

@@ -209,7 +209,19 @@ fn run_pool(p: &Problem, o: &RuntimeOptions) -> Result<SimReport> {
     let block = o.block_bytes.unwrap_or(2 << 20);
     let pool = match o.pool_bytes {
         Some(b) => b,
-        None => whole_blocks(p, block)?,
+        None => {
+            // a default past the limit is the input's size, not a bad option: no BadOption
+            // (the CLI's exit status 2 says the command line was wrong)
+            let pool = whole_blocks(p, block)?;
+            let n = pool / block.max(1);
+            if n > super::allocators::MAX_POOL_BLOCKS {
+                return Err(crate::Error::invalid(alloc::format!(
+                    "the default pool (every tensor in whole blocks of {block} B) has {n} blocks, more than the simulator's limit of {}: give --pool-size, or larger blocks (--block-size)",
+                    super::allocators::MAX_POOL_BLOCKS
+                )));
+            }
+            pool
+        }
     };
     let kind = AllocatorKind::Pool {
         pool_bytes: pool,
