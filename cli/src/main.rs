@@ -314,6 +314,11 @@ struct PlanArgs {
     /// GE dynamic batch: cut the largest gear into virtual blocks of at most 400 MiB.
     #[arg(long)]
     expandable_memory: bool,
+    /// GE block strategies: zero-copy blocks' alignment in bytes (default: the block alignment,
+    /// as GE's code rounds them in AssignZeroCopyMemory; GE's design doc says 32, citing a
+    /// constant the code does not have: `--zero-copy-align 32` plans that reading).
+    #[arg(long, value_name = "BYTES")]
+    zero_copy_align: Option<u64>,
     /// Graph inputs and outputs as GE sees them at run time: offset, size, the ops taking the
     /// address, zero-copy or copied (and why), bytes copied per run (table and plan file).
     #[arg(long)]
@@ -331,6 +336,10 @@ struct PlanArgs {
     /// apart (docs/ge-memory-planning.md §10). Each strategy plans it too.
     #[arg(long, value_name = "OPTIMIZER")]
     training: Option<String>,
+    /// One flow (GE hybrid): tensors of known size planned statically, tensors with a
+    /// symbolic dim allocated at run time by ge-v2 at the sizes --dim gives.
+    #[arg(long)]
+    hybrid: bool,
     /// Time limit for anytime strategies, milliseconds.
     #[arg(long, default_value_t = 2000)]
     time_limit: u64,
@@ -570,6 +579,10 @@ fn options(args: &PlanArgs, input: &Loaded) -> Result<PlanOptions, Error> {
     o.zero_copy_reuse = args.zero_copy_reuse;
     o.atomic_centralised = !args.atomic_separate;
     o.expandable_memory = args.expandable_memory;
+    if args.zero_copy_align == Some(0) {
+        return Err(Error::bad_option("--zero-copy-align must be at least 1"));
+    }
+    o.zero_copy_alignment = args.zero_copy_align;
     o.time_limit_ms = args.time_limit;
     Ok(o)
 }
@@ -778,6 +791,21 @@ fn run_plan(args: &PlanArgs) -> Result<bool, Error> {
             )
             .map_err(|e| e.at(&shown))?,
         );
+    }
+    if args.hybrid {
+        let Some(g) = graph.as_ref() else {
+            return Err(Error::bad_option(
+                "--hybrid needs a graph (ONNX or memplan.graph/1): a buffer list has no shapes",
+            )
+            .at(&shown));
+        };
+        let h = memplan_core::report::hybrid::split(g, &lowered);
+        let runtime = memplan_core::simulate::registry::RuntimeOptions::default();
+        for (name, _) in &plans {
+            let (_, _, r) = memplan_core::report::hybrid::run(&h, name, &opts, &runtime)
+                .map_err(|e| e.at(format!("strategy {name}")).at(&shown))?;
+            file.hybrid.push(r);
+        }
     }
     if args.single_op {
         file.add_single_op(problem, &opts)
@@ -1121,7 +1149,35 @@ fn table(f: &PlanFile, o: &PlanOptions) -> String {
     }
     single_op_lines(&mut s, f);
     training_lines(&mut s, f);
+    hybrid_lines(&mut s, f);
     s
+}
+
+/// `--hybrid`: one flow, static plan plus ge-v2 at run time.
+fn hybrid_lines(s: &mut String, f: &PlanFile) {
+    use std::fmt::Write as _;
+    if f.hybrid.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        s,
+        "\none flow (GE hybrid): known sizes planned statically, symbolic dims through ge-v2 at run time"
+    );
+    for r in &f.hybrid {
+        let _ = writeln!(
+            s,
+            "  {:<34} static {} ({} buffers, {} B)  run time {} reserved ({} buffers, {} B)  device {} ({} B)",
+            r.strategy,
+            units::binary(r.static_bytes),
+            r.static_buffers,
+            r.static_bytes,
+            units::binary(r.runtime_reserved_bytes),
+            r.dynamic_buffers,
+            r.runtime_reserved_bytes,
+            units::binary(r.device_bytes),
+            r.device_bytes
+        );
+    }
 }
 
 /// `--training`: the training step planned by each strategy that planned inference.

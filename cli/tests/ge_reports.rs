@@ -183,3 +183,72 @@ fn training_step_beside_inference() {
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("unknown optimizer 'rmsprop'"), "{err}");
 }
+
+#[test]
+fn zero_copy_align_option_is_planned_recorded_and_validated() {
+    // core/tests/ge_block_samples.rs works the diamond out: with 32 B zero-copy alignment the
+    // arena is 9,438,912 B (9,439,744 with GE's code's 512).
+    let dir = std::env::temp_dir().join(format!("memplan-zc-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("tmp");
+    let out = dir.join("plan.json");
+    let out_s = out.to_str().expect("utf-8 path");
+    let (code, _, err) = run_in(
+        "tests",
+        &[
+            "plan",
+            "../../static/samples/ge-diamond.json",
+            "-s",
+            "ge-block",
+            "--zero-copy-align",
+            "32",
+            "--format",
+            "json",
+            "-o",
+            out_s,
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).expect("plan")).expect("json");
+    assert_eq!(v["plans"][0]["peak_bytes"], 9_438_912);
+    assert_eq!(v["plans"][0]["settings"]["zero_copy_alignment"], 32);
+    let (code, stdout, err) = run_in(
+        "tests",
+        &[
+            "validate",
+            out_s,
+            "--model",
+            "../../static/samples/ge-diamond.json",
+        ],
+    );
+    assert_eq!(code, 0, "{stdout}{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn hybrid_one_flow() {
+    // tests/io/hybrid.json (core/tests/hybrid.rs works it out): raw sizes, batch 4: the static
+    // part b (4000 B) and the output y (40 B, apart) is 4040 B; ge-v2 reserves two 64 KiB pages
+    // for x, a, c (4096 B each; c takes a's idle span): 131072 B; the device holds 135112 B.
+    let (code, out, err) = run_in(
+        "tests",
+        &[
+            "plan",
+            "io/hybrid.json",
+            "-s",
+            "greedy-size-best-fit",
+            "--dim",
+            "batch=4",
+            "--padding",
+            "none",
+            "--align",
+            "1",
+            "--hybrid",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("static 3.95 KiB (2 buffers, 4040 B)  run time 128.0 KiB reserved (3 buffers, 131072 B)  device 131.9 KiB (135112 B)"),
+        "{out}"
+    );
+}

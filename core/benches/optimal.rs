@@ -175,6 +175,7 @@ fn main() {
         };
         let options = PlanOptions {
             time_limit_ms: limit,
+            zero_copy_alignment: None,
             ..PlanOptions::exact()
         };
         reset_peak_rss();

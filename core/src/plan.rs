@@ -56,6 +56,14 @@ pub struct PlanOptions {
     /// GE only: cut the largest gear's region into virtual blocks of at most 400 MiB
     /// (expandable memory, `ge.exec.staticMemoryPolicy`).
     pub expandable_memory: bool,
+    /// GE only: the alignment of zero-copy blocks (graph inputs and outputs), bytes. `None`
+    /// (default): the block alignment, as GE's code does (graph_mem_assigner.cc
+    /// `AssignZeroCopyMemory` rounds each zero-copy block with `Resize()`, 512 B). GE's design
+    /// doc (memory-constraints.md) says zero copy uses 32 B and cites a constant
+    /// graph_mem_assigner.h does not have; `Some(32)` plans that reading: each zero-copy
+    /// block rounded to 32 B and placed at a multiple of 32 B. Blocks hosting children under
+    /// [`PlanOptions::zero_copy_reuse`] keep the block alignment.
+    pub zero_copy_alignment: Option<u64>,
     /// Search budget for anytime strategies, in milliseconds of the caller's clock.
     pub time_limit_ms: u64,
 }
@@ -71,6 +79,7 @@ impl Default for PlanOptions {
             atomic_centralised: true,
             expandable_memory: false,
             time_limit_ms: 2000,
+            zero_copy_alignment: None,
         }
     }
 }

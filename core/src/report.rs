@@ -12,6 +12,7 @@ pub mod advise;
 pub mod analysis;
 pub mod atomic_clean;
 pub mod graph_io;
+pub mod hybrid;
 #[cfg(feature = "serde")]
 pub mod plan_file;
 pub mod single_op;

@@ -22,6 +22,9 @@ pub struct Rules {
     /// Atomic-clean buffers are zeroed by one memset before the graph runs: their bytes are
     /// theirs from step 0.
     pub atomic_centralised: bool,
+    /// Zero-copy buffers' offsets are multiples of this instead of the plan's alignment
+    /// ([`PlanOptions::zero_copy_alignment`]); `None`: the plan's.
+    pub zero_copy_alignment: Option<u64>,
 }
 
 impl Default for Rules {
@@ -31,6 +34,7 @@ impl Default for Rules {
             zero_copy_io: true,
             zero_copy_reuse: false,
             atomic_centralised: true,
+            zero_copy_alignment: None,
         }
     }
 }
@@ -42,6 +46,7 @@ impl From<&PlanOptions> for Rules {
             zero_copy_io: o.zero_copy_io,
             zero_copy_reuse: o.zero_copy_reuse,
             atomic_centralised: o.atomic_centralised,
+            zero_copy_alignment: o.zero_copy_alignment,
         }
     }
 }
@@ -341,8 +346,13 @@ pub fn validate_with(problem: &Problem, plan: &Plan, rules: &Rules) -> Result<()
                 });
             }
         } else {
-            // an offset is a multiple of both alignments; a multiple beyond u64 allows only 0
-            let alignment = lcm(align, b.alignment.max(1));
+            // an offset is a multiple of both alignments; a multiple beyond u64 allows only 0.
+            // A zero-copy buffer may use the zero-copy alignment instead of the plan's.
+            let own = match rules.zero_copy_alignment {
+                Some(z) if rules.exclusive(b) == Some("zero-copy") => z.max(1),
+                _ => align,
+            };
+            let alignment = lcm(own, b.alignment.max(1));
             if alignment.map_or(offset != 0, |a| offset % a != 0) {
                 return Err(Violation::Misaligned {
                     buffer: i,

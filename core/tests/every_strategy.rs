@@ -99,6 +99,7 @@ fn options() -> impl Strategy<Value = PlanOptions> {
             atomic_centralised: atomic,
             // optimal's registry entry counts nodes: 1 ms = a small budget, enough to search
             time_limit_ms: 1,
+            zero_copy_alignment: None,
             ..PlanOptions::default()
         })
 }
@@ -257,6 +258,7 @@ fn small_instance() -> impl Strategy<Value = (Problem, Plan, Rules)> {
                 zero_copy_io: zc,
                 zero_copy_reuse: false,
                 atomic_centralised: atomic,
+                zero_copy_alignment: None,
             };
             (problem, plan, rules)
         })

@@ -198,3 +198,33 @@ fn node_rules_sample_shows_continuous_inputs_a_ref_output_and_atomic_clean() {
     assert_eq!(at("x"), 5 * MIB + 2560);
     assert_eq!(ge.peak, 5 * MIB + 3072); // 5,245,952 B
 }
+
+#[test]
+fn zero_copy_alignment_option_on_the_diamond() {
+    // GE's code rounds zero-copy blocks to the block alignment (graph_mem_assigner.cc
+    // AssignZeroCopyMemory → Resize()): x and f (64 B, padded to 96) take 512 B each after the
+    // 9 MiB + 1536 feature map, f (the output) first: f at 9,438,720, x at 9,439,232, arena
+    // 9,439,744. GE's design doc says 32 B: with that option each takes 96 B at a multiple of
+    // 32: f at 9,438,720, x at 9,438,816, arena 9,438,912.
+    let p = load("ge-diamond.json");
+    let at = |plan: &Plan, n: &str| {
+        let i = p.buffers.iter().position(|b| b.name == n).expect("tensor");
+        (plan.offsets[i], plan.sizes[i])
+    };
+    let code = run(&p, "ge-block", &PlanOptions::default());
+    assert_eq!(at(&code, "f"), (9_438_720, 512));
+    assert_eq!(at(&code, "x"), (9_439_232, 512));
+    assert_eq!(code.peak, 9_439_744);
+    let doc = PlanOptions {
+        zero_copy_alignment: Some(32),
+        ..PlanOptions::default()
+    };
+    let ge = run(&p, "ge-block", &doc);
+    assert_eq!(at(&ge, "f"), (9_438_720, 96));
+    assert_eq!(at(&ge, "x"), (9_438_816, 96));
+    assert_eq!(ge.peak, 9_438_912);
+    // an x at an odd multiple of 32 is refused under the block alignment's rules
+    assert!(
+        memplan_core::validate::validate_with(&p, &ge, &(&PlanOptions::default()).into()).is_err()
+    );
+}

@@ -253,6 +253,7 @@ pub const REPLAY_RULES: memplan_core::Rules = memplan_core::Rules {
     zero_copy_io: false,
     zero_copy_reuse: false,
     atomic_centralised: false,
+    zero_copy_alignment: None,
 };
 
 /// `problem` with every buffer's flags cleared: the trace a runtime replays.

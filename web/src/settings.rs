@@ -426,6 +426,8 @@ impl PaneSettings {
             atomic_centralised: self.atomic_centralised,
             expandable_memory: self.expandable_memory,
             zero_copy_reuse: self.zero_copy_reuse,
+            // the playground has no zero-copy alignment field yet: GE's code's default
+            zero_copy_alignment: None,
             time_limit_ms: self
                 .time_limit_ms
                 .unwrap_or(PlanOptions::default().time_limit_ms),

@@ -39,6 +39,10 @@ pub struct PlanFile {
     /// The training step beside inference, when asked for (`memplan plan --training OPT`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub training: Option<crate::report::training::TrainingSummary>,
+    /// One flow, when asked for (`memplan plan --hybrid`): per strategy, the static plan of
+    /// the tensors of known size and `ge-v2` at run time for those with a symbolic dim.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub hybrid: Vec<crate::report::hybrid::HybridReport>,
 }
 
 /// Problem figures, bytes.
@@ -112,6 +116,10 @@ pub struct Settings {
     /// out when off.
     #[serde(default, skip_serializing_if = "core::ops::Not::not")]
     pub expandable_memory: bool,
+    /// Zero-copy blocks' alignment when not the block alignment (`--zero-copy-align`,
+    /// [`PlanOptions::zero_copy_alignment`]); left out by default.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub zero_copy_alignment: Option<u64>,
 }
 
 /// One op of the schedule, at step = its index.
@@ -403,6 +411,7 @@ impl PlanFile {
             playground: None,
             single_op: None,
             training: None,
+            hybrid: Vec::new(),
         })
     }
 
@@ -480,6 +489,7 @@ fn entry(problem: &Problem, r: &Run<'_>, streams: bool) -> PlanEntry {
             atomic_centralised: opts.atomic_centralised,
             zero_copy_reuse: opts.zero_copy_reuse,
             expandable_memory: opts.expandable_memory,
+            zero_copy_alignment: opts.zero_copy_alignment,
         }),
         overlay_bytes: r.overlay.map(|o| o.overlay_bytes),
         side_by_side_bytes: r.overlay.map(|o| o.side_by_side_bytes),
@@ -560,6 +570,7 @@ impl Settings {
             atomic_centralised: self.atomic_centralised,
             zero_copy_reuse: self.zero_copy_reuse,
             expandable_memory: self.expandable_memory,
+            zero_copy_alignment: self.zero_copy_alignment,
             ..PlanOptions::default()
         }
     }
@@ -688,7 +699,20 @@ pub fn check_against_model(
         }
         if let Some(o) = &opts {
             let want = o.planned_size(m).map_err(|err| err.to_string())?;
-            if b.bytes != want {
+            // under the zero-copy alignment option a zero-copy block of its own is the padded
+            // size rounded to that alignment (GE block strategies), else the usual size
+            let zero_copy_size = match o.zero_copy_alignment {
+                Some(z) if b.flags.iter().any(|f| f == "zero_copy") => Some(
+                    crate::error::round_up(
+                        o.padded(m.size, &m.name).map_err(|err| err.to_string())?,
+                        z.max(1),
+                        "zero-copy block",
+                    )
+                    .map_err(|err| err.to_string())?,
+                ),
+                _ => None,
+            };
+            if b.bytes != want && Some(b.bytes) != zero_copy_size {
                 return Err(alloc::format!(
                     "buffer '{name}' has {} bytes in the plan; under the plan's settings the tensor is planned at {want}",
                     b.bytes
@@ -872,6 +896,7 @@ pub fn check_entry(file: &PlanFile, e: &PlanEntry) -> core::result::Result<(), S
         zero_copy_io: false,
         zero_copy_reuse: false,
         atomic_centralised: true,
+        zero_copy_alignment: e.settings.as_ref().and_then(|s| s.zero_copy_alignment),
     };
     crate::validate_with(&problem, &plan, &rules).map_err(|v| v.describe(&problem))
 }

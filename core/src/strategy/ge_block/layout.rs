@@ -171,7 +171,9 @@ pub(crate) fn build(
         cursor = a.atomic(mem, cursor, align)?;
         let atomic = cursor - atomic_start;
         let zc_start = cursor;
-        cursor = a.zero_copy(mem, cursor, align)?;
+        // zero-copy blocks: the block alignment unless the zero-copy alignment option says
+        // otherwise (PlanOptions::zero_copy_alignment)
+        cursor = a.zero_copy(mem, cursor, options.zero_copy_alignment.unwrap_or(align))?;
         // GE's statistics count the ungeared tensors and the largest gear's only
         // (GetMaxBatchAllMemorySize: the gear with the largest sum of sizes).
         let mut gear_sum: BTreeMap<u64, u64> = BTreeMap::new();

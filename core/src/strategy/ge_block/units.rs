@@ -287,6 +287,27 @@ impl Units {
             if role == Role::Reusable && !options.reuse {
                 role = Role::NoReuse("reuse-off");
             }
+            // the zero-copy alignment option: a zero-copy block of its own is rounded to it
+            // and placed at a multiple of it (GE's design doc's 32 B; by default the block
+            // alignment, as GE's code does)
+            let zc_align = match (&role, options.zero_copy_alignment) {
+                (Role::ZeroCopy { host: None, .. }, Some(z)) if size > 0 && !odd => Some(z.max(1)),
+                _ => None,
+            };
+            let size = match zc_align {
+                Some(z) => {
+                    let s = crate::error::round_up(
+                        options.padded(b.size, &b.name)?,
+                        z,
+                        "zero-copy block",
+                    )?;
+                    if let Some(slot) = out.sizes.get_mut(i) {
+                        *slot = s;
+                    }
+                    s
+                }
+                None => size,
+            };
             let real = if b.continuous.is_some_and(|c| c.outputs) {
                 size
             } else {
@@ -302,7 +323,11 @@ impl Units {
                 gear: b.gear,
                 mem: b.memory_type,
                 workspace: b.kind == BufferKind::Workspace,
-                align: if odd { options.alignment_of(b)? } else { align },
+                align: match (odd, zc_align) {
+                    (true, _) => options.alignment_of(b)?,
+                    (false, Some(z)) => z,
+                    (false, None) => align,
+                },
                 role,
                 release_rank: usize::MAX,
             });

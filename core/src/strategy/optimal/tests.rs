@@ -345,6 +345,7 @@ fn node_budget_cut_reports_the_gap() {
     let p = problem(&GAP);
     let o = PlanOptions {
         time_limit_ms: 0,
+        zero_copy_alignment: None,
         ..PlanOptions::exact()
     };
     let plan = crate::strategy::plan(&p, "optimal", &o).unwrap();
@@ -424,6 +425,7 @@ fn time_limit_and_cancellation_stop_the_search() {
     let lb = crate::bound::lower_bound(&p).unwrap().lower_bound;
     let o = PlanOptions {
         time_limit_ms: 1,
+        zero_copy_alignment: None,
         ..PlanOptions::exact()
     };
     for (cancel, want) in [(false, Stop::TimeLimit), (true, Stop::Cancelled)] {
@@ -540,6 +542,7 @@ fn window_search_stops_on_the_clock() {
     let p = trace_like(400, 3);
     let o = PlanOptions {
         time_limit_ms: 50,
+        zero_copy_alignment: None,
         ..PlanOptions::exact()
     };
     let clock = Ticking {
@@ -567,6 +570,7 @@ fn a_large_solve_reads_the_clock_in_every_stage() {
     for limit in [3, 400] {
         let o = PlanOptions {
             time_limit_ms: limit,
+            zero_copy_alignment: None,
             ..PlanOptions::exact()
         };
         let clock = Ticking {
