@@ -82,12 +82,30 @@ fn keyword_scrambled_plans_its_tensors_and_warns_of_scratch() {
     let v = plan_json(&["plan", model, "-s", "tflm-greedy", "--format", "json"]);
     assert_eq!(v["problem"]["lower_bound_bytes"].as_u64(), Some(288));
     assert!(peak(model, "tflm-greedy") <= 672);
+    // an exported plan leaves TFLM to place the scratch around it, and says so
+    let out = tmp("keyword.tflite");
+    let (code, _, stderr) = run_in(
+        MODELS,
+        &[
+            "plan",
+            model,
+            "-s",
+            "tflm-greedy",
+            "--emit-tflite",
+            out.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stderr.contains("head can exceed the plan's peak"),
+        "{stderr}"
+    );
+    let _ = std::fs::remove_file(&out);
 }
 
+/// A file in the temp dir, unique to this run and `name` (tests run side by side).
 fn tmp(name: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("memplan-tflm-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    dir.join(name)
+    std::env::temp_dir().join(format!("memplan-tflm-{}-{name}", std::process::id()))
 }
 
 #[test]
@@ -145,7 +163,9 @@ fn emitted_plan_is_followed_when_planned_again() {
         "{text}"
     );
     assert!(text.contains("struct memplan_buffer_plan_t"));
-    let _ = std::fs::remove_dir_all(out.parent().unwrap());
+    for f in [&out, &header, &json] {
+        let _ = std::fs::remove_file(f);
+    }
 }
 
 #[test]

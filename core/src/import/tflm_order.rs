@@ -107,3 +107,83 @@ fn overlapping(bufs: &[crate::Buffer], pins: &[(usize, u64)]) -> Option<(usize, 
     }
     None
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::graph::TensorId;
+    use crate::import::tflite::OfflinePlan;
+    use crate::problem::{Buffer, OpInfo, Problem};
+    use alloc::vec;
+
+    fn lowered() -> Lowered {
+        // buffers made for tensors 2, 0 and a workspace; op 0 reads buffers 1 and 0
+        let mut problem = Problem::from_buffers(
+            "m",
+            vec![
+                Buffer::new("t2", 16, 0, 1),
+                Buffer::new("t0", 32, 0, 0),
+                Buffer::new("ws", 16, 1, 1),
+            ],
+        );
+        problem.ops = vec![
+            OpInfo {
+                inputs: vec![BufferId::new(1), BufferId::new(0)],
+                ..OpInfo::default()
+            },
+            OpInfo::default(),
+        ];
+        Lowered {
+            problem,
+            schedule: Vec::new(),
+            tensor_of: vec![Some(TensorId::new(2)), Some(TensorId::new(0)), None],
+            warnings: Vec::new(),
+            unknown: Vec::new(),
+            views: None,
+            order: Default::default(),
+        }
+    }
+
+    fn info(offsets: Vec<i32>) -> TfliteInfo {
+        TfliteInfo {
+            offline_plan: Some(OfflinePlan {
+                version: 0,
+                subgraphs: 1,
+                offsets,
+            }),
+            ..TfliteInfo::default()
+        }
+    }
+
+    #[test]
+    fn buffers_in_tensor_order_and_the_file_s_offsets_pinned() {
+        let mut l = lowered();
+        let w = to_tflm(&mut l, &info(vec![32, 48, 0]));
+        let names: Vec<&str> = l.problem.buffers.iter().map(|b| b.name.as_str()).collect();
+        assert_eq!(names, ["t0", "t2", "ws"]);
+        assert_eq!(
+            l.tensor_of,
+            [Some(TensorId::new(0)), Some(TensorId::new(2)), None]
+        );
+        // the op still reads t0 and t2
+        assert_eq!(
+            l.problem.ops[0].inputs,
+            [BufferId::new(0), BufferId::new(1)]
+        );
+        let pins: Vec<Option<u64>> = l.problem.buffers.iter().map(|b| b.fixed_offset).collect();
+        assert_eq!(pins, [Some(32), Some(0), None]);
+        // tensor 1 (not planned) had an offset: said so
+        assert_eq!(w.len(), 1, "{w:?}");
+        assert!(w[0].contains("1 tensors that are not planned"), "{w:?}");
+    }
+
+    #[test]
+    fn an_offline_plan_no_plan_can_honour_is_warned_not_pinned() {
+        // t0 [0,0] 32 B at 0 and t2 [0,1] 16 B at 16: both live at step 0, bytes 16..32 shared
+        let mut l = lowered();
+        let w = to_tflm(&mut l, &info(vec![0, -1, 16]));
+        assert!(l.problem.buffers.iter().all(|b| b.fixed_offset.is_none()));
+        assert_eq!(w.len(), 1, "{w:?}");
+        assert!(w[0].contains("'t0' and 't2' on overlapping bytes"), "{w:?}");
+    }
+}
