@@ -141,6 +141,7 @@ mod tests {
             unknown: Vec::new(),
             views: None,
             order: Default::default(),
+            ..Lowered::default()
         }
     }
 
