@@ -31,12 +31,15 @@
 //!   the seed (`boxing_seed`: up to a quarter of the time left), a second seed
 //!   lays out the long-lived buffers first (a local search on their order, scored by how the
 //!   short buffers of the fullest steps fit around them) and packs the rest around them
-//!   ([`layered`]); the better seed starts the search on time windows of the
+//!   ([`layered`]); the better seed is improved by reinsertion moves ([`reinsert`]: a
+//!   buffer at the peak replayed first-fit before one under it in the offset order, a
+//!   quarter of the time left) and starts the search on time windows of the
 //!   incumbent ([`window`]): buffers that stick out above a target
 //!   capacity are re-placed together with their temporal neighbours, everything else pinned;
 //!   long-lived ones are moved to a low-collision spot and what they displace is re-placed.
 //!   When the window search gives up with time left, the long layout is searched further and
-//!   the window search runs again from the better layout.
+//!   the window search runs again from the better layout, then from further boxing rounds
+//!   (restarts) that start below the incumbent.
 //!   For long-lived buffers above the target, band moves free everything above a floor over
 //!   the buffer's lifetime (long-lived buffers included) and re-solve it against the fixed
 //!   rest.
@@ -818,7 +821,8 @@ fn solve_one(
             // (other shifts), each one below the incumbent searched by windows again
             let mut r = BOXING_ROUNDS;
             let mut restarts = (0u64, 0u64);
-            let mut slowest = 0u64;
+            // a boxing round places every buffer twice: about two greedy heuristics' time
+            let mut slowest = limits.first_seed.map_or(0, |(_, ms)| ms.saturating_mul(2));
             let cost = problem.buffers.len() as u64;
             while !limits.stopped && window::peak(&items, &offsets) > goal.max(proven_lb) {
                 if !limits.room_for(slowest) || limits.nodes.saturating_add(cost) > limits.node_cap
