@@ -822,7 +822,9 @@ fn solve_one(
             let mut r = BOXING_ROUNDS;
             let mut restarts = (0u64, 0u64);
             // a boxing round places every buffer twice: about two greedy heuristics' time
-            let mut slowest = limits.first_seed.map_or(0, |(_, ms)| ms.saturating_mul(2));
+            let mut slowest = limits
+                .slowest_seed
+                .map_or(0, |(_, ms)| ms.saturating_mul(2));
             let cost = problem.buffers.len() as u64;
             while !limits.stopped && window::peak(&items, &offsets) > goal.max(proven_lb) {
                 if !limits.room_for(slowest) || limits.nodes.saturating_add(cost) > limits.node_cap

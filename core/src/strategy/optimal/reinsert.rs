@@ -95,7 +95,7 @@ pub(crate) fn improve(
     let cost = n as u64;
     // a replay costs about one greedy heuristic: the first seed's time is the first estimate,
     // so that a large input's first replay does not overrun the share
-    let mut slowest = limits.first_seed.map_or(0, |(_, ms)| ms);
+    let mut slowest = limits.slowest_seed.map_or(0, |(_, ms)| ms);
     let mut keyed: Vec<(u64, u8, usize)> = Vec::with_capacity(n);
     let mut order: Vec<usize> = Vec::with_capacity(n);
     'round: while best.0 > lb {
