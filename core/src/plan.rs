@@ -34,12 +34,16 @@ pub struct PlanOptions {
     /// (GE `ge.exec.disableReuseMemory=1`).
     pub reuse: bool,
     /// Graph inputs and outputs are zero-copy user buffers, not reused, placed after feature
-    /// maps (GE's default). When `false` they take part in reuse like activations
-    /// (GE `ge.exec.inputReuseMemIndexes` / `outputReuseMemIndexes` for all of them).
+    /// maps (GE's default). When `false` they are not zero-copy and take part in reuse like
+    /// activations: GE `ge.exec.graphIOMemAllocMode=ByGE` with `ge.exec.input_fusion_size=0`
+    /// (block_mem_assigner.cc `IsZeroCopyBlock`: I/O the runtime allocates is not zero-copy;
+    /// GE still never releases a Data output, so memplan's figure can be lower than GE's).
+    /// The I/O reuse options are [`PlanOptions::zero_copy_reuse`], not this.
     pub zero_copy_io: bool,
     /// With `zero_copy_io`: graph inputs and outputs stay zero-copy user buffers placed after
     /// the feature maps, but take part in reuse over their live range (GE's I/O reuse options
-    /// `ge.exec.inputReuseMemIndexes` / `outputReuseMemIndexes` for every index; the user's
+    /// `ge.exec.inputReuseMemIndexes` / `outputReuseMemIndexes` for every index, and only
+    /// those: `ge.exec.reuseZeroCopyMemory` is a run-time option; the user's
     /// buffers must then be 32-byte aligned). `ge-block` nests ordinary blocks inside a
     /// zero-copy block, side by side within its padded size (block_mem_assigner.cc level 2,
     /// memory_block.cc `AddZeroCopyLifeReuseBlock`), so they live in the zero-copy region;

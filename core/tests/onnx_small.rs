@@ -958,14 +958,24 @@ fn a_reshape_broken_by_a_default_binding_names_the_dim_to_set() {
         vec![i64_init("t", &[1, 4])],
     );
     let bytes = model(17, g);
-    let e = load("m.onnx", &bytes, &LoadOptions::default()).unwrap_err();
+    // the load keeps the model with `w` unbound and says which dim broke it (the CLI words it
+    // with `Error::with_dims_to_set`, the page asks in its dims panel)
+    let l = load("m.onnx", &bytes, &LoadOptions::default()).unwrap();
+    let diag: Vec<_> = l.diagnostics.iter().map(|d| d.setting.clone()).collect();
+    assert_eq!(diag, [memplan_core::import::load::Setting::Dim("w".into())]);
+    let e = l.refused().unwrap().clone();
     assert_eq!(
         e.to_string(),
+        "op 'rs' (Reshape): target shape [1, 4] has 4 elements, the input (shape [1, 1]) has 1: \
+         a Reshape keeps the element count"
+    );
+    let worded = e.with_dims_to_set(vec!["w".into()]);
+    assert_eq!(
+        worded.to_string(),
         "op 'rs' (Reshape): target shape [1, 4] has 4 elements, the input (shape [1, 1]) has 1: \
          a Reshape keeps the element count (the unbound dim 'w' set to 1 by default: give it a \
          value, e.g. --dim w=VALUE)"
     );
-    assert_eq!(e.dims_to_set(), ["w"]);
     let o = LoadOptions {
         dims: [("w".to_string(), 4u64)].into_iter().collect(),
         ..LoadOptions::default()

@@ -285,6 +285,14 @@ fn run_ge_v2(p: &Problem, o: &RuntimeOptions) -> Result<SimReport> {
     simulate_with(p, &kind, o.switches)
 }
 
+fn run_ge_v2_streams(p: &Problem, o: &RuntimeOptions) -> Result<SimReport> {
+    let kind = AllocatorKind::GeV2PerStream {
+        page_bytes: o.page_bytes.unwrap_or(super::ge_v2::DEFAULT_PAGE),
+        threshold_bytes: o.threshold_bytes.unwrap_or(super::ge_v2::DEFAULT_THRESHOLD),
+    };
+    simulate_with(p, &kind, o.switches)
+}
+
 const REGISTRY: &[RuntimeAllocator] = &[
     RuntimeAllocator {
         name: "pool",
@@ -327,6 +335,12 @@ const REGISTRY: &[RuntimeAllocator] = &[
         summary: "GE V2 ScalableAllocator: page-rounded spans cached in layers by page count, split from larger idle spans, merged with idle buddies on free",
         knobs: GE_V2_KNOBS,
         run: run_ge_v2,
+    },
+    RuntimeAllocator {
+        name: "ge-v2-streams",
+        summary: "GE V2 with one ScalableAllocator per stream (its L2 allocators): a span freed on one stream is cached for that stream only",
+        knobs: GE_V2_KNOBS,
+        run: run_ge_v2_streams,
     },
 ];
 
