@@ -656,6 +656,18 @@ fn validate_with_the_model_finds_a_ref_outputs_rule() {
         out.contains("buffer 'a' carries the rules [] in the plan; the model under the plan's settings gives [\"no_reuse\"]"),
         "{out}"
     );
+    // without its settings the options are unknown, but the rule holds under any of them
+    v["plans"][0]
+        .as_object_mut()
+        .expect("plan")
+        .remove("settings");
+    std::fs::write(&p, v.to_string()).expect("write");
+    let (code, out, _) = common::run_in(".", &["validate", &p, "--model", model]);
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains("buffer 'a' never shares memory in the model (no_reuse or zero_copy), but the plan does not say so"),
+        "{out}"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -225,18 +225,10 @@ pub(crate) mod tests {
     /// members are not cloned per gear either (else no gear's view of it could be adjacent).
     #[test]
     fn a_continuous_group_with_a_graph_output_is_not_cloned() {
-        let g = crate::import::json::parse(
-            r#"{"format":"memplan.graph/1","tensors":[
-            {"name":"x","dtype":"float32","shape":["batch",64]},
-            {"name":"a","dtype":"float32","shape":["batch",64]},
-            {"name":"b","dtype":"float32","shape":["batch",128]},
-            {"name":"y","dtype":"float32","shape":["batch",64]}],
-            "ops":[{"name":"S","inputs":["x"],"outputs":["a","b"],
-                    "attrs":{"continuous_outputs":true}},
-                   {"name":"C","inputs":["a","b"],"outputs":["y"]}],
-            "inputs":["x"],"outputs":["y","b"]}"#,
-        )
-        .unwrap();
+        // A writes y and s as continuous outputs; y is also a graph output
+        let mut g = graph();
+        g.ops[0].continuous_outputs = true;
+        g.outputs = TensorId::list(&[1, 3]);
         let l = expand(&g, &Bindings::new(), "batch", &[1, 4]).unwrap();
         let got: Vec<(&str, u64, Option<u64>)> = l
             .problem
@@ -244,14 +236,14 @@ pub(crate) mod tests {
             .iter()
             .map(|b| (b.name.as_str(), b.size, b.gear))
             .collect();
-        // sizes at batch 4: x, a, y 1024 B, b 2048 B
+        // sizes at batch 4: x, y, z 4096 B; s 1024 B (no batch dim)
         assert_eq!(
             got,
             vec![
-                ("x", 1024, None),
-                ("a", 1024, None),
-                ("b", 2048, None),
-                ("y", 1024, None)
+                ("x", 4096, None),
+                ("y", 4096, None),
+                ("s", 1024, None),
+                ("z", 4096, None)
             ]
         );
         assert!(l.warnings.is_empty(), "{:?}", l.warnings);

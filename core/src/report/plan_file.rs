@@ -727,6 +727,14 @@ pub fn check_against_model(
                     "buffer '{name}' carries the rules {have:?} in the plan; the model under the plan's settings gives {rules:?}"
                 ));
             }
+        } else if (m.flags.no_reuse || m.flags.zero_copy)
+            && !b.flags.iter().any(|f| f == "no_reuse" || f == "zero_copy")
+        {
+            // without settings the options are unknown, but a no_reuse or zero_copy tensor
+            // (or one merged with such a ref output) is exclusive under any of them
+            return Err(alloc::format!(
+                "buffer '{name}' never shares memory in the model (no_reuse or zero_copy), but the plan does not say so"
+            ));
         }
     }
     Ok(())
