@@ -559,7 +559,6 @@ impl File {
         let mut used_names = BTreeSet::new();
         let mut weight_bytes = 0u64;
         let mut persistent = Vec::new();
-        let mut persistent_bytes = Some(0u64);
         for (g, &o) in origin.iter().enumerate() {
             let ft = file_tensor(g);
             let base = match (o.subgraph, ft.name.is_empty()) {
@@ -640,13 +639,6 @@ impl File {
             }
             if ft.variable {
                 persistent.push(TensorId::new(g));
-                persistent_bytes = match (persistent_bytes, tensor.size(&opts.dims)) {
-                    (Some(sum), Ok(Some(b))) => {
-                        let b = crate::error::round_up(b, TFLM_ALIGNMENT, "variable tensor")?;
-                        Some(crate::error::add(sum, b, "persistent bytes")?)
-                    }
-                    _ => None,
-                };
             }
             tensors.push(tensor);
         }
@@ -655,8 +647,18 @@ impl File {
         let w = walk::walk(&self.subgraphs, &subgraph_offsets, &|s, k| {
             self.op_type(&self.subgraphs[s].ops[k]).to_string()
         })?;
-        // TFLM's needs_allocating: no data, not a variable, not empty (micro_allocation_info.cc)
         let dims = file_dims_or(&opts.dims, &file_dims);
+        let mut persistent_bytes = Some(0u64);
+        for &t in &persistent {
+            persistent_bytes = match (persistent_bytes, tensors[t].size(&dims)) {
+                (Some(sum), Ok(Some(b))) => {
+                    let b = crate::error::round_up(b, TFLM_ALIGNMENT, "variable tensor")?;
+                    Some(crate::error::add(sum, b, "persistent bytes")?)
+                }
+                _ => None,
+            };
+        }
+        // TFLM's needs_allocating: no data, not a variable, not empty (micro_allocation_info.cc)
         let empty: Vec<bool> = tensors
             .iter()
             .map(|t| matches!(t.size(&dims), Ok(Some(0))))
@@ -816,12 +818,11 @@ impl File {
                 ..Op::default()
             });
         }
-        let main_inputs: Vec<usize> = self.subgraphs[0]
-            .inputs
-            .iter()
-            .map(|&t| offsets[0] + t as usize)
-            .collect();
-        let is_input = |g: usize| w.first[g] == Some(0) && main_inputs.contains(&g);
+        let mut main_input = alloc::vec![false; n];
+        for &t in &self.subgraphs[0].inputs {
+            main_input[offsets[0] + t as usize] = true;
+        }
+        let is_input = |g: usize| w.first[g] == Some(0) && main_input[g];
         let mut inputs = Vec::new();
         let (mut early, mut read_only) = (0usize, 0usize);
         for g in (0..n).filter(|&g| planned(g)) {
@@ -836,6 +837,8 @@ impl File {
                 ops[step_of[first(g)]].outputs.push(id);
             }
         }
+        // steps only grow with scopes: one mark per tensor keeps an op's inputs distinct
+        let mut added_at = alloc::vec![usize::MAX; n];
         for (s, reads) in w.reads.iter().enumerate() {
             let step = step_of[s];
             for &g in reads {
@@ -848,9 +851,9 @@ impl File {
                 } else if !self.is_weight(g, offsets) {
                     continue; // variables: not in the head
                 }
-                let id = TensorId::new(g);
-                if !ops[step].inputs.contains(&id) {
-                    ops[step].inputs.push(id);
+                if added_at[g] != step {
+                    added_at[g] = step;
+                    ops[step].inputs.push(TensorId::new(g));
                 }
             }
         }
