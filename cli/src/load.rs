@@ -79,11 +79,27 @@ pub fn text_of(bytes: Vec<u8>, path: &Path) -> Result<String, Error> {
 }
 
 /// Reads `path` and loads it with core's pipeline ([`memplan_core::import::load`]); errors
-/// name the file.
+/// name the file. The command line asks nothing back: a setting the load could not apply
+/// (a dim whose default of 1 is impossible, [`Loaded::refused`]) is the command's error, as
+/// the importer words it (the warnings say which `--dim` to give).
 pub fn read(path: &Path, opts: &LoadOptions) -> Result<Loaded, Error> {
     let shown = path.display().to_string();
     let bytes = read_bytes(path)?;
-    load(&shown, &bytes, opts).map_err(|e| e.at(&shown))
+    let loaded = load(&shown, &bytes, opts).map_err(|e| e.at(&shown))?;
+    match loaded.refused() {
+        // the dims whose default of 1 broke the import, worded for the command line
+        Some(e) => {
+            let dims = loaded
+                .diagnostics
+                .iter()
+                .map(|d| match &d.setting {
+                    memplan_core::import::load::Setting::Dim(name) => name.clone(),
+                })
+                .collect();
+            Err(e.clone().with_dims_to_set(dims).at(&shown))
+        }
+        None => Ok(loaded),
+    }
 }
 
 /// Whether `path` is a TFLite model: by its extension when it has a known one, else by the
@@ -99,6 +115,14 @@ pub fn is_tflite(path: &Path) -> Result<bool, Error> {
         .and_then(|f| f.take(8).read_to_end(&mut head))
         .map_err(|e| Error::invalid(format!("cannot read: {e}")).at(&shown))?;
     Ok(Format::sniff(&head) == Format::Tflite)
+}
+
+/// [`read`], also handing back the file's bytes (a TFLite model to export a plan into).
+pub fn read_keeping_bytes(path: &Path, opts: &LoadOptions) -> Result<(Loaded, Vec<u8>), Error> {
+    let shown = path.display().to_string();
+    let bytes = read_bytes(path)?;
+    let loaded = load(&shown, &bytes, opts).map_err(|e| e.at(&shown))?;
+    Ok((loaded, bytes))
 }
 
 /// Reads an ONNX file for `memplan inspect`.

@@ -123,6 +123,7 @@ fn options(args: &SimArgs) -> Result<RuntimeOptions, Error> {
         switches: SimSwitches {
             stats: !args.no_stats,
             leak_detector: !args.no_leak_detector,
+            record_capacity: args.leak_records,
         },
     })
 }
@@ -138,6 +139,11 @@ fn summary_json(r: &SimReport, details: bool) -> serde_json::Value {
         "peak_in_use_bytes": r.peak_in_use_bytes,
         "total_requested": r.total_requested,
         "cache_hits": r.cache_hits,
+        "probes": r.probes,
+        "probes_per_allocation": per_allocation(r),
+        "records_dropped": r.records_dropped,
+        "io_transfer_bytes": r.io_transfer_bytes,
+        "cross_type_transfer_bytes": r.cross_type_transfer_bytes,
         "total_allocated": r.total_allocated,
         "total_freed": r.total_freed,
         "current_bytes": r.current_bytes,
@@ -153,6 +159,16 @@ fn summary_json(r: &SimReport, details: bool) -> serde_json::Value {
         v["steps"] = serde_json::json!(r.steps);
     }
     v
+}
+
+/// Probes per request (successful or failed): each allocator's mean search cost.
+fn per_allocation(r: &SimReport) -> f64 {
+    let requests = r.allocations + r.failures;
+    if requests == 0 {
+        0.0
+    } else {
+        r.probes as f64 / requests as f64
+    }
 }
 
 fn table(
@@ -173,7 +189,7 @@ fn table(
     if !reports.is_empty() {
         let _ = writeln!(
             s,
-            "{:<10} {:>12} {:>12} {:>12} {:>9} {:>7} {:>7} {:>7} {:>6} {:>7} {:>6}",
+            "{:<13} {:>12} {:>12} {:>12} {:>9} {:>7} {:>7} {:>7} {:>6} {:>7} {:>6} {:>8}",
             "alloc",
             "peak",
             "reserved",
@@ -184,7 +200,8 @@ fn table(
             "frees",
             "fails",
             "frag",
-            "leaks"
+            "leaks",
+            "probes/a"
         );
     }
     for r in reports {
@@ -196,7 +213,7 @@ fn table(
         if !r.switches.stats {
             let _ = writeln!(
                 s,
-                "{:<10} {:>12} {:>12} {:>12} {:>9.4} (statistics off) {:>6} fails",
+                "{:<13} {:>12} {:>12} {:>12} {:>9.4} (statistics off) {:>6} fails",
                 r.allocator,
                 units::binary(r.peak_bytes),
                 "-",
@@ -207,7 +224,7 @@ fn table(
         } else {
             let _ = writeln!(
                 s,
-                "{:<10} {:>12} {:>12} {:>12} {:>9.4} {:>7} {:>7} {:>7} {:>6} {:>6.1}% {:>6}",
+                "{:<13} {:>12} {:>12} {:>12} {:>9.4} {:>7} {:>7} {:>7} {:>6} {:>6.1}% {:>6} {:>8.2}",
                 r.allocator,
                 units::binary(r.peak_bytes),
                 units::binary(r.reserved_bytes),
@@ -222,8 +239,24 @@ fn table(
                     r.leaks.len().to_string()
                 } else {
                     "off".into()
-                }
+                },
+                per_allocation(r)
             );
+            if r.records_dropped > 0 {
+                let _ = writeln!(
+                    s,
+                    "           leak records: {} allocation(s) not recorded (table full): their leaks are missed",
+                    r.records_dropped
+                );
+            }
+            if r.io_transfer_bytes > 0 || r.cross_type_transfer_bytes > 0 {
+                let _ = writeln!(
+                    s,
+                    "           transfers per run: graph I/O {} (not zero-copy), host memory {}",
+                    units::with_exact(r.io_transfer_bytes),
+                    units::with_exact(r.cross_type_transfer_bytes)
+                );
+            }
         }
         if r.system_overhead_bytes > 0 {
             let _ = writeln!(

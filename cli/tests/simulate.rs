@@ -38,13 +38,107 @@ fn acl_pool_hands_out_the_last_freed_block() {
         "--details",
     ]);
     let a = &v["allocators"][0];
-    // a: block 0; b: block 1; a freed (stack [0]); c: block 0; d: block 2; b, d freed (stack
-    // [1, 2], 2 on top); e: block 2 @600.
-    assert_eq!(offsets(a), vec![0, 300, 0, 600, 600]);
+    // blocks 0, 1, 2 pushed in order (2 on top): a: block 2 @600; b: block 1 @300; a freed
+    // (stack [0, 2]); c: block 2 @600; d: block 0 @0; b, d freed (stack [1, 0], 0 on top);
+    // e: block 0 @0.
+    assert_eq!(offsets(a), vec![600, 300, 600, 0, 0]);
+    assert_eq!(a["peak_bytes"], 900); // block 2 ends at 900
     assert_eq!(a["reserved_bytes"], 900);
     assert_eq!(a["peak_in_use_bytes"], 900); // b, c, d: three blocks
     assert_eq!(a["system_overhead_bytes"], 72); // 64 alignment + 8 header
     assert_eq!(a["total_requested"], 750);
+}
+
+#[test]
+fn acl_pool_first_allocation_is_the_pools_last_block() {
+    // issue 27: the article's pool pushes blocks 0..6 onto its free stack, so block 5 is on
+    // top. ge-chain.json: a..f, each read by the next op, f the graph output; block = the
+    // largest tensor (a, 4 MiB). a -> block 5 @20,971,520; b -> block 4 @16,777,216; a freed
+    // (stack [0..4, 5]); c -> 5; b freed; d -> 4; e -> 5; f -> 4. Touched: all of 6 × 4 MiB.
+    let v = json(&[
+        "simulate",
+        "../../static/samples/ge-chain.json",
+        "-a",
+        "acl-pool",
+        "--num-blocks",
+        "6",
+        "--details",
+        "--format",
+        "json",
+    ]);
+    let a = &v["allocators"][0];
+    let (b4, b5) = (16_777_216, 20_971_520);
+    assert_eq!(offsets(a), vec![b5, b4, b5, b4, b5, b4]);
+    assert_eq!(a["records"][0]["name"], "a");
+    assert_eq!(a["peak_bytes"], 25_165_824); // 24 MiB
+    assert_eq!(a["reserved_bytes"], 25_165_824);
+    assert_eq!(a["peak_in_use_bytes"], 8_388_608); // two blocks live at once
+}
+
+#[test]
+fn reuse_counts_its_hits_and_probes() {
+    // issue 27: ge-chain.json, a (4 MiB) -> b (1) -> c (2) -> d (1) -> e (3) -> f (64 B, the
+    // graph output). The reuse table: a new; b looks at a (held), new; c takes a's freed
+    // 4 MiB entry (1 probe); d looks at a (c), takes b's (2); e takes a's (1); f looks at a
+    // (e), takes b's (2). 4 hits, 0+1+1+2+1+2 = 7 probes over 6 requests.
+    let v = json(&[
+        "simulate",
+        "../../static/samples/ge-chain.json",
+        "-a",
+        "reuse",
+        "--format",
+        "json",
+    ]);
+    let a = &v["allocators"][0];
+    assert_eq!(a["cache_hits"], 4);
+    assert_eq!(a["probes"], 7);
+    assert_eq!(a["io_transfer_bytes"], 64); // f is copied out: the runtime's memory, not the user's
+    let (code, out, err) = run_in(
+        "tests",
+        &[
+            "simulate",
+            "../../static/samples/ge-chain.json",
+            "-a",
+            "reuse",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    let row = out
+        .lines()
+        .find(|l| l.starts_with("reuse"))
+        .expect("reuse row");
+    let cols: Vec<&str> = row.split_whitespace().collect();
+    // alloc peak(2) reserved(2) in-use(2) /lower allocs hits frees fails frag leaks probes/a
+    assert_eq!(cols[9], "4", "{row}");
+    assert_eq!(cols.last(), Some(&"1.17"), "{row}"); // 7 / 6
+    assert!(out.contains("graph I/O 64 B"), "{out}");
+}
+
+#[test]
+fn leak_records_past_the_table_are_dropped() {
+    // five.csv with a table of 1 record: step 0 a recorded; step 1 b finds a's record held:
+    // dropped, then a is freed (slot empty); step 2 c recorded, d dropped; step 3 e finds c's
+    // record held (c is freed after step 3): dropped. Records a, c; 3 dropped.
+    let v = json(&[
+        "simulate",
+        "sim/five.csv",
+        "-a",
+        "bfc",
+        "--leak-records",
+        "1",
+        "--format",
+        "json",
+        "--details",
+    ]);
+    let a = &v["allocators"][0];
+    assert_eq!(a["records_dropped"], 3);
+    let names: Vec<&str> = a["records"]
+        .as_array()
+        .expect("records")
+        .iter()
+        .map(|r| r["name"].as_str().expect("name"))
+        .collect();
+    assert_eq!(names, ["a", "c"]);
 }
 
 #[test]
@@ -295,4 +389,21 @@ fn padding_ge_pads_every_request() {
         ]);
         assert_eq!(v["lower_bound_bytes"], lb, "{pad}: {v}");
     }
+}
+
+/// With no option given, the default pool (every tensor in whole 2 MiB blocks) of a 1 PiB
+/// buffer is 2^29 blocks, past the simulator's limit: that is no bad command line (exit 2),
+/// but the input's size: exit 1, naming the default and the options that change it (issue 30).
+#[test]
+fn the_default_pool_past_the_limit_is_no_bad_command_line() {
+    let (code, _, err) = run_in("tests", &["simulate", "sim/huge-buffer.csv", "-a", "pool"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains(
+            "the default pool (every tensor in whole blocks of 2097152 B) has 536870913 blocks, \
+             more than the simulator's limit of 16777216: give --pool-size, or larger blocks \
+             (--block-size)"
+        ),
+        "{err}"
+    );
 }

@@ -34,12 +34,16 @@ pub struct PlanOptions {
     /// (GE `ge.exec.disableReuseMemory=1`).
     pub reuse: bool,
     /// Graph inputs and outputs are zero-copy user buffers, not reused, placed after feature
-    /// maps (GE's default). When `false` they take part in reuse like activations
-    /// (GE `ge.exec.inputReuseMemIndexes` / `outputReuseMemIndexes` for all of them).
+    /// maps (GE's default). When `false` they are not zero-copy and take part in reuse like
+    /// activations: GE `ge.exec.graphIOMemAllocMode=ByGE` with `ge.exec.input_fusion_size=0`
+    /// (block_mem_assigner.cc `IsZeroCopyBlock`: I/O the runtime allocates is not zero-copy;
+    /// GE still never releases a Data output, so memplan's figure can be lower than GE's).
+    /// The I/O reuse options are [`PlanOptions::zero_copy_reuse`], not this.
     pub zero_copy_io: bool,
     /// With `zero_copy_io`: graph inputs and outputs stay zero-copy user buffers placed after
     /// the feature maps, but take part in reuse over their live range (GE's I/O reuse options
-    /// `ge.exec.inputReuseMemIndexes` / `outputReuseMemIndexes` for every index; the user's
+    /// `ge.exec.inputReuseMemIndexes` / `outputReuseMemIndexes` for every index, and only
+    /// those: `ge.exec.reuseZeroCopyMemory` is a run-time option; the user's
     /// buffers must then be 32-byte aligned). `ge-block` nests ordinary blocks inside a
     /// zero-copy block, side by side within its padded size (block_mem_assigner.cc level 2,
     /// memory_block.cc `AddZeroCopyLifeReuseBlock`), so they live in the zero-copy region;
@@ -523,7 +527,8 @@ impl Plan {
         device_bytes(self.peak, self.arenas.iter().map(|a| a.bytes))
     }
 
-    /// A plan from offsets and sizes; the peak is computed, checked.
+    /// A plan from offsets and sizes; the peak is computed (the highest end of a buffer of at
+    /// least one byte), checked.
     ///
     /// # Errors
     /// [`crate::ErrorKind::Overflow`] if an `offset + size` exceeds `u64`.
@@ -535,7 +540,12 @@ impl Plan {
     ) -> Result<Self> {
         let mut peak = 0u64;
         for (o, s) in offsets.iter().zip(&sizes) {
-            peak = peak.max(crate::error::add(*o, *s, "offset + size")?);
+            let end = crate::error::add(*o, *s, "offset + size")?;
+            // a zero-size buffer takes no bytes: wherever it sits (a pin above the rest) it
+            // does not raise the peak, as the validator's `offset + size <= peak` exempts it
+            if *s > 0 {
+                peak = peak.max(end);
+            }
         }
         Ok(Plan {
             strategy: strategy.into(),

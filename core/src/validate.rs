@@ -501,8 +501,9 @@ fn sweep(
 /// starts at `offset(i) + planned_size(i)` (GE `AssignContinuousInputMemory`: the next input's
 /// offset is the previous one plus its aligned size; `ApplyContinuousMemory` for outputs). With
 /// gears this holds in every gear, among the group's ungeared members and that gear's
-/// (GE dynamic_batch_mem_assigner.cc: each gear's group is one virtual block). Members of
-/// planned size 0 occupy no bytes and are skipped.
+/// (GE dynamic_batch_mem_assigner.cc: each gear's group is one virtual block). A member of
+/// planned size 0 too sits right after the previous one (GE graph_mem_assigner.cc
+/// `AssignContinuousOutputMemory` gives output `i` the running sum of the earlier sizes).
 ///
 /// # Errors
 /// [`Violation::NotAdjacent`] for the first pair out of place.
@@ -512,7 +513,6 @@ pub fn check_continuous(problem: &Problem, plan: &Plan) -> Result<(), Violation>
         .buffers
         .iter()
         .enumerate()
-        .filter(|&(i, _)| plan.sizes[i] > 0)
         .filter_map(|(i, b)| {
             b.continuous
                 .map(|c| (c.group, b.gear, c.index, BufferId::new(i)))
@@ -862,6 +862,36 @@ mod ge_invariant_tests {
             validate(&p, &plan),
             Err(Violation::StreamRace { access: 1, .. })
         ));
+    }
+
+    #[test]
+    fn a_zero_size_member_sits_right_after_the_previous_one() {
+        // GE graph_mem_assigner.cc AssignContinuousOutputMemory: output i's offset is the
+        // running sum of the earlier outputs' sizes, a zero-size one's too (issue 30).
+        let mut bufs = vec![
+            Buffer::new("a", 64, 0, 1),
+            Buffer::new("z", 0, 0, 1),
+            Buffer::new("b", 64, 0, 1),
+        ];
+        for (i, b) in bufs.iter_mut().enumerate() {
+            b.continuous = Some(Continuous {
+                group: 0,
+                index: u32::try_from(i).unwrap(),
+                outputs: true,
+            });
+        }
+        let p = Problem::from_buffers("zero-member", bufs);
+        let plan = Plan::new("hand", 1, vec![0, 64, 64], vec![64, 0, 64]).unwrap();
+        assert_eq!(validate(&p, &plan), Ok(()));
+        let plan = Plan::new("hand", 1, vec![0, 0, 64], vec![64, 0, 64]).unwrap();
+        assert_eq!(
+            validate(&p, &plan),
+            Err(Violation::NotAdjacent {
+                a: BufferId::new(0),
+                b: BufferId::new(1),
+                gear: None
+            })
+        );
     }
 
     #[test]

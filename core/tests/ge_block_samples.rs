@@ -166,3 +166,35 @@ fn chain_matches_the_doc() {
     assert_eq!(ge.stat("max_block"), Some(5 * MIB + 1536));
     assert!(ge.notes[0].contains("kept max-block"), "{:?}", ge.notes);
 }
+
+#[test]
+fn node_rules_sample_shows_continuous_inputs_a_ref_output_and_atomic_clean() {
+    // static/samples/ge-node-rules.json (a playground sample): Data -> x (64 B, zero-copy);
+    // A, B -> a, b (1 MiB each) feed Cat, which needs them adjacent (continuous inputs);
+    // R writes r in place of c (ref output: one buffer c living [3, 5]); M's output m (1 MiB)
+    // is atomic-clean; F writes the graph output f (64 B, zero-copy).
+    let p = load("ge-node-rules.json");
+    let ge = run(&p, "ge-block", &PlanOptions::default());
+    let at = |n: &str| {
+        let i = p.buffers.iter().position(|b| b.name == n).expect("tensor");
+        ge.offsets[i]
+    };
+    assert!(p.buffers.iter().all(|b| b.name != "r"), "r is c's buffer");
+    // Feature maps (block_mem_assigner.cc): c's block first (2 MiB + 512); the continuous
+    // inputs a, b are moved behind the other blocks in input order (AssignContinuousBlocks):
+    // a at 2 MiB + 512, b right after it (a's 1 MiB + 512). c does not take their memory:
+    // continuous-input blocks are not reused at level 1 and c [3,5] touches a, b [.., 3].
+    assert_eq!(at("c"), 0);
+    assert_eq!(at("a"), 2 * MIB + 512);
+    assert_eq!(at("b"), 3 * MIB + 1024);
+    assert_eq!(ge.stat("feature_map"), Some(4 * MIB + 1536));
+    // Atomic-clean region (atomic_memory_assigner.cc ReAssignAtomicMemory): m after the
+    // feature maps, its own 1 MiB + 512.
+    assert_eq!(at("m"), 4 * MIB + 1536);
+    assert_eq!(ge.stat("atomic"), Some(MIB + 512));
+    // Zero-copy region (graph_mem_assigner.cc AssignZeroCopyMemory): the output f first, then
+    // the input x, 512 B each.
+    assert_eq!(at("f"), 5 * MIB + 2048);
+    assert_eq!(at("x"), 5 * MIB + 2560);
+    assert_eq!(ge.peak, 5 * MIB + 3072); // 5,245,952 B
+}

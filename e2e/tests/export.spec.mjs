@@ -2,7 +2,8 @@
 import { test, expect } from '@playwright/test';
 import { setGears } from './page.mjs';
 import { readFileSync } from 'node:fs';
-import { memplan } from './memplan.mjs';
+import { memplan, root } from './memplan.mjs';
+import { join } from 'node:path';
 
 async function download(page, testid) {
   const [d] = await Promise.all([page.waitForEvent('download'), page.getByTestId(testid).click()]);
@@ -134,4 +135,32 @@ test('the exported SVG and PNG stand alone: axis names, the lower bound, the gea
   const png = (await download(page, 'export-png')).bytes;
   expect(png.readUInt32BE(16)).toBe(2000);
   expect(png.readUInt32BE(20)).toBe(Math.round(h * 2));
+});
+
+test('under a memory budget the exact search plans the same in the page as in the CLI', async ({ page }) => {
+  // core's report::analysis decides once that the budget reaches the strategy: `optimal`
+  // stops at the first plan under it in both front ends (MiniMalloc's capacity mode), so the
+  // page's plan file is `memplan plan --capacity`'s. e2e/fixtures/budget-stops-search.csv
+  // (8 buffers, found by a random search): lower bound 16 B, the optimum 16 B, the best seed
+  // heuristic 17 B; under a 17 B budget the search stops at the seed, 17 B, "not proven
+  // optimal" (without the budget it proves 16 B).
+  await page.goto('/');
+  await expect(page.locator('html[data-ready]')).toHaveCount(1);
+  await page.getByTestId('file').setInputFiles(join(root, 'e2e/fixtures/budget-stops-search.csv'));
+  await expect(page.getByTestId('model-name')).toContainText('budget-stops-search');
+  await page.getByTestId('pane0-strategy').selectOption('optimal');
+  await page.getByTestId('pane1-strategy').selectOption('greedy-size-best-fit');
+  await expect(page.getByTestId('pane0-peak')).toHaveAttribute('data-bytes', '16');
+  await page.getByTestId('budget').fill('17');
+  await page.getByTestId('budget').press('Enter');
+  await expect(page.getByTestId('pane0-peak')).toHaveAttribute('data-bytes', '17');
+  await expect(page.getByTestId('pane1-peak')).toHaveAttribute('data-bytes', '17');
+  const exported = (await download(page, 'export-json')).bytes.toString('utf8');
+  const cli = memplan([
+    'plan', 'budget-stops-search.csv', '--strategy', 'optimal', '--strategy', 'greedy-size-best-fit',
+    '--capacity', '17', '--format', 'json',
+  ], { cwd: 'e2e/fixtures' });
+  const times = (s) => s.replace(/"plan_time_us": \d+/g, '"plan_time_us": 0');
+  const withoutLink = exported.replace(/,\n  "playground": "[^"]*"\n}\n$/, '\n}\n');
+  expect(times(withoutLink)).toBe(times(cli));
 });

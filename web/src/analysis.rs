@@ -1,42 +1,130 @@
 //! One pane's numbers: plan, bounds on the same padded sizes, live-bytes curve, differences.
 
-use memplan_core::bound::bounds_with;
+use memplan_core::report::analysis::{self, Analysis};
 use memplan_core::{Plan, Problem};
 use serde::{Deserialize, Serialize};
 
 use crate::settings::PaneSettings;
 
-/// Everything a pane shows, computed once per (model, settings).
+/// Everything a pane shows, computed once per (model, [`PlanKey`]): core's [`Analysis`] of
+/// the plan (the one judgement the CLI makes too), the page's planning time and, for a runtime
+/// allocator pane, what the simulated allocator did. Reads as the analysis it holds
+/// (`r.plan`, `r.curve`, ...).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PaneResult {
-    /// The plan.
-    pub plan: Plan,
-    /// Live-set lower bound on the planned (padded, aligned) sizes, bytes.
-    pub lower_bound: u64,
-    /// Sum of planned sizes: the arena without reuse, bytes.
-    pub no_reuse: u64,
-    /// Sum of raw sizes, bytes.
-    pub raw_total: u64,
-    /// Bytes added by padding and alignment over all buffers (planned − raw).
-    pub padding_waste: u64,
-    /// Step-wise live bytes on planned sizes, as change points `(step, bytes)` in step order.
-    pub curve: Vec<(u64, u64)>,
-    /// First step where the live bytes (planned sizes) are largest.
-    pub peak_step: u64,
+    /// Plan, bounds, validation, overlay, gap, curve, budget.
+    pub analysis: Analysis,
     /// Planning time, milliseconds.
     pub time_ms: f64,
-    /// `Ok` when the independent validator accepts the plan, else its message.
-    pub valid: Result<(), String>,
     /// For a runtime allocator pane: what the simulated allocator did.
     pub sim: Option<SimSummary>,
-    /// With dynamic-batch gears (static plans only): per-gear figures, overlay, side by side.
-    pub overlay: Option<memplan_core::report::OverlayReport>,
-    /// The options the plan was made with (the plan JSON writes the rules they put in force).
-    pub options: memplan_core::PlanOptions,
-    /// Why the peak is above the lower bound (the core's breakdown at the step of largest
-    /// live raw bytes).
-    #[serde(default)]
-    pub gap: Option<memplan_core::explain::Gap>,
+}
+
+impl std::ops::Deref for PaneResult {
+    type Target = Analysis;
+    fn deref(&self) -> &Analysis {
+        &self.analysis
+    }
+}
+
+impl std::ops::DerefMut for PaneResult {
+    fn deref_mut(&mut self) -> &mut Analysis {
+        &mut self.analysis
+    }
+}
+
+/// Why a pane has no plan, and whether planning again may help.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Failure {
+    /// The message shown in the pane (the core's, or the page's about the worker).
+    pub reason: String,
+    /// Planning again may give a plan: the user cancelled it, or the worker stopped or
+    /// crashed. A planner error (bad option, overflow) would only repeat.
+    pub retry: bool,
+}
+
+impl Failure {
+    /// A planner error: the same settings would fail the same way.
+    pub fn planner(reason: impl Into<String>) -> Self {
+        Failure {
+            reason: reason.into(),
+            retry: false,
+        }
+    }
+
+    /// A failure that planning again may mend (cancelled, worker stopped or crashed).
+    pub fn retryable(reason: impl Into<String>) -> Self {
+        Failure {
+            reason: reason.into(),
+            retry: true,
+        }
+    }
+}
+
+/// Where a pane's plan is.
+#[derive(Debug, Clone, PartialEq)]
+pub enum PaneState {
+    /// Waiting for the background worker (another plan is in flight).
+    Queued,
+    /// Planning in the background worker since this many milliseconds (page clock).
+    Planning {
+        /// When the worker was sent the job.
+        since_ms: f64,
+    },
+    /// Planned (boxed: a plan is large beside the other states).
+    Done(Box<PaneResult>),
+    /// No plan.
+    Failed(Failure),
+}
+
+impl PaneState {
+    /// The plan, if there is one.
+    pub fn done(&self) -> Option<&PaneResult> {
+        match self {
+            PaneState::Done(r) => Some(&**r),
+            _ => None,
+        }
+    }
+}
+
+impl From<String> for Failure {
+    fn from(reason: String) -> Self {
+        Failure::planner(reason)
+    }
+}
+
+impl From<Result<PaneResult, Failure>> for PaneState {
+    fn from(r: Result<PaneResult, Failure>) -> Self {
+        match r {
+            Ok(r) => PaneState::Done(Box::new(r)),
+            Err(f) => PaneState::Failed(f),
+        }
+    }
+}
+
+/// What a pane's plan depends on: its settings, and the memory budget when its strategy
+/// searches under one. The budget reaches the strategy as in the CLI (one decision, core's
+/// `report::analysis`), so a budget change plans such a pane again and no other.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct PlanKey {
+    /// The pane's settings.
+    pub settings: PaneSettings,
+    /// The budget the strategy searches under, bytes (`None`: none, or a strategy that
+    /// ignores it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub budget: Option<u64>,
+}
+
+impl PlanKey {
+    /// The key of a pane with `settings` under the page's `budget`.
+    pub fn new(settings: &PaneSettings, budget: Option<u64>) -> Self {
+        let searches =
+            memplan_core::find_strategy(&settings.strategy).is_ok_and(|s| s.caps.capacity_search);
+        PlanKey {
+            settings: settings.clone(),
+            budget: budget.filter(|_| searches),
+        }
+    }
 }
 
 /// A runtime allocator's statistics (see `memplan_core::simulate::SimReport`).
@@ -176,113 +264,66 @@ pub fn without_flags(problem: &Problem) -> Problem {
     p
 }
 
-/// Plans `problem` with `settings`; `now` is the caller's clock in milliseconds.
+/// The page's clock for core's context: `now` in milliseconds, with its sub-millisecond
+/// part kept for timing a plan.
+struct PageClock<'a>(&'a dyn Fn() -> f64);
+
+impl memplan_core::strategy::Clock for PageClock<'_> {
+    // whole milliseconds and microseconds of performance.now(): far below 2^53
+    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+    fn now_ms(&self) -> u64 {
+        (self.0)().max(0.0) as u64
+    }
+    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+    fn now_us(&self) -> u64 {
+        ((self.0)() * 1000.0).max(0.0) as u64
+    }
+}
+
+/// Plans `problem` for the pane `key` and judges the plan with core's
+/// [`memplan_core::report::analysis`] (a strategy under the key's budget, as the CLI does; a
+/// runtime allocator's replay by the replay's rules); `now` is the caller's clock in
+/// milliseconds.
 ///
 /// # Errors
-/// The core's message (unknown strategy, bad option, overflow).
-pub fn run(
-    problem: &Problem,
-    settings: &PaneSettings,
-    now: &dyn Fn() -> f64,
-) -> Result<PaneResult, String> {
+/// The core's message (unknown strategy, bad option, overflow, a budget no plan can meet), as
+/// a [`Failure`] that planning again would not mend.
+pub fn run(problem: &Problem, key: &PlanKey, now: &dyn Fn() -> f64) -> Result<PaneResult, Failure> {
+    let settings = &key.settings;
     let options = settings.options();
-    let t0 = now();
-    let (plan, sim) = if crate::settings::is_runtime(&settings.strategy) {
+    let clock = PageClock(now);
+    let (analysis, sim) = if crate::settings::is_runtime(&settings.strategy) {
+        let t0 = now();
         let (plan, sim) = simulate(problem, settings, &options)?;
-        (plan, Some(sim))
-    } else {
-        // anytime strategies (the exact search) run under the page's clock; whole milliseconds
-        // of performance.now(): far below 2^53
         #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
-        let clock = || now().max(0.0) as u64;
-        let ctx = memplan_core::strategy::Ctx::with_clock(&clock);
-        let plan = memplan_core::strategy::plan_in(problem, &settings.strategy, &options, &ctx)
-            .map_err(|e| e.to_string())?;
-        (plan, None)
-    };
-    let time_ms = now() - t0;
-    let sizes = &plan.sizes;
-    let bounds = bounds_with(problem, |i| Ok(sizes.get(i).copied().unwrap_or(0)))
-        .map_err(|e| e.to_string())?;
-    let raw_total = problem.total_bytes().map_err(|e| e.to_string())?;
-    let planned_total = sizes.iter().fold(0u64, |a, &s| a.saturating_add(s));
-    let padding_waste = planned_total.saturating_sub(raw_total);
-    let curve = live_curve(problem, sizes);
-    let peak_step = peak_step(&curve);
-    let valid = if sim.is_some() {
+        let time_us = ((now() - t0) * 1000.0).max(0.0) as u64;
         // a runtime allocator replays the trace (allocate at the producer, free after the
         // last reader): none of GE's rules is in force, only that no two live tensors share
         // a byte
-        let plain = without_flags(problem);
-        memplan_core::validate_with(&plain, &plan, &REPLAY_RULES).map_err(|v| v.describe(&plain))
+        let planned = analysis::Planned {
+            strategy: &settings.strategy,
+            plan,
+            options,
+            time_us,
+        };
+        let a = analysis::judge(&without_flags(problem), planned, &REPLAY_RULES, key.budget)
+            .map_err(|e| e.to_string())?;
+        (a, Some(sim))
     } else {
-        memplan_core::validate_with(problem, &plan, &(&options).into())
-            .map_err(|v| v.describe(problem))
+        // anytime strategies (the exact search) run under the page's clock
+        let strategy =
+            memplan_core::find_strategy(&settings.strategy).map_err(|e| e.to_string())?;
+        let ctx = memplan_core::strategy::Ctx::with_clock(&clock).with_capacity(key.budget);
+        let a = analysis::analyse(problem, strategy, &options, &ctx).map_err(|e| e.to_string())?;
+        (a, None)
     };
-    let overlay = if sim.is_none() && !problem.gears().is_empty() {
-        memplan_core::report::overlay_report(problem, &plan, &settings.strategy, &options).ok()
-    } else {
-        None
-    };
-    let gap = memplan_core::explain::explain_gap(problem, &plan, &options).ok();
+    #[allow(clippy::cast_precision_loss)]
+    let time_ms = analysis.time_us as f64 / 1000.0;
     Ok(PaneResult {
-        gap,
-        plan,
-        lower_bound: bounds.lower_bound,
-        no_reuse: bounds.no_reuse,
-        raw_total,
-        padding_waste,
-        curve,
-        peak_step,
+        analysis,
         time_ms,
-        valid,
         sim,
-        overlay,
-        options,
     })
-}
-
-/// Live bytes as change points: at `steps[k].0` the live sum becomes `steps[k].1` and stays
-/// until the next point. Event-based, so huge step numbers cost nothing.
-pub fn live_curve(problem: &Problem, sizes: &[u64]) -> Vec<(u64, u64)> {
-    let mut events: Vec<(u64, i128)> = Vec::with_capacity(problem.buffers.len() * 2);
-    for (b, &s) in problem.buffers.iter().zip(sizes) {
-        if s == 0 {
-            continue;
-        }
-        events.push((b.start, i128::from(s)));
-        events.push((b.end.saturating_add(1), -i128::from(s)));
-    }
-    events.sort_unstable_by_key(|e| e.0);
-    let mut out: Vec<(u64, u64)> = Vec::new();
-    let mut cur: i128 = 0;
-    let mut i = 0;
-    while i < events.len() {
-        let step = events[i].0;
-        while i < events.len() && events[i].0 == step {
-            cur += events[i].1;
-            i += 1;
-        }
-        let v = u64::try_from(cur.max(0)).unwrap_or(u64::MAX);
-        if out.last().is_none_or(|l| l.1 != v) {
-            out.push((step, v));
-        }
-    }
-    if out.first().is_none_or(|f| f.0 > 0) {
-        out.insert(0, (0, 0));
-    }
-    out
-}
-
-/// The first step where a curve (see [`live_curve`]) is highest.
-pub fn peak_step(curve: &[(u64, u64)]) -> u64 {
-    curve
-        .iter()
-        .fold(
-            (0u64, 0u64),
-            |best, &(s, b)| if b > best.1 { (s, b) } else { best },
-        )
-        .0
 }
 
 /// Live bytes at `step` from a curve.
@@ -356,7 +397,10 @@ mod tests {
         let plan = |strategy: &str| {
             let mut s = PaneSettings::default_for(0, false, &[]);
             s.strategy = strategy.into();
-            run(&p, &s, &|| 0.0).unwrap().plan
+            run(&p, &PlanKey::new(&s, None), &|| 0.0)
+                .unwrap()
+                .analysis
+                .plan
         };
         // By hand. No reuse: running sums in row order: 0 32 48 64 96 112 160 176.
         // Best fit, largest first (ties by first use): f 48 B at 0; a, d, h (32 B) at 0, none
@@ -391,29 +435,31 @@ mod tests {
             expandable_memory: false,
             zero_copy_reuse: false,
             knobs: Default::default(),
+            time_limit_ms: None,
         };
-        let r = run(&p, &s, &|| 0.0).unwrap();
+        let r = run(&p, &PlanKey::new(&s, None), &|| 0.0).unwrap();
         assert_eq!(r.plan.peak, 2048);
         assert_eq!(r.plan.offsets[2], r.plan.offsets[0]);
         assert_ne!(r.plan.offsets[1], r.plan.offsets[0]);
         assert_eq!(r.valid, Ok(()));
-        let sim = r.sim.unwrap();
+        let sim = r.sim.clone().unwrap();
         assert_eq!((sim.allocations, sim.frees, sim.failures), (3, 3, 0));
         assert!(sim.leaks.is_empty());
     }
 
     #[test]
     fn every_runtime_pane_kind_runs_with_its_knobs() {
-        // the same trio: acl-pool with 1024-byte blocks and 2 blocks: a, b take blocks 0, 1;
-        // a freed after step 1 (stack [0]); c gets block 0. Reserved 2048, in use peak 2048.
+        // the same trio: acl-pool with 1024-byte blocks and 2 blocks (block 1 on top): a, b
+        // take blocks 1, 0; a freed after step 1 (stack [1]); c gets block 1. Reserved 2048,
+        // in use peak 2048.
         let p = trio();
         let mut s = PaneSettings::default_for(0, false, &[]);
         s.strategy = "runtime-acl-pool".into();
         s.knobs.set("block-size", "1024").unwrap();
         s.knobs.set("num-blocks", "2").unwrap();
-        let r = run(&p, &s, &|| 0.0).unwrap();
-        let sim = r.sim.unwrap();
-        assert_eq!(r.plan.offsets, vec![0, 1024, 0]);
+        let r = run(&p, &PlanKey::new(&s, None), &|| 0.0).unwrap();
+        let sim = r.sim.clone().unwrap();
+        assert_eq!(r.plan.offsets, vec![1024, 0, 1024]);
         assert_eq!(
             (sim.reserved, sim.peak_in_use, sim.overhead),
             (2048, 2048, 72)
@@ -421,13 +467,17 @@ mod tests {
         assert_eq!(sim.occupancy.len(), 4, "one point per step with events");
         // a third block is missing when only one is given: b fails
         s.knobs.set("num-blocks", "1").unwrap();
-        let sim = run(&p, &s, &|| 0.0).unwrap().sim.unwrap();
+        let sim = run(&p, &PlanKey::new(&s, None), &|| 0.0)
+            .unwrap()
+            .sim
+            .unwrap();
         assert_eq!(sim.failures, 1);
         // every registered kind runs on defaults; acl-tiered reports its levels
         for (kind, _) in crate::settings::runtime_kinds() {
             let mut s = PaneSettings::default_for(0, false, &[]);
             s.strategy = (*kind).into();
-            let r = run(&p, &s, &|| 0.0).unwrap_or_else(|e| panic!("{kind}: {e}"));
+            let r = run(&p, &PlanKey::new(&s, None), &|| 0.0)
+                .unwrap_or_else(|e| panic!("{kind}: {}", e.reason));
             let sim = r.sim.expect("a runtime pane has statistics");
             if *kind == "runtime-acl-tiered" {
                 assert_eq!(sim.levels.len(), 4);
@@ -456,7 +506,8 @@ mod tests {
         for (kind, _) in crate::settings::runtime_kinds() {
             let mut s = PaneSettings::default_for(0, false, &[]);
             s.strategy = (*kind).into();
-            let r = run(&p, &s, &|| 0.0).unwrap_or_else(|e| panic!("{kind}: {e}"));
+            let r = run(&p, &PlanKey::new(&s, None), &|| 0.0)
+                .unwrap_or_else(|e| panic!("{kind}: {}", e.reason));
             assert_eq!(r.sim.expect("statistics").failures, 0, "{kind}");
         }
     }
@@ -475,24 +526,17 @@ mod tests {
             ],
         );
         let sizes: Vec<u64> = p.buffers.iter().map(|b| b.size).collect();
-        let c = live_curve(&p, &sizes);
+        let c = analysis::live_curve(&p, &sizes);
         let dense = memplan_core::bound::live_bytes(&p).unwrap();
         for (s, &v) in dense.iter().enumerate() {
             assert_eq!(live_at_step(&c, s as u64), v, "step {s}");
         }
         assert_eq!(live_at_step(&c, 7), 0);
         let s = PaneSettings::default_for(1, false, &[]);
-        let r = run(&p, &s, &|| 0.0).unwrap();
+        let r = run(&p, &PlanKey::new(&s, None), &|| 0.0).unwrap();
         assert_eq!(r.lower_bound, 8 * m);
         assert_eq!(r.peak_step, 3);
         assert_eq!(r.valid, Ok(()));
         assert_eq!(live_buffers(&p, 3), vec![0, 1, 2]);
-    }
-
-    #[test]
-    fn huge_steps_cost_nothing() {
-        let p = Problem::from_buffers("h", vec![Buffer::new("a", 1, 0, u64::MAX - 1)]);
-        let c = live_curve(&p, &[1]);
-        assert_eq!(c, vec![(0, 1), (u64::MAX, 0)]);
     }
 }

@@ -8,7 +8,7 @@ use memplan_core::graph::ScheduleOrder;
 use memplan_core::Bindings;
 use yew::prelude::*;
 
-use crate::analysis::{self, PaneResult};
+use crate::analysis::{self, Failure, PaneResult, PaneState, PlanKey};
 use crate::model::{self, Built, Format, Origin, Source};
 use crate::platform;
 use crate::samples;
@@ -177,9 +177,6 @@ pub enum Msg {
     TableCatchUp,
 }
 
-/// How a cancelled pane's message starts (the pane offers "Plan again").
-pub(crate) const CANCELLED: &str = "Planning cancelled";
-
 #[cfg(target_arch = "wasm32")]
 thread_local! {
     /// Set by [`memplan_test_panic`]: the next worker job panics.
@@ -305,8 +302,8 @@ pub struct App {
     /// leaves `built` empty, and the panes keep the settings of this kind.
     last_kind: Option<bool>,
     pub(crate) panes: Vec<PaneSettings>,
-    pub(crate) results: Vec<Rc<Result<PaneResult, String>>>,
-    cache: HashMap<PaneSettings, Rc<Result<PaneResult, String>>>,
+    pub(crate) results: Vec<Rc<PaneState>>,
+    cache: HashMap<PlanKey, Rc<PaneState>>,
     /// `memplan:ready` was posted to the host page (after the first load, so that a model the
     /// host sends is not replaced by the sample the page opens with).
     ready_posted: bool,
@@ -418,9 +415,7 @@ impl App {
         if let Some(v) = &self.focus_view {
             return Some(v);
         }
-        self.results
-            .get(self.focus)
-            .and_then(|r| r.as_ref().as_ref().ok())
+        self.results.get(self.focus).and_then(|r| r.done())
     }
 
     /// The gear the views show, when the model has gears.
@@ -442,12 +437,7 @@ impl App {
         self.gear_views = self
             .results
             .iter()
-            .map(|r| {
-                r.as_ref()
-                    .as_ref()
-                    .ok()
-                    .map(|r| Rc::new(gear_view(&b, r, g)))
-            })
+            .map(|r| r.done().map(|r| Rc::new(gear_view(&b, r, g))))
             .collect();
         self.focus_view = self.gear_views.get(self.focus).cloned().flatten();
     }
@@ -459,10 +449,7 @@ impl App {
             if let Some(Some(v)) = self.gear_views.get(j) {
                 return Some((j, &**v));
             }
-            self.results
-                .get(j)
-                .and_then(|r| r.as_ref().as_ref().ok())
-                .map(|r| (j, r))
+            self.results.get(j).and_then(|r| r.done()).map(|r| (j, r))
         };
         match self.compare.mode {
             CompareMode::Off => Vec::new(),
@@ -777,6 +764,8 @@ impl App {
                     self.selected_name = s.selected;
                     self.compare = s.compare.unwrap_or_default();
                     self.link_error = None;
+                    // a link from another planner version: its figures may differ
+                    self.notice = share::version_note(&h);
                     self.missing_model = None;
                     match s.model {
                         Some(ModelRef::Sample(id)) => self.load_sample(ctx, &id, After::Keep),
@@ -941,6 +930,12 @@ impl App {
             self.schedule = Some(ScheduleOrder::File);
             self.field_notice("schedule", n);
         }
+        // a dim whose default of 1 is impossible: its field asks for a value
+        if let Ok(b) = &outcome.built {
+            for a in &b.asked_dims {
+                self.bad_input(&format!("dim:{}", a.dim), String::new(), a.message());
+            }
+        }
         match (outcome.built, &self.source) {
             (Ok(b), Some(src)) => {
                 self.inline = inline_ref(src);
@@ -1051,14 +1046,24 @@ impl App {
             .panes
             .iter()
             .map(|s| {
-                if let Some(r) = self.cache.get(s) {
+                let key = PlanKey::new(s, self.budget);
+                if let Some(r) = self.cache.get(&key) {
                     return r.clone();
                 }
                 if self.link.is_some() && heavy(&b.problem, s) {
-                    return Rc::new(Err(PLANNING.to_string()));
+                    return Rc::new(match &self.running {
+                        Some(r) if r.key == key => PaneState::Planning {
+                            since_ms: r.since_ms,
+                        },
+                        _ => PaneState::Queued,
+                    });
                 }
-                let r = Rc::new(analysis::run(&b.problem, s, &platform::now_ms));
-                self.cache.insert(s.clone(), r.clone());
+                let r = Rc::new(PaneState::from(analysis::run(
+                    &b.problem,
+                    &key,
+                    &platform::now_ms,
+                )));
+                self.cache.insert(key, r.clone());
                 r
             })
             .collect();
@@ -1185,19 +1190,25 @@ impl App {
         svg
     }
 
-    /// Settings some pane shows that wait for the worker, in pane order.
-    fn waiting(&self) -> Vec<PaneSettings> {
+    /// The plan of pane `i` (its settings, and the budget if its strategy searches under one).
+    pub(crate) fn key(&self, i: usize) -> Option<PlanKey> {
+        self.panes.get(i).map(|s| PlanKey::new(s, self.budget))
+    }
+
+    /// Plans some pane shows that wait for the worker, in pane order.
+    fn waiting(&self) -> Vec<PlanKey> {
         let Some(b) = self.built.as_ref().filter(|_| self.parsing.is_none()) else {
             return Vec::new();
         };
-        let mut out: Vec<PaneSettings> = Vec::new();
+        let mut out: Vec<PlanKey> = Vec::new();
         for s in &self.panes {
+            let key = PlanKey::new(s, self.budget);
             if self.link.is_some()
                 && heavy(&b.problem, s)
-                && !self.cache.contains_key(s)
-                && !out.contains(s)
+                && !self.cache.contains_key(&key)
+                && !out.contains(&key)
             {
-                out.push(s.clone());
+                out.push(key);
             }
         }
         out
@@ -1278,12 +1289,12 @@ impl App {
             match next_step(self.running.as_ref(), &self.waiting()) {
                 Step::Wait => break,
                 Step::Stop => self.stop_worker(),
-                Step::Send(settings) => {
+                Step::Send(key) => {
                     let (Some(_), Some(b)) = (&self.link, self.built.clone()) else {
                         break;
                     };
                     if let Err(why) = self.ensure_worker() {
-                        self.settle(settings, Err(why));
+                        self.settle(key, Err(Failure::retryable(why)));
                         return;
                     }
                     if !self.worker_ready {
@@ -1300,17 +1311,25 @@ impl App {
                         id: self.job_id,
                         problem: by_ref.is_none().then(|| b.problem.clone()),
                         parsed: by_ref.unwrap_or(0),
-                        settings: settings.clone(),
+                        key: key.clone(),
                         panic_for_test,
                     };
                     if let (Some(w), Ok(text)) = (&self.worker, serde_json::to_string(&job)) {
                         w.post(&text);
                     }
                     platform::set_root_attr("data-worker-sent", &self.job_id.to_string());
+                    let since_ms = platform::now_ms();
+                    // the panes showing this plan go from queued to planning
+                    for (i, r) in self.results.iter_mut().enumerate() {
+                        let shows = self.panes.get(i).map(|s| PlanKey::new(s, self.budget));
+                        if shows.as_ref() == Some(&key) && matches!(**r, PaneState::Queued) {
+                            *r = Rc::new(PaneState::Planning { since_ms });
+                        }
+                    }
                     self.running = Some(Running {
                         id: self.job_id,
-                        settings,
-                        since_ms: platform::now_ms(),
+                        key,
+                        since_ms,
                     });
                     break;
                 }
@@ -1327,9 +1346,9 @@ impl App {
         }
     }
 
-    /// The results of the panes showing `settings` changed: store and redraw.
-    fn settle(&mut self, settings: PaneSettings, result: Result<PaneResult, String>) {
-        self.cache.insert(settings, Rc::new(result));
+    /// The results of the panes planning `key` changed: store and redraw.
+    fn settle(&mut self, key: PlanKey, result: Result<PaneResult, Failure>) {
+        self.cache.insert(key, Rc::new(result.into()));
         self.replan();
     }
 
@@ -1348,7 +1367,7 @@ impl App {
                     .panes
                     .iter()
                     .zip(&self.results)
-                    .filter_map(|(s, r)| r.as_ref().as_ref().ok().map(|r| (s, r)))
+                    .filter_map(|(s, r)| r.done().map(|r| (s, r)))
                     .collect();
                 let (link, _) = self.link(false);
                 // it fails only on sizes that overflow, which the build refused already
@@ -1420,10 +1439,7 @@ impl App {
             }
             Export::Csv => {
                 // the whole plan, not the view restricted to the gear on screen
-                let whole = self
-                    .results
-                    .get(self.focus)
-                    .and_then(|r| r.as_ref().as_ref().ok());
+                let whole = self.results.get(self.focus).and_then(|r| r.done());
                 if let Some(r) = whole {
                     platform::download(
                         &format!("{stem}.tensors.csv"),
@@ -1665,6 +1681,8 @@ impl Component for App {
                         self.budget = b;
                         self.drafts.remove("budget");
                         self.notice = None;
+                        // a pane whose strategy searches under the budget plans again
+                        self.replan();
                         self.sync_hash();
                     }
                     Err(e) => self.bad_input("budget", text, format!("memory budget {e}")),
@@ -2079,7 +2097,7 @@ impl Component for App {
                     self.stop_worker();
                 }
                 // decoding was this task; drawing the plan is the next one
-                self.cache.insert(done.settings, Rc::new(done.result));
+                self.cache.insert(done.key, Rc::new(done.result.into()));
                 let link = ctx.link().clone();
                 platform::after(0, move || link.send_message(Msg::Replan)).forget();
                 return false;
@@ -2098,36 +2116,42 @@ impl Component for App {
                 self.stop_worker();
                 let why = format!("The planning worker stopped: {e}. The plan may need more memory than the browser allows; the rest of the page still works.");
                 match running {
-                    Some(r) => self.settle(r.settings, Err(why)),
+                    Some(r) => self.settle(r.key, Err(Failure::retryable(why))),
                     // between jobs: the next one starts a new worker
                     None if started => self.replan(),
                     None => {
                         // it never started: say so in every pane waiting for it
                         for s in self.waiting() {
-                            self.cache.insert(s, Rc::new(Err(why.clone())));
+                            let failed = PaneState::Failed(Failure::retryable(why.clone()));
+                            self.cache.insert(s, Rc::new(failed));
                         }
                         self.replan();
                     }
                 }
             }
             Msg::Cancel(i) => {
-                let Some(s) = self.panes.get(i).cloned() else {
+                let Some(s) = self.key(i) else {
                     return false;
                 };
                 match self.running.take() {
-                    Some(r) if r.settings == s => {
+                    Some(r) if r.key == s => {
                         let secs = (platform::now_ms() - r.since_ms) / 1000.0;
                         self.stop_worker();
-                        self.settle(s, Err(format!("{CANCELLED} after {secs:.1} s.")));
+                        self.settle(
+                            s,
+                            Err(Failure::retryable(format!(
+                                "Planning cancelled after {secs:.1} s."
+                            ))),
+                        );
                     }
                     other => {
                         self.running = other;
-                        self.settle(s, Err(format!("{CANCELLED}.")));
+                        self.settle(s, Err(Failure::retryable("Planning cancelled.")));
                     }
                 }
             }
             Msg::Retry(i) => {
-                if let Some(s) = self.panes.get(i).cloned() {
+                if let Some(s) = self.key(i) {
                     self.cache.remove(&s);
                     self.replan();
                 }
@@ -2203,11 +2227,6 @@ impl Component for App {
         if let Some(top) = self.scroll_table.take() {
             platform::set_scroll_top("tensor-scroll", top);
         }
-        // an <option selected> attribute does not move a select the user has changed: a link
-        // or Back that changes the sample must set the value itself
-        if let Some(crate::model::Origin::Sample(id)) = self.source.as_ref().map(|s| &s.origin) {
-            platform::set_select_value("sample", id);
-        }
         if self.embed {
             platform::post_height();
         }
@@ -2234,8 +2253,8 @@ fn gear_view(b: &Built, r: &PaneResult, g: u64) -> PaneResult {
             .iter()
             .any(|&m| sizes.get(m.index()).copied().unwrap_or(0) > 0)
     });
-    v.curve = analysis::live_curve(&b.problem, &sizes);
-    v.peak_step = analysis::peak_step(&v.curve);
+    v.curve = memplan_core::report::analysis::live_curve(&b.problem, &sizes);
+    v.peak_step = memplan_core::report::analysis::peak_step(&v.curve);
     v
 }
 
@@ -2245,9 +2264,6 @@ fn gear_view(b: &Built, r: &PaneResult, g: u64) -> PaneResult {
 fn kind_changed(last: Option<bool>, is_graph: bool) -> bool {
     last.map_or(!is_graph, |g| g != is_graph)
 }
-
-/// What a pane shows while its plan is computed in the worker.
-pub(crate) const PLANNING: &str = "Planning in a background worker…";
 
 /// Whether planning may take long enough (over ~50 ms) to leave the main thread: anytime
 /// strategies (the exact solver), and large problems. Runtime allocators too: a simulation

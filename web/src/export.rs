@@ -18,18 +18,14 @@ pub fn plan_json(
 ) -> Result<String, String> {
     let runs: Vec<Run> = plans
         .iter()
-        .map(|(settings, r)| Run {
-            strategy: &settings.strategy,
-            plan: &r.plan,
-            options: &r.options,
-            time_us: micros(r.time_ms),
-            overlay: r.overlay.as_ref(),
-        })
+        .map(|(settings, r)| Run::of(&settings.strategy, &r.analysis))
         .collect();
     let extras = Extras {
         unknown: &built.unknown,
         views: built.views.as_ref(),
         order: built.order,
+        search: built.search.as_ref(),
+        rewrites: None,
     };
     let mut file =
         PlanFile::new(input, &built.problem, extras, &runs).map_err(|e| e.to_string())?;
@@ -86,12 +82,6 @@ pub fn tensors_csv(problem: &Problem, info: &[BufInfo], r: &PaneResult) -> Strin
     s
 }
 
-/// Milliseconds to whole microseconds (float-to-integer `as` saturates; times are small).
-#[allow(clippy::cast_possible_truncation)]
-pub fn micros(ms: f64) -> u64 {
-    (ms * 1000.0).round().max(0.0) as u64
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -105,7 +95,8 @@ mod tests {
             vec![Buffer::new("a", 4, 0, 1), Buffer::new("b,\"x\"", 8, 1, 2)],
         );
         let s = PaneSettings::default_for(1, false, &[]);
-        let r = crate::analysis::run(&p, &s, &|| 0.0).unwrap();
+        let r =
+            crate::analysis::run(&p, &crate::analysis::PlanKey::new(&s, None), &|| 0.0).unwrap();
         let built = crate::model::Built::of_problem(p.clone());
         let json = plan_json("p.csv", &built, &[(&s, &r)], Some("https://x/#v=1")).unwrap();
         let v: serde_json::Value = serde_json::from_str(&json).unwrap();
@@ -143,7 +134,14 @@ mod tests {
         ];
         let results: Vec<_> = panes
             .iter()
-            .map(|s| crate::analysis::run(&built.problem, s, &|| 0.0).unwrap())
+            .map(|s| {
+                crate::analysis::run(
+                    &built.problem,
+                    &crate::analysis::PlanKey::new(s, None),
+                    &|| 0.0,
+                )
+                .unwrap()
+            })
             .collect();
         let pairs: Vec<_> = panes.iter().zip(&results).collect();
         let page = plan_json(file, &built, &pairs, None).unwrap();
@@ -175,7 +173,7 @@ mod tests {
                 strategy: &panes[i].strategy,
                 plan: &plans[i],
                 options: &options,
-                time_us: micros(results[i].time_ms),
+                time_us: results[i].time_us,
                 overlay: overlays[i].as_ref(),
             })
             .collect();
@@ -183,6 +181,8 @@ mod tests {
             unknown: &loaded.lowered.unknown,
             views: None,
             order: loaded.lowered.order,
+            search: loaded.lowered.search.as_ref(),
+            rewrites: None,
         };
         let cli = PlanFile::new(file, problem, extras, &runs)
             .and_then(|f| f.to_json())
@@ -225,7 +225,8 @@ mod tests {
         b.gear = Some(2);
         let p = Problem::from_buffers("g", vec![a, b, Buffer::new("w", 8, 0, 1)]);
         let s = PaneSettings::default_for(1, false, &[]);
-        let r = crate::analysis::run(&p, &s, &|| 0.0).unwrap();
+        let r =
+            crate::analysis::run(&p, &crate::analysis::PlanKey::new(&s, None), &|| 0.0).unwrap();
         let csv = tensors_csv(&p, &[], &r);
         let rows: Vec<&str> = csv.lines().collect();
         assert!(rows[1].starts_with("x_b1,,,,100,100,0,1,"), "{csv}");

@@ -169,6 +169,9 @@ pub struct Built {
     pub views: Option<memplan_core::graph::views::AliasReport>,
     /// The op order the lifetimes follow (the plan file names it when not file order).
     pub order: ScheduleOrder,
+    /// With the memory-aware op order: what its search tried and proved.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub search: Option<memplan_core::graph::order::OrderReport>,
     /// Lower bound and no-reuse total of the raw sizes (bytes), computed once at build: the
     /// summary shows them on every render, and on 60k buffers they cost milliseconds.
     pub raw_bounds: memplan_core::Bounds,
@@ -176,6 +179,30 @@ pub struct Built {
     /// so its dims, gears and lowering settings are those it was lowered with.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub lowered: bool,
+    /// Dims whose default of 1 is impossible, with why (core's load diagnostics): the model is
+    /// built with them unbound (the tensors they size are of unknown size) and the dims panel
+    /// asks for their values.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub asked_dims: Vec<AskedDim>,
+}
+
+/// A dim the page asks a value for: its default of 1 made the model impossible.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AskedDim {
+    /// The symbolic dim.
+    pub dim: String,
+    /// What went wrong with 1 (the importer's error: the op and the shapes).
+    pub why: String,
+}
+
+impl AskedDim {
+    /// The page's wording: what to do, then why.
+    pub fn message(&self) -> String {
+        format!(
+            "Give '{}' a value: with 1 the model cannot be built ({}).",
+            self.dim, self.why
+        )
+    }
 }
 
 impl Built {
@@ -207,9 +234,11 @@ impl Built {
             unknown: Vec::new(),
             views: None,
             order: ScheduleOrder::File,
+            search: None,
             // filled in by `checked`
             raw_bounds: memplan_core::Bounds::default(),
             lowered: false,
+            asked_dims: Vec::new(),
         }
     }
 }
@@ -451,7 +480,11 @@ pub fn build_settled(
     }
     let built = match first {
         Ok(b) => {
-            let want = default_bindings(&b.symbols, &bindings);
+            let mut want = default_bindings(&b.symbols, &bindings);
+            // a dim whose 1 is impossible stays unbound until the user gives it
+            want.retain(|k, _| {
+                bindings.contains_key(k) || !b.asked_dims.iter().any(|a| &a.dim == k)
+            });
             if want != bindings {
                 bindings = want;
                 build_with(source, &bindings, &gears, &lowering)
@@ -496,8 +529,18 @@ fn from_loaded(loaded: Loaded) -> Built {
         dims,
         weight_bytes,
         gears: gear_info,
+        diagnostics,
         ..
     } = loaded;
+    let asked_dims = diagnostics
+        .into_iter()
+        .map(|d| match d.setting {
+            memplan_core::import::load::Setting::Dim(dim) => AskedDim {
+                dim,
+                why: d.error.to_string(),
+            },
+        })
+        .collect();
     let graph = graph.unwrap_or_default();
     let problem = lowered.problem;
     let info = problem
@@ -562,9 +605,11 @@ fn from_loaded(loaded: Loaded) -> Built {
         unknown: lowered.unknown,
         views: lowered.views,
         order: lowered.order,
+        search: lowered.search,
         // filled in by `checked`
         raw_bounds: memplan_core::Bounds::default(),
         lowered: false,
+        asked_dims,
     }
 }
 
@@ -759,6 +804,42 @@ pub(crate) mod tests {
             env!("CARGO_MANIFEST_DIR")
         ))
         .expect("sample file")
+    }
+
+    #[test]
+    fn a_dim_whose_default_is_impossible_is_asked_for() {
+        // testdata/models/width_reshape.onnx (scripts/make-width-reshape-onnx.py): x is
+        // [DynamicDimension.0, 3, 48, DynamicDimension.1]; Reshape to [0, -1, 120] needs
+        // 144 W elements per image to split into rows of 120. W = 1 cannot; the batch can.
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../testdata/models/width_reshape.onnx"
+        );
+        let bytes = std::fs::read(path).expect("testdata/models/width_reshape.onnx");
+        let src = Source::new("width_reshape.onnx", Origin::File, bytes).unwrap();
+        let out = build_settled(&src, &Bindings::new(), &[], &Lowering::default());
+        let b = out.built.expect("the model opens, asking for the width");
+        assert_eq!(b.asked_dims.len(), 1);
+        assert_eq!(b.asked_dims[0].dim, "DynamicDimension.1");
+        assert!(
+            b.asked_dims[0].why.contains("Reshape.51"),
+            "{}",
+            b.asked_dims[0].why
+        );
+        assert!(!b.asked_dims[0].message().contains("--dim"));
+        // the batch took its default; the width stays unbound, asked for
+        assert_eq!(out.bindings.get("DynamicDimension.0"), Some(&1));
+        assert_eq!(out.bindings.get("DynamicDimension.1"), None);
+        assert!(b.symbols.contains(&"DynamicDimension.1".to_string()));
+        // given W = 320: x 1·3·48·320·4 = 184,320 B, the Reshape's output [1, 384, 120] the
+        // same, every tensor known
+        let mut given = out.bindings.clone();
+        given.insert("DynamicDimension.1".into(), 320);
+        let out = build_settled(&src, &given, &[], &Lowering::default());
+        let b = out.built.expect("plans once the width is given");
+        assert!(b.asked_dims.is_empty());
+        assert!(b.unknown.is_empty());
+        assert!(b.problem.buffers.iter().all(|x| x.size == 184_320));
     }
 
     #[test]

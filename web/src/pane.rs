@@ -4,20 +4,46 @@ use std::rc::Rc;
 
 use yew::prelude::*;
 
-use crate::analysis::PaneResult;
+use crate::analysis::PaneState;
 use crate::format;
 use crate::settings::{self, PaneSettings, ALIGNMENTS, MAX_ALIGNMENT};
 
 /// A pane's result, compared by address: results are shared and never changed in place, and
 /// comparing two plans of 60k buffers field by field on every render cost milliseconds.
 #[derive(Clone)]
-pub struct ResultRef(pub Rc<Result<PaneResult, String>>);
+pub struct ResultRef(pub Rc<PaneState>);
 
 impl PartialEq for ResultRef {
     fn eq(&self, other: &Self) -> bool {
         Rc::ptr_eq(&self.0, &other.0)
     }
 }
+
+/// A time limit in seconds as the field shows it (`2`, `0.5`).
+fn time_limit_text(ms: u64) -> String {
+    #[allow(clippy::cast_precision_loss)]
+    let secs = ms as f64 / 1000.0;
+    secs.to_string()
+}
+
+/// The time limit typed in seconds, in milliseconds within 1 ms and
+/// [`settings::MAX_TIME_LIMIT_MS`]; `None` (core's default) when the field is empty or not a
+/// number.
+fn parse_time_limit(text: &str) -> Option<u64> {
+    let secs = text.trim().parse::<f64>().ok().filter(|s| s.is_finite())?;
+    #[allow(
+        clippy::cast_possible_truncation,
+        clippy::cast_sign_loss,
+        clippy::cast_precision_loss
+    )]
+    let ms = (secs * 1000.0)
+        .round()
+        .clamp(1.0, settings::MAX_TIME_LIMIT_MS as f64) as u64;
+    Some(ms)
+}
+
+/// What a pane shows while its plan is computed in the worker.
+const PLANNING: &str = "Planning in a background worker…";
 
 /// Properties of a pane.
 #[derive(Properties, PartialEq)]
@@ -116,7 +142,7 @@ fn knob_field(
         "policy" => html! {
             <>
                 <label for={id.clone()} title={summary}>{ "Tier policy" }</label>
-                <select id={id.clone()} data-testid={id} {onchange}>
+                <select id={id.clone()} data-testid={id} ~value={if value.is_empty() { "frequency".to_string() } else { value.clone() }} {onchange}>
                     <option value="frequency" selected={value.is_empty() || value == "frequency"}>{ "by access frequency" }</option>
                     <option value="fastest" selected={value == "fastest"}>{ "fastest level first" }</option>
                 </select>
@@ -241,7 +267,7 @@ pub fn pane(p: &PaneProps) -> Html {
     };
     let stats = match p.result.as_ref().map(|r| &*r.0) {
         None => html! { <p class="muted">{ "No model loaded." }</p> },
-        Some(Err(e)) if e == crate::app::PLANNING => {
+        Some(PaneState::Queued | PaneState::Planning { .. }) => {
             let cancel = {
                 let cb = p.on_cancel.clone();
                 Callback::from(move |_| cb.emit(i))
@@ -263,27 +289,26 @@ pub fn pane(p: &PaneProps) -> Html {
             };
             html! {
                 <p class="muted planning" role="status" data-testid={format!("pane{i}-planning")}>
-                    { e }<span data-testid={format!("pane{i}-elapsed")}>{ elapsed }</span>{ progress }{ " " }
+                    { PLANNING }<span data-testid={format!("pane{i}-elapsed")}>{ elapsed }</span>{ progress }{ " " }
                     <button type="button" data-testid={format!("pane{i}-cancel")} onclick={cancel}>{ "Cancel" }</button>
                 </p>
             }
         }
-        Some(Err(e)) => {
+        Some(PaneState::Failed(f)) => {
             let retry = {
                 let cb = p.on_retry.clone();
                 Callback::from(move |_| cb.emit(i))
             };
-            let again = e.starts_with(crate::app::CANCELLED) || e.contains("worker");
             html! {
                 <div class="error" role="alert" data-testid={format!("pane{i}-error")}>
-                    <p>{ e }</p>
-                    if again && !p.readonly {
+                    <p>{ &f.reason }</p>
+                    if f.retry && !p.readonly {
                         <button type="button" data-testid={format!("pane{i}-retry")} onclick={retry}>{ "Plan again" }</button>
                     }
                 </div>
             }
         }
-        Some(Ok(r)) => {
+        Some(PaneState::Done(r)) => {
             // every arena together: GE's headline peak is HBM's alone (Plan::device_bytes)
             let need = r.plan.device_bytes();
             let diff = match p.baseline {
@@ -418,19 +443,26 @@ pub fn pane(p: &PaneProps) -> Html {
             </header>
             <div class="form">
                 <label for={id("strategy")}>{ "Strategy" }</label>
-                <select id={id("strategy")} data-testid={format!("pane{i}-strategy")} title={settings::summary(&s.strategy)}
+                <select id={id("strategy")} data-testid={format!("pane{i}-strategy")} title={settings::summary(&s.strategy)} ~value={s.strategy.clone()}
                     onchange={change(|n, e| n.strategy = event_value(e))}>
                     { for settings::strategy_names().into_iter().map(|name| html! {
                         <option value={name} selected={name == s.strategy} title={settings::summary(name)}>{ name }</option>
                     }) }
                 </select>
                 <p class="muted small summary-line" data-testid={format!("pane{i}-summary")}>{ settings::summary(&s.strategy) }</p>
+                if settings::is_anytime(&s.strategy) {
+                    <label for={id("time-limit")} title="the search stops here and keeps its best plan (the CLI's --time-limit); links carry it">{ "Time limit (s)" }</label>
+                    <input type="number" min="0.001" max={(settings::MAX_TIME_LIMIT_MS / 1000).to_string()} step="any" class="num"
+                        id={id("time-limit")} data-testid={format!("pane{i}-time-limit")}
+                        value={time_limit_text(s.options().time_limit_ms)}
+                        onchange={change(|n, e| n.time_limit_ms = parse_time_limit(&event_value(e)))} />
+                }
                 if let Some(a) = settings::runtime_allocator(&s.strategy) {
                     { for a.knobs.iter().filter(|k| k.name != "align").map(|k| knob_field(i, &s, k.name, k.summary, &p.on_change, &errors)) }
                 }
                 <label for={id("align")}>{ "Block alignment" }</label>
                 <span class="row">
-                    <select id={id("align")} data-testid={format!("pane{i}-align")}
+                    <select id={id("align")} data-testid={format!("pane{i}-align")} ~value={if custom { "custom".to_string() } else { s.alignment.to_string() }}
                         onchange={on_align}>
                         { for ALIGNMENTS.iter().map(|a| html! { <option value={a.to_string()} selected={*a == s.alignment}>{ format!("{a} B") }</option> }) }
                         <option value="custom" selected={custom}>{ "custom…" }</option>
@@ -447,7 +479,7 @@ pub fn pane(p: &PaneProps) -> Html {
                     }
                 </span>
                 <label for={id("pad")}>{ "Padding" }</label>
-                <select id={id("pad")} onchange={change(|n, e| n.ge_padding = event_value(e) == "ge")}>
+                <select id={id("pad")} ~value={if s.ge_padding { "ge" } else { "none" }} onchange={change(|n, e| n.ge_padding = event_value(e) == "ge")}>
                     <option value="ge" selected={s.ge_padding}>{ "GE: ceil32 + 32" }</option>
                     <option value="none" selected={!s.ge_padding}>{ "none (raw bytes)" }</option>
                 </select>

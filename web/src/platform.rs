@@ -645,19 +645,6 @@ pub fn set_root_attr(name: &str, value: &str) {
     }
 }
 
-/// Sets the value of the `<select>` with this id, if it differs.
-pub fn set_select_value(id: &str, value: &str) {
-    if let Some(s) = window()
-        .and_then(|w| w.document())
-        .and_then(|d| d.get_element_by_id(id))
-        .and_then(|e| e.dyn_into::<web_sys::HtmlSelectElement>().ok())
-    {
-        if s.value() != value {
-            s.set_value(value);
-        }
-    }
-}
-
 /// Scrolls the element with this id to `top` CSS pixels from its top.
 pub fn set_scroll_top(id: &str, top: f64) {
     if let Some(e) = window()

@@ -92,6 +92,15 @@ pub const SAMPLES: &[Sample] = &[
         dims: &[],
     },
     Sample {
+        id: "ge-node-rules",
+        title: "GE node rules: continuous inputs, a ref output, atomic clean (JSON)",
+        file: "ge-node-rules.json",
+        format: SampleFormat::Json,
+        source: "memplan, hand-written: an HCCL-style op that needs its two inputs adjacent, a Relu writing in place of its input (ref output), a reduction whose output is cleaned by a memset (atomic clean); figures worked out in core/tests/ge_block_samples.rs",
+        licence: "Apache-2.0",
+        dims: &[],
+    },
+    Sample {
         id: "tetris",
         title: "Tetris: 8 buffers (MiniMalloc CSV)",
         file: "tetris.csv",

@@ -78,8 +78,8 @@ pub struct PaneSettings {
     #[serde(rename = "x", default, skip_serializing_if = "std::ops::Not::not")]
     pub expandable_memory: bool,
     /// GE strategies with zero-copy graph I/O: zero-copy blocks host other tensors by their
-    /// real size and stay in the zero-copy region (GE `ge.exec.reuseZeroCopyMemory`,
-    /// [`PlanOptions::zero_copy_reuse`]); left out of links when off.
+    /// real size and stay in the zero-copy region (GE `ge.exec.inputReuseMemIndexes` /
+    /// `outputReuseMemIndexes`, [`PlanOptions::zero_copy_reuse`]); left out of links when off.
     #[serde(rename = "zr", default, skip_serializing_if = "std::ops::Not::not")]
     pub zero_copy_reuse: bool,
     /// Runtime panes: the allocator's knobs (left out of links when all default).
@@ -89,7 +89,16 @@ pub struct PaneSettings {
         skip_serializing_if = "RuntimeKnobs::is_default"
     )]
     pub knobs: RuntimeKnobs,
+    /// Anytime strategies (the exact search): the time limit in milliseconds (`None`: core's
+    /// default, [`PlanOptions::time_limit_ms`]); carried by links so that an `optimal` pane is
+    /// reproduced from its link.
+    #[serde(rename = "t", default, skip_serializing_if = "Option::is_none")]
+    pub time_limit_ms: Option<u64>,
 }
+
+/// Longest time limit a pane may ask for, milliseconds (10 minutes: a browser tab that plans
+/// for longer is most likely forgotten).
+pub const MAX_TIME_LIMIT_MS: u64 = 600_000;
 
 /// Pane kinds of the runtime allocators (`runtime-` + the core registry's name) with their
 /// one-line summaries, in registry order.
@@ -312,6 +321,7 @@ impl RuntimeKnobs {
             switches: SimSwitches {
                 stats: !self.no_stats,
                 leak_detector: !self.no_leaks,
+                ..SimSwitches::default()
             },
             ..registry::RuntimeOptions::default()
         };
@@ -391,6 +401,7 @@ impl PaneSettings {
             expandable_memory: base.expandable_memory,
             zero_copy_reuse: base.zero_copy_reuse,
             knobs: RuntimeKnobs::default(),
+            time_limit_ms: None,
         }
     }
 
@@ -415,7 +426,9 @@ impl PaneSettings {
             atomic_centralised: self.atomic_centralised,
             expandable_memory: self.expandable_memory,
             zero_copy_reuse: self.zero_copy_reuse,
-            ..PlanOptions::default()
+            time_limit_ms: self
+                .time_limit_ms
+                .unwrap_or(PlanOptions::default().time_limit_ms),
         }
     }
 
@@ -439,6 +452,14 @@ impl PaneSettings {
             return Err(format!(
                 "alignment {} is out of range (1 to {MAX_ALIGNMENT} bytes)",
                 self.alignment
+            ));
+        }
+        if let Some(t) = self
+            .time_limit_ms
+            .filter(|t| *t == 0 || *t > MAX_TIME_LIMIT_MS)
+        {
+            return Err(format!(
+                "time limit {t} ms is out of range (1 to {MAX_TIME_LIMIT_MS} ms)"
             ));
         }
         Ok(())

@@ -1,4 +1,5 @@
-//! The page state in the URL fragment: `#v=1&z=<base64url(deflate(JSON))>`.
+//! The page state in the URL fragment: `#v=1&z=<base64url(deflate(JSON))>`, then the planner
+//! version that made the link (`&pv=0.1.0`, last, so older readers ignore it).
 //!
 //! The fragment is untrusted: [`decode`] caps every size before allocating, validates every
 //! field, and returns a sentence for the first problem found. It never panics or loops.
@@ -16,6 +17,12 @@ use crate::settings::{Compare, PaneSettings, MAX_PANES};
 
 /// The link format version this build writes.
 pub const VERSION: u32 = 1;
+/// The planner version this build records in its links (`pv=`): the workspace's version.
+/// A plan's figures depend on the planner that made them, so a link from another version is
+/// opened with a note saying its figures may differ ([`version_note`]).
+pub const PLANNER_VERSION: &str = env!("CARGO_PKG_VERSION");
+/// Longest planner version a link may carry, characters.
+pub const MAX_PLANNER_VERSION: usize = 32;
 /// Longest lowered model part (`m=`) a link is made with, characters: with the state it
 /// stays under Chromium's 2 MiB limit on a URL (`url_constants.cc` `kMaxURLChars`).
 pub const MAX_LINK: usize = 1_500_000;
@@ -100,7 +107,7 @@ pub struct Shared {
     /// input's buffer, as runtimes do (the CLI's `--alias-views`); absent: off.
     #[serde(rename = "av", default, skip_serializing_if = "std::ops::Not::not")]
     pub alias_views: bool,
-    /// The op order the model is lowered in (the CLI's `--schedule`: `file` or `ge-dfs`);
+    /// The op order the model is lowered in (the CLI's `--schedule`: `file`, `ge-dfs` or `memory`);
     /// absent: the graph's own.
     #[serde(
         rename = "so",
@@ -180,9 +187,9 @@ pub fn encode(state: &Shared) -> (String, bool) {
             .map(|n| short_name(&n));
         lean.model = None;
         let json = serde_json::to_vec(&lean).unwrap_or_default();
-        return (pack(&deflate(&json)), false);
+        return (with_planner_version(&pack(&deflate(&json))), false);
     }
-    (pack(&z), true)
+    (with_planner_version(&pack(&z)), true)
 }
 
 /// The `m=` part of a link carrying `built` (of file `name`'s model) lowered: base64url of
@@ -205,7 +212,7 @@ pub fn encode_lowered(state: &Shared, name: &str, part: &str) -> String {
     s.model = None;
     s.missing = Some(short_name(name));
     let json = serde_json::to_vec(&s).unwrap_or_default();
-    format!("{}&m={part}", pack(&deflate(&json)))
+    with_planner_version(&format!("{}&m={part}", pack(&deflate(&json))))
 }
 
 /// A fragment carrying `json` as the page packs its state (deflated, base64url): for tests
@@ -216,6 +223,41 @@ pub fn pack_json(json: &[u8]) -> String {
 
 fn pack(z: &[u8]) -> String {
     format!("v={VERSION}&z={}", URL_SAFE_NO_PAD.encode(z))
+}
+
+/// `fragment` with this build's planner version appended (`&pv=`).
+pub fn with_planner_version(fragment: &str) -> String {
+    format!("{fragment}&pv={PLANNER_VERSION}")
+}
+
+/// The planner version a fragment records (`pv=`), if any and well formed (at most
+/// [`MAX_PLANNER_VERSION`] characters of `0-9 A-Z a-z . + -`).
+pub fn planner_version(fragment: &str) -> Option<&str> {
+    let f = fragment.strip_prefix('#').unwrap_or(fragment);
+    f.split('&')
+        .filter_map(|p| p.strip_prefix("pv="))
+        .find(|v| {
+            !v.is_empty()
+                && v.len() <= MAX_PLANNER_VERSION
+                && v.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '+' | '-'))
+        })
+}
+
+/// For a link made by another planner version (or before links recorded one), a sentence
+/// saying so: its figures may differ from those it showed. `None` when the versions agree.
+pub fn version_note(fragment: &str) -> Option<String> {
+    match planner_version(fragment) {
+        Some(PLANNER_VERSION) => None,
+        Some(v) => Some(format!(
+            "This link was made by planner version {v}; this is {PLANNER_VERSION}, so its \
+             figures may differ from those it showed."
+        )),
+        None => Some(format!(
+            "This link does not record its planner version (made before links did); this is \
+             {PLANNER_VERSION}, so its figures may differ from those it showed."
+        )),
+    }
 }
 
 /// Decodes a fragment (with or without the leading `#`).
@@ -449,6 +491,24 @@ mod tests {
     }
 
     #[test]
+    fn an_optimal_panes_time_limit_travels_in_links() {
+        let mut s = state();
+        s.panes[1].strategy = "optimal".into();
+        s.panes[1].time_limit_ms = Some(1500);
+        let back = decode(&encode(&s).0).unwrap();
+        assert_eq!(back.panes[1].time_limit_ms, Some(1500));
+        assert_eq!(back.panes[1].options().time_limit_ms, 1500);
+        // left out when not given: links from before read as core's default (2 s)
+        assert_eq!(back.panes[0].time_limit_ms, None);
+        assert_eq!(back.panes[0].options().time_limit_ms, 2000);
+        assert_eq!(back, s);
+        // a limit out of range is refused like any bad pane setting
+        let mut bad = s.panes[1].clone();
+        bad.time_limit_ms = Some(0);
+        assert!(bad.check().unwrap_err().contains("time limit"));
+    }
+
+    #[test]
     fn the_compare_view_travels_in_links_and_a_missing_pane_is_refused() {
         use crate::settings::CompareMode;
         for mode in [CompareMode::Side, CompareMode::Diff] {
@@ -565,6 +625,35 @@ mod tests {
     }
 
     #[test]
+    fn links_record_the_planner_version_and_another_one_is_noted() {
+        let (f, _) = encode(&state());
+        // appended last: `v=1&z=…` stays the link's head, older readers skip the part
+        assert!(f.starts_with("v=1&z="), "{f}");
+        assert!(f.ends_with(&format!("&pv={PLANNER_VERSION}")), "{f}");
+        assert_eq!(planner_version(&f), Some(PLANNER_VERSION));
+        assert_eq!(version_note(&f), None);
+        assert_eq!(decode(&f).unwrap(), decode(&f).unwrap());
+        // another version, and a link made before links recorded one
+        let other = f.replace(&format!("pv={PLANNER_VERSION}"), "pv=0.0.9");
+        assert!(decode(&other).is_ok());
+        let note = version_note(&other).unwrap();
+        assert!(
+            note.contains("planner version 0.0.9") && note.contains("may differ"),
+            "{note}"
+        );
+        let old = f.split("&pv=").next().unwrap().to_string();
+        assert!(version_note(&old).unwrap().contains("does not record"));
+        // a hostile version is not echoed
+        let bad = format!("{old}&pv=<script>");
+        assert_eq!(planner_version(&bad), None);
+        let long = format!("{old}&pv={}", "9".repeat(MAX_PLANNER_VERSION + 1));
+        assert_eq!(planner_version(&long), None);
+        // a lowered model's part keeps its place right after the state
+        let l = encode_lowered(&state(), "m.onnx", "AAAA");
+        assert!(l.contains("&m=AAAA&pv="), "{l}");
+    }
+
+    #[test]
     fn the_op_order_travels_and_an_unknown_one_is_refused() {
         let s = state();
         let json = serde_json::to_string(&s).unwrap();
@@ -578,6 +667,17 @@ mod tests {
             ..state()
         };
         assert!(!serde_json::to_string(&none).unwrap().contains(r#""so""#));
+        let memory = Shared {
+            schedule: Some(ScheduleOrder::Memory),
+            ..state()
+        };
+        assert!(serde_json::to_string(&memory)
+            .unwrap()
+            .contains(r#""so":"memory""#));
+        assert_eq!(
+            decode(&encode(&memory).0).unwrap().schedule,
+            Some(ScheduleOrder::Memory)
+        );
         let bad = json.replace(r#""so":"ge-dfs""#, r#""so":"bfs""#);
         let e = decode(&pack_json(bad.as_bytes())).unwrap_err();
         assert!(e.contains("unknown schedule 'bfs'"), "{e}");

@@ -1318,8 +1318,12 @@ mod tests {
             })
             .collect();
         let p = Problem::from_buffers("many", bufs);
-        let r =
-            crate::analysis::run(&p, &PaneSettings::default_for(1, false, &[]), &|| 0.0).unwrap();
+        let r = crate::analysis::run(
+            &p,
+            &crate::analysis::PlanKey::new(&PaneSettings::default_for(1, false, &[]), None),
+            &|| 0.0,
+        )
+        .unwrap();
         (p, r)
     }
 

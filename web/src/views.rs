@@ -204,7 +204,7 @@ impl App {
             <section class="load card" aria-label="load a model">
                 <div class="load-row">
                     <label for="sample">{ "Sample" }</label>
-                    <select id="sample" data-testid="sample" onchange={on_sample}>
+                    <select id="sample" data-testid="sample" ~value={current.to_string()} onchange={on_sample}>
                         if current.is_empty() { <option value="" selected=true>{ "— your file —" }</option> }
                         { for SAMPLES.iter().map(|s| html! {
                             <option value={s.id} selected={s.id == current}>
@@ -275,12 +275,13 @@ impl App {
                                 </label>
                                 { sizes.3 }
                             </span>
-                            <label title="The order the ops run in, which sets every lifetime: as the file says (its \"schedule\", else file order), file order, or GE's default depth-first topological sort (compute_graph.cc DFSTopologicalSorting; the CLI's --schedule)">
+                            <label title="The order the ops run in, which sets every lifetime: as the file says (its \"schedule\", else file order), file order, GE's default depth-first topological sort (compute_graph.cc DFSTopologicalSorting), or the order of lowest live-set lower bound found (exact search where the state space allows, never above the file order; the CLI's --schedule)">
                                 { "Op order " }
-                                <select data-testid="schedule" onchange={link.callback(|e: Event| Msg::Schedule(ScheduleOrder::from_name(&platform::event_value(&e)).ok()))}>
+                                <select data-testid="schedule" ~value={self.schedule.map_or("", ScheduleOrder::name)} onchange={link.callback(|e: Event| Msg::Schedule(ScheduleOrder::from_name(&platform::event_value(&e)).ok()))}>
                                     <option value="" selected={self.schedule.is_none()}>{ "as in the file" }</option>
                                     <option value="file" selected={self.schedule == Some(ScheduleOrder::File)}>{ "file order" }</option>
                                     <option value="ge-dfs" selected={self.schedule == Some(ScheduleOrder::GeDfs)}>{ "GE depth-first" }</option>
+                                    <option value="memory" selected={self.schedule == Some(ScheduleOrder::Memory)}>{ "least memory" }</option>
                                 </select>
                             </label>
                         }
@@ -390,12 +391,7 @@ impl App {
             .results
             .iter()
             .enumerate()
-            .filter_map(|(i, r)| {
-                r.as_ref()
-                    .as_ref()
-                    .ok()
-                    .map(|r| (i, r.no_reuse, r.padding_waste))
-            })
+            .filter_map(|(i, r)| r.done().map(|r| (i, r.no_reuse, r.padding_waste)))
             .collect();
         let Some(&(_, no_reuse, waste)) = planned.first() else {
             return html! {};
@@ -468,7 +464,7 @@ impl App {
         let baseline = self
             .results
             .first()
-            .and_then(|r| r.as_ref().as_ref().ok())
+            .and_then(|r| r.done())
             .map(|r| r.plan.device_bytes());
         let on_change = link.callback(|(i, s)| Msg::SetPane(i, s));
         let on_remove = link.callback(Msg::RemovePane);
@@ -485,9 +481,10 @@ impl App {
         let unknown = self.built.as_ref().map_or(0, |b| b.unknown.len());
         let defaulted = self.defaulted_dims();
         let planning_ms = |s: &crate::settings::PaneSettings| {
+            let key = crate::analysis::PlanKey::new(s, self.budget);
             self.running
                 .as_ref()
-                .filter(|r| &r.settings == s)
+                .filter(|r| r.key == key)
                 .map(|r| (now - r.since_ms).max(0.0))
         };
         html! {
@@ -636,7 +633,7 @@ impl App {
                     { self.view_compare_pick(ctx) }
                     if let (Some((_, gears)), Some(shown)) = (b.gears.as_ref(), self.gear_shown()) {
                         <label class="gear-pick">{ "gear " }
-                            <select data-testid="gear" onchange={link.batch_callback(|e: Event| {
+                            <select data-testid="gear" ~value={shown.to_string()} onchange={link.batch_callback(|e: Event| {
                                 platform::event_value(&e).parse::<u64>().ok().map(Msg::ShowGear)
                             })}>
                                 { for gears.iter().map(|g| html! { <option value={g.to_string()} selected={*g == shown}>{ format!("batch {g}") }</option> }) }
@@ -712,7 +709,7 @@ impl App {
         html! {
             <span class="compare-pick">
                 <label>{ "compare " }
-                    <select data-testid="compare-mode" onchange={on_mode} title="other panes' timelines on the same step and byte axes, or the tensors this pane places elsewhere than another">
+                    <select data-testid="compare-mode" ~value={match c.mode { CompareMode::Off => "off", CompareMode::Side => "side", CompareMode::Diff => "diff" }} onchange={on_mode} title="other panes' timelines on the same step and byte axes, or the tensors this pane places elsewhere than another">
                         <option value="off" selected={c.mode == CompareMode::Off}>{ "this pane only" }</option>
                         <option value="side" selected={c.mode == CompareMode::Side}>{ "all panes, shared axes" }</option>
                         <option value="diff" selected={c.mode == CompareMode::Diff}>{ "diff: what moved" }</option>
@@ -720,7 +717,7 @@ impl App {
                 </label>
                 if c.mode == CompareMode::Diff {
                     <label>{ " against " }
-                        <select data-testid="compare-with" onchange={on_with}>
+                        <select data-testid="compare-with" ~value={with.to_string()} onchange={on_with}>
                             { for (0..self.panes.len()).filter(|&j| j != self.focus).map(|j| html! {
                                 <option value={j.to_string()} selected={j == with}>{ format!("pane {}: {}", j + 1, self.panes[j].label()) }</option>
                             }) }

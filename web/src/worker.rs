@@ -17,9 +17,8 @@
 use memplan_core::Problem;
 use serde::{Deserialize, Serialize};
 
-use crate::analysis::{self, PaneResult};
+use crate::analysis::{self, Failure, PaneResult, PlanKey};
 use crate::model::{self, Format, Origin, Outcome, Source};
-use crate::settings::PaneSettings;
 
 /// The worker script next to the page (built by Trunk from `src/bin/plan_worker.rs`).
 pub const SCRIPT: &str = "plan_worker.js";
@@ -39,8 +38,8 @@ pub struct Job {
     /// With `problem` `None`: the parse job whose problem to plan.
     #[serde(default)]
     pub parsed: u64,
-    /// The pane's settings.
-    pub settings: PaneSettings,
+    /// The pane's plan: its settings and budget.
+    pub key: PlanKey,
     /// Test hook: the worker panics instead of planning (e2e test of the crash path).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub panic_for_test: bool,
@@ -52,9 +51,9 @@ pub struct Done {
     /// As in the job.
     pub id: u64,
     /// As in the job.
-    pub settings: PaneSettings,
-    /// The result, or the core's message.
-    pub result: Result<PaneResult, String>,
+    pub key: PlanKey,
+    /// The result, or why there is none.
+    pub result: Result<PaneResult, Failure>,
     /// The worker panicked on this job and is unusable: the page starts a new one.
     #[serde(default)]
     pub crashed: bool,
@@ -228,14 +227,14 @@ pub fn answer(job: &Job, kept: Option<&(u64, Problem)>, now: &dyn Fn() -> f64) -
     };
     Done {
         id: job.id,
-        settings: job.settings.clone(),
+        key: job.key.clone(),
         result: match problem {
-            Some(p) => analysis::run(p, &job.settings, now),
+            Some(p) => analysis::run(p, &job.key, now),
             // the page sends the problem to a worker it did not see parse it
-            None => Err(format!(
+            None => Err(Failure::retryable(format!(
                 "The background worker no longer holds the model (parse job {}): plan again.",
                 job.parsed
-            )),
+            ))),
         },
         crashed: false,
     }
@@ -243,13 +242,13 @@ pub fn answer(job: &Job, kept: Option<&(u64, Problem)>, now: &dyn Fn() -> f64) -
 
 /// The answer the worker's panic hook sends for the job it was running.
 #[allow(dead_code)]
-pub fn crashed(id: u64, settings: PaneSettings, panic: &str) -> Done {
+pub fn crashed(id: u64, key: PlanKey, panic: &str) -> Done {
     Done {
         id,
-        settings,
-        result: Err(format!(
+        key,
+        result: Err(Failure::retryable(format!(
             "Planning crashed in the background worker: {panic}. The rest of the page still works; please report this message."
-        )),
+        ))),
         crashed: true,
     }
 }
@@ -260,7 +259,7 @@ pub struct Running {
     /// As sent.
     pub id: u64,
     /// As sent.
-    pub settings: PaneSettings,
+    pub key: PlanKey,
     /// When it was sent, milliseconds.
     pub since_ms: f64,
 }
@@ -273,16 +272,16 @@ pub enum Step {
     /// Nothing (idle, or the job in flight is still wanted).
     Wait,
     /// Send a job for these settings.
-    Send(PaneSettings),
+    Send(PlanKey),
     /// The job in flight is no longer wanted: stop the worker (and start a new one).
     Stop,
 }
 
 /// Decides the next step from the job in flight and the settings still waiting, in pane order
 /// (pure, so it is tested natively).
-pub fn next_step(running: Option<&Running>, waiting: &[PaneSettings]) -> Step {
+pub fn next_step(running: Option<&Running>, waiting: &[PlanKey]) -> Step {
     match running {
-        Some(r) if waiting.contains(&r.settings) => Step::Wait,
+        Some(r) if waiting.contains(&r.key) => Step::Wait,
         Some(_) => Step::Stop,
         None => waiting.first().cloned().map_or(Step::Wait, Step::Send),
     }
@@ -291,11 +290,12 @@ pub fn next_step(running: Option<&Running>, waiting: &[PaneSettings]) -> Step {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::settings::PaneSettings;
 
-    fn s(name: &str) -> PaneSettings {
+    fn s(name: &str) -> PlanKey {
         let mut s = PaneSettings::default_for(0, true, &[]);
         s.strategy = name.into();
-        s
+        PlanKey::new(&s, None)
     }
 
     #[test]
@@ -308,7 +308,7 @@ mod tests {
         assert_eq!(next_step(None, &[]), Step::Wait);
         let r = Running {
             id: 1,
-            settings: s("optimal"),
+            key: s("optimal"),
             since_ms: 0.0,
         };
         // still shown by a pane: keep waiting for it
@@ -323,7 +323,7 @@ mod tests {
         let d = crashed(7, s("runtime-reuse"), "capacity overflow");
         assert!(d.crashed);
         assert_eq!(d.id, 7);
-        assert!(d.result.unwrap_err().contains("capacity overflow"));
+        assert!(d.result.unwrap_err().reason.contains("capacity overflow"));
     }
 
     #[test]
@@ -369,7 +369,7 @@ mod tests {
             id: 3,
             problem: Some(p.clone()),
             parsed: 0,
-            settings: s("ge-block"),
+            key: s("ge-block"),
             panic_for_test: false,
         };
         let text = serde_json::to_string(&j).unwrap();

@@ -50,7 +50,8 @@ pub fn batch_dim(graph: &Graph, name: Option<&str>) -> Result<String> {
 /// from `bindings`) and merges the results: when some size differs between gears, every buffer
 /// but the graph's inputs and outputs becomes one buffer per gear named `NAME@Batch_N` with
 /// `gear = Some(N)` (GE clones the graph per gear); inputs and outputs appear once, without a
-/// gear, at the largest gear's size. Every gear shares the schedule, so live ranges are those of the graph.
+/// gear, at the largest gear's size, and so do the other members of a continuous group that
+/// holds one (so the group stays one run in every gear). Every gear shares the schedule, so live ranges are those of the graph.
 ///
 /// # Errors
 /// [`crate::ErrorKind::BadOption`] for an empty or zero gear list; errors of
@@ -122,9 +123,24 @@ pub fn expand_with(
     // except the root graph's inputs and outputs: one zero-copy tensor each, at the largest
     // gear's size (ge-memory-planning.md §8.10).
     let io = |b: &Buffer| matches!(b.kind, BufferKind::GraphInput | BufferKind::GraphOutput);
-    let depends: Vec<bool> = (0..n)
+    let mut depends: Vec<bool> = (0..n)
         .map(|i| any_sized && gears.len() > 1 && !io(&first.problem.buffers[i]))
         .collect();
+    // A continuous group must be one run in every gear. One with a graph input or output
+    // (a single buffer for all gears) is not cloned per gear at all: every member is one
+    // buffer at the largest gear's size, so the group stays adjacent.
+    let one_run: alloc::collections::BTreeSet<u32> = (0..n)
+        .filter(|&i| !depends[i])
+        .filter_map(|i| first.problem.buffers[i].continuous.map(|c| c.group))
+        .collect();
+    for (i, d) in depends.iter_mut().enumerate() {
+        if first.problem.buffers[i]
+            .continuous
+            .is_some_and(|c| one_run.contains(&c.group))
+        {
+            *d = false;
+        }
+    }
     for i in (0..n).filter(|&i| !depends[i]) {
         let mut b = first.problem.buffers[i].clone();
         b.size = lowered
@@ -145,7 +161,7 @@ pub fn expand_with(
         }
     }
     let mut warnings = first.warnings.clone();
-    if gears.len() > 1 && !depends.iter().any(|&d| d) {
+    if gears.len() > 1 && !any_sized {
         warnings.push(alloc::format!(
             "no tensor size depends on '{batch_dim}': every gear is the same"
         ));
@@ -162,6 +178,8 @@ pub fn expand_with(
         unknown: first.unknown.clone(),
         views: first.views.clone(),
         order: first.order,
+        search: first.search.clone(),
+        rewrites: first.rewrites.clone(),
     })
 }
 
@@ -201,6 +219,42 @@ pub(crate) mod tests {
             outputs: TensorId::list(&[3]),
             order: Default::default(),
         }
+    }
+
+    /// A continuous group holding a graph output is one run for every gear: its other
+    /// members are not cloned per gear either (else no gear's view of it could be adjacent).
+    #[test]
+    fn a_continuous_group_with_a_graph_output_is_not_cloned() {
+        let g = crate::import::json::parse(
+            r#"{"format":"memplan.graph/1","tensors":[
+            {"name":"x","dtype":"float32","shape":["batch",64]},
+            {"name":"a","dtype":"float32","shape":["batch",64]},
+            {"name":"b","dtype":"float32","shape":["batch",128]},
+            {"name":"y","dtype":"float32","shape":["batch",64]}],
+            "ops":[{"name":"S","inputs":["x"],"outputs":["a","b"],
+                    "attrs":{"continuous_outputs":true}},
+                   {"name":"C","inputs":["a","b"],"outputs":["y"]}],
+            "inputs":["x"],"outputs":["y","b"]}"#,
+        )
+        .unwrap();
+        let l = expand(&g, &Bindings::new(), "batch", &[1, 4]).unwrap();
+        let got: Vec<(&str, u64, Option<u64>)> = l
+            .problem
+            .buffers
+            .iter()
+            .map(|b| (b.name.as_str(), b.size, b.gear))
+            .collect();
+        // sizes at batch 4: x, a, y 1024 B, b 2048 B
+        assert_eq!(
+            got,
+            vec![
+                ("x", 1024, None),
+                ("a", 1024, None),
+                ("b", 2048, None),
+                ("y", 1024, None)
+            ]
+        );
+        assert!(l.warnings.is_empty(), "{:?}", l.warnings);
     }
 
     #[test]

@@ -15,7 +15,7 @@ use alloc::collections::BTreeMap;
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
-use crate::graph::{gears, views, Bindings, Graph, Lowered};
+use crate::graph::{gears, rewrite, views, Bindings, Graph, Lowered};
 use crate::plan::{Padding, PlanOptions};
 use crate::{Error, Result};
 
@@ -136,6 +136,10 @@ pub struct LoadOptions {
     /// The order the ops run in (`--schedule`); `None`: the graph's own (`"schedule"`, else
     /// file order).
     pub order: Option<crate::graph::ScheduleOrder>,
+    /// Fusions (`--fuse pad,quantize,activation`, [`crate::graph::rewrite::fuse`]).
+    pub fuse: rewrite::Fuse,
+    /// In-place ops (`--in-place elementwise,depthwise`, [`crate::graph::rewrite::in_place`]).
+    pub in_place: rewrite::InPlace,
 }
 
 /// A loaded file, lowered and ready to plan.
@@ -164,6 +168,37 @@ pub struct Loaded {
     /// file's offline plan.
     #[cfg(feature = "tflite")]
     pub tflite: Option<super::tflite::TfliteInfo>,
+    /// What could not be built as asked, each naming the setting it concerns; the model
+    /// above is what could be built without it. A caller that cannot ask for the setting
+    /// (the CLI) reports the first as its error ([`Loaded::refused`]); one that can (the
+    /// playground) shows the model and asks.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl Loaded {
+    /// The error of the first diagnostic, if any: what a load that asks nothing back fails
+    /// with (the error the import would have stopped with).
+    pub fn refused(&self) -> Option<&Error> {
+        self.diagnostics.first().map(|d| &d.error)
+    }
+}
+
+/// A setting of a load ([`LoadOptions`]) that a diagnostic concerns.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Setting {
+    /// A symbolic dim: its value must be given (the default of 1 is impossible).
+    Dim(String),
+}
+
+/// Something a load could not build as asked: the setting at fault and the importer's error
+/// (worded by each front end: the CLI says `--dim NAME=VALUE`, the page asks in its dims
+/// panel).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Diagnostic {
+    /// The setting at fault.
+    pub setting: Setting,
+    /// What went wrong with the default (the importer's error, e.g. an impossible Reshape).
+    pub error: Error,
 }
 
 /// The message for a file with no content.
@@ -214,6 +249,11 @@ pub fn load_as(format: Format, name: &str, bytes: &[u8], opts: &LoadOptions) -> 
     }
     let stem = stem(name);
     check_dims(&opts.dims)?;
+    if !opts.gears.is_empty() && opts.order == Some(crate::graph::ScheduleOrder::Memory) {
+        return Err(Error::bad_option(
+            "--schedule memory with --batch: gears share one op order, and the memory-aware order is chosen per size; plan one batch size, or give --schedule file or ge-dfs",
+        ));
+    }
     let mut seen = opts.gears.clone();
     seen.sort_unstable();
     if let Some(w) = seen.windows(2).find(|w| w[0] == w[1]) {
@@ -245,6 +285,7 @@ pub fn load_as(format: Format, name: &str, bytes: &[u8], opts: &LoadOptions) -> 
                 gears: None,
                 #[cfg(feature = "tflite")]
                 tflite: None,
+                diagnostics: Vec::new(),
             })
         }
         Format::GraphJson => load_json(&stem, bytes, opts),
@@ -270,6 +311,8 @@ fn unused_on_buffer_list(opts: &LoadOptions) -> Vec<String> {
     unused("--batch-dim", opts.batch_dim.is_some());
     unused("--alias-views", opts.alias_views);
     unused("--schedule", opts.order.is_some());
+    unused("--fuse", opts.fuse.any());
+    unused("--in-place", opts.in_place.any());
     w
 }
 
@@ -304,13 +347,14 @@ fn load_json(stem: &str, bytes: &[u8], opts: &LoadOptions) -> Result<Loaded> {
         graph.name = stem.to_string();
     }
     apply_sizes(&mut graph, &opts.sizes)?;
+    let (mut graph, fused) = rewrite::fuse(&graph, &opts.fuse)?;
     graph.order = opts.order.unwrap_or(graph.order);
     let symbols = graph.symbols();
     let mut warnings = typos(&graph, &symbols, opts);
     let (dims, gear_info, mut lowered) = if opts.gears.is_empty() {
         let (dims, mut bind) = graph.bind_unbound_to_one(&opts.dims);
         warnings.append(&mut bind);
-        let l = lower(&graph, &dims, opts.alias_views)?;
+        let l = lower(&graph, &dims, opts)?;
         (dims, None, l)
     } else {
         let dim = gears::batch_dim(&graph, opts.batch_dim.as_deref())?;
@@ -321,6 +365,7 @@ fn load_json(stem: &str, bytes: &[u8], opts: &LoadOptions) -> Result<Loaded> {
     };
     warnings.append(&mut lowered.warnings);
     lowered.warnings = warnings;
+    note_fused(&mut lowered, opts, fused);
     Ok(Loaded {
         format: Format::GraphJson,
         weight_bytes: lowered.problem.weight_bytes,
@@ -331,6 +376,7 @@ fn load_json(stem: &str, bytes: &[u8], opts: &LoadOptions) -> Result<Loaded> {
         gears: gear_info,
         #[cfg(feature = "tflite")]
         tflite: None,
+        diagnostics: Vec::new(),
     })
 }
 
@@ -344,6 +390,8 @@ fn load_json(_: &str, _: &[u8], _: &LoadOptions) -> Result<Loaded> {
 #[cfg(feature = "onnx")]
 fn load_onnx(stem: &str, bytes: &[u8], opts: &LoadOptions) -> Result<Loaded> {
     use super::onnx::{parse, OnnxModel, OnnxOptions};
+    // the ops the last import's fusion removed
+    let fused = core::cell::RefCell::new(Vec::new());
     let with = |dims: &Bindings| -> Result<OnnxModel> {
         let mut m = parse(
             bytes,
@@ -357,6 +405,9 @@ fn load_onnx(stem: &str, bytes: &[u8], opts: &LoadOptions) -> Result<Loaded> {
         }
         apply_sizes(&mut m.graph, &opts.sizes)?;
         m.graph.order = opts.order.unwrap_or(m.graph.order);
+        let (g, names) = rewrite::fuse(&m.graph, &opts.fuse)?;
+        m.graph = g;
+        *fused.borrow_mut() = names;
         Ok(m)
     };
     // With gears the batch stays symbolic in the graph kept for shapes; each gear is imported
@@ -387,10 +438,11 @@ fn load_onnx(stem: &str, bytes: &[u8], opts: &LoadOptions) -> Result<Loaded> {
             let mut d = dims.clone();
             d.insert(dim.clone(), g);
             let m = with(&d)?;
-            lower_model(&m, &d, opts.alias_views)
+            lower_model(&m, &d, opts)
         })?;
         warnings.append(&mut lowered.warnings);
         lowered.warnings = warnings;
+        note_fused(&mut lowered, opts, fused.take());
         return Ok(Loaded {
             format: Format::Onnx,
             graph: Some(model.graph),
@@ -401,23 +453,69 @@ fn load_onnx(stem: &str, bytes: &[u8], opts: &LoadOptions) -> Result<Loaded> {
             gears: Some((dim, sorted(&opts.gears))),
             #[cfg(feature = "tflite")]
             tflite: None,
+            diagnostics: Vec::new(),
         });
     }
-    let (dims, mut bind) = model.graph.bind_unbound_to_one(&opts.dims);
+    let (mut dims, mut bind) = model.graph.bind_unbound_to_one(&opts.dims);
+    let mut diagnostics = Vec::new();
     let (graph, mut lowered) = if bind.is_empty() {
-        let l = lower_model(&model, &dims, opts.alias_views)?;
+        let l = lower_model(&model, &dims, opts)?;
         (model.graph, l)
     } else {
         // shape arithmetic over a symbolic dim may not resolve (magika's tensors would be
         // planned as 0 bytes): import again with the dims bound; its warnings replace the
         // symbolic import's
-        let m = with(&dims)?;
-        let l = lower_model(&m, &dims, opts.alias_views)?;
-        (m.graph, l)
+        match with(&dims).and_then(|m| {
+            let l = lower_model(&m, &dims, opts)?;
+            Ok((m.graph, l))
+        }) {
+            Ok(built) => built,
+            Err(error) => {
+                // a default of 1 is impossible (a Reshape that cannot split the elements):
+                // keep the model with those dims unbound (the tensors they size are of
+                // unknown size) and name them, so that a front end can ask for values
+                let defaulted: Vec<&String> = dims
+                    .keys()
+                    .filter(|k| !opts.dims.contains_key(*k))
+                    .collect();
+                let alone = |d: &String| {
+                    let mut one = opts.dims.clone();
+                    one.insert(d.clone(), 1);
+                    with(&one).and_then(|m| lower_model(&m, &one, opts))
+                };
+                let mut at_fault: Vec<String> = defaulted
+                    .iter()
+                    .filter(|d| alone(d).is_err())
+                    .map(|d| (*d).clone())
+                    .collect();
+                if at_fault.is_empty() {
+                    at_fault = defaulted.iter().map(|d| (*d).clone()).collect();
+                }
+                let mut kept = dims.clone();
+                kept.retain(|k, _| !at_fault.contains(k));
+                let m = with(&kept).map_err(|_| error.clone())?;
+                let l = lower_model(&m, &kept, opts).map_err(|_| error.clone())?;
+                bind.retain(|w| {
+                    !at_fault
+                        .iter()
+                        .any(|d| w.contains(&alloc::format!("'{d}'")))
+                });
+                diagnostics = at_fault
+                    .into_iter()
+                    .map(|d| Diagnostic {
+                        setting: Setting::Dim(d),
+                        error: error.clone(),
+                    })
+                    .collect();
+                dims = kept;
+                (m.graph, l)
+            }
+        }
     };
     warnings.append(&mut bind);
     warnings.append(&mut lowered.warnings);
     lowered.warnings = warnings;
+    note_fused(&mut lowered, opts, fused.take());
     Ok(Loaded {
         format: Format::Onnx,
         graph: Some(graph),
@@ -428,6 +526,7 @@ fn load_onnx(stem: &str, bytes: &[u8], opts: &LoadOptions) -> Result<Loaded> {
         gears: None,
         #[cfg(feature = "tflite")]
         tflite: None,
+        diagnostics,
     })
 }
 
@@ -458,6 +557,7 @@ fn load_tflite(stem: &str, bytes: &[u8], opts: &LoadOptions) -> Result<Loaded> {
     }
     apply_sizes(&mut graph, &opts.sizes)?;
     graph.order = opts.order.unwrap_or(graph.order);
+    let (graph, fused) = rewrite::fuse(&graph, &opts.fuse)?;
     let symbols = graph.symbols();
     let mut warnings = typos(&graph, &symbols, opts);
     let mut dims = opts.dims.clone();
@@ -483,7 +583,7 @@ fn load_tflite(stem: &str, bytes: &[u8], opts: &LoadOptions) -> Result<Loaded> {
     warnings.append(&mut bind);
     warnings.extend(model.warnings);
     let (gear_info, mut lowered) = match batch {
-        None => (None, lower(&graph, &dims, opts.alias_views)?),
+        None => (None, lower(&graph, &dims, opts)?),
         Some(dim) => {
             dims.remove(&dim);
             let l = gears::expand(&graph, &dims, &dim, &opts.gears)?;
@@ -498,7 +598,10 @@ fn load_tflite(stem: &str, bytes: &[u8], opts: &LoadOptions) -> Result<Loaded> {
         )?;
     }
     warnings.append(&mut lowered.warnings);
+    // TFLM's buffer order (its greedy planner breaks size ties by it) and the file's pins
+    warnings.extend(super::tflm_order::to_tflm(&mut lowered, &model.info));
     lowered.warnings = warnings;
+    note_fused(&mut lowered, opts, fused);
     Ok(Loaded {
         format: Format::Tflite,
         weight_bytes: model.weight_bytes,
@@ -508,6 +611,7 @@ fn load_tflite(stem: &str, bytes: &[u8], opts: &LoadOptions) -> Result<Loaded> {
         dims,
         gears: gear_info,
         tflite: Some(model.info),
+        diagnostics: Vec::new(),
     })
 }
 
@@ -520,20 +624,34 @@ fn load_tflite(_: &str, _: &[u8], _: &LoadOptions) -> Result<Loaded> {
 
 /// Lowers an imported model; the import's warnings first, then the lowering's.
 #[cfg(feature = "onnx")]
-fn lower_model(m: &super::onnx::OnnxModel, dims: &Bindings, alias_views: bool) -> Result<Lowered> {
-    let mut l = lower(&m.graph, dims, alias_views)?;
+fn lower_model(m: &super::onnx::OnnxModel, dims: &Bindings, opts: &LoadOptions) -> Result<Lowered> {
+    let mut l = lower(&m.graph, dims, opts)?;
     let mut w = m.warnings.clone();
     w.append(&mut l.warnings);
     l.warnings = w;
     Ok(l)
 }
 
-fn lower(graph: &Graph, dims: &Bindings, alias_views: bool) -> Result<Lowered> {
+fn lower(graph: &Graph, dims: &Bindings, opts: &LoadOptions) -> Result<Lowered> {
     let mut l = graph.lower(dims)?;
-    if alias_views {
+    if opts.alias_views {
         l.views = Some(views::alias_views(graph, &mut l)?);
     }
+    if opts.in_place.any() {
+        let merged = rewrite::in_place(graph, &mut l, &opts.in_place)?;
+        l.rewrites = Some(rewrite::RewriteReport {
+            fused: Vec::new(),
+            in_place: merged,
+        });
+    }
     Ok(l)
+}
+
+/// Records the ops `--fuse` removed in the lowering's report (with those `--in-place` merged).
+fn note_fused(l: &mut Lowered, opts: &LoadOptions, fused: Vec<String>) {
+    if opts.fuse.any() || opts.in_place.any() {
+        l.rewrites.get_or_insert_with(Default::default).fused = fused;
+    }
 }
 
 /// The batch dim, the other dims in force (the user's plus the unbound ones set to 1, without

@@ -8,3 +8,5 @@ pub mod load;
 pub mod onnx;
 #[cfg(feature = "tflite")]
 pub mod tflite;
+#[cfg(feature = "tflite")]
+pub mod tflm_order;

@@ -7,7 +7,8 @@
 //!    ([`aligned_alloc_overhead`]) — counted as the allocator's system overhead.
 //! 2. A request gets exactly one block; a request larger than `block_size` fails (NULL).
 //! 3. Free blocks form a stack: the block freed last is the next one handed out (O(1)). At
-//!    the start the stack holds blocks `0, 1, 2, …` with block 0 on top.
+//!    the start the pool pushes blocks `0, 1, …, N−1` in that order, so block `N−1` is on top
+//!    and the first allocation gets the pool's last block (offset `(N−1) × block_size`).
 //! 4. With the stack empty the request fails (NULL); the pool never grows.
 //!
 //! memplan's reading: a failed request is a failed allocation in the statistics (the tensor
@@ -37,11 +38,14 @@ pub fn aligned_alloc_overhead(alignment: u64) -> u64 {
 pub struct AclPool {
     block: u64,
     blocks: u64,
-    /// Blocks never handed out yet are `fresh..blocks` (the bottom of the initial stack).
+    /// Blocks never handed out yet are `0..fresh` (the bottom of the initial stack, `fresh − 1`
+    /// on top of them).
     fresh: u64,
     /// Freed blocks, top last: the stack above the untouched ones.
     freed: Vec<u64>,
     held: BTreeMap<BufferId, u64>,
+    hits: u64,
+    probes: u64,
 }
 
 impl AclPool {
@@ -64,9 +68,11 @@ impl AclPool {
         Ok(AclPool {
             block: block_bytes,
             blocks: num_blocks,
-            fresh: 0,
+            fresh: num_blocks,
             freed: Vec::new(),
             held: BTreeMap::new(),
+            hits: 0,
+            probes: 0,
         })
     }
 }
@@ -79,11 +85,16 @@ impl Allocator for AclPool {
         if size > self.block {
             return Ok(None);
         }
+        // one pop of the free stack, O(1)
+        self.probes += 1;
         let idx = match self.freed.pop() {
-            Some(i) => i,
-            None if self.fresh < self.blocks => {
-                self.fresh += 1;
-                self.fresh - 1
+            Some(i) => {
+                self.hits += 1;
+                i
+            }
+            None if self.fresh > 0 => {
+                self.fresh -= 1;
+                self.fresh
             }
             None => return Ok(None),
         };
@@ -111,5 +122,13 @@ impl Allocator for AclPool {
 
     fn system_overhead(&self) -> u64 {
         aligned_alloc_overhead(BASE_ALIGNMENT)
+    }
+
+    fn cache_hits(&self) -> u64 {
+        self.hits
+    }
+
+    fn probes(&self) -> u64 {
+        self.probes
     }
 }

@@ -105,6 +105,8 @@ pub struct AclTiered {
     held: BTreeMap<BufferId, (usize, u64, u64)>,
     /// Per level: allocations placed, spills received, failures of requests asking it first.
     counts: Vec<(u64, u64, u64)>,
+    hits: u64,
+    probes: u64,
 }
 
 /// Checks the options of an acl-tiered manager that do not depend on the tensors: at least
@@ -212,6 +214,8 @@ impl AclTiered {
         Ok(AclTiered {
             names: levels.iter().map(|l| l.name.clone()).collect(),
             counts: alloc::vec![(0, 0, 0); levels.len()],
+            hits: 0,
+            probes: 0,
             tiers,
             ask,
             held: BTreeMap::new(),
@@ -229,7 +233,13 @@ impl Allocator for AclTiered {
         for k in first..=last {
             let t = &mut self.tiers[k];
             let blocks = size.div_ceil(t.block);
-            if let Some(b) = t.free.take_first_fit(blocks) {
+            let (found, probes) = t.free.take_first_fit(blocks);
+            self.probes += probes;
+            if let Some(b) = found {
+                // first fit keeps [0, top) used at some time: below the top is a reuse
+                if b < t.top {
+                    self.hits += 1;
+                }
                 let taken = blocks * t.block;
                 t.in_use += taken;
                 t.top = t.top.max(b + blocks);
@@ -244,6 +254,14 @@ impl Allocator for AclTiered {
         }
         self.counts[first].2 += 1;
         Ok(None)
+    }
+
+    fn cache_hits(&self) -> u64 {
+        self.hits
+    }
+
+    fn probes(&self) -> u64 {
+        self.probes
     }
 
     fn free(&mut self, id: BufferId) {

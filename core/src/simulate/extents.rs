@@ -20,13 +20,23 @@ impl FreeExtents {
     }
 
     /// Takes `len` units from the lowest free extent long enough (first fit); `None` if none is.
-    pub fn take_first_fit(&mut self, len: u64) -> Option<u64> {
-        let (&start, &have) = self.free.iter().find(|(_, &l)| l >= len)?;
+    /// The second value counts the extents looked at (the search's probes).
+    pub fn take_first_fit(&mut self, len: u64) -> (Option<u64>, u64) {
+        let mut probes = 0u64;
+        let found = self
+            .free
+            .iter()
+            .inspect(|_| probes += 1)
+            .find(|(_, &l)| l >= len)
+            .map(|(&s, &l)| (s, l));
+        let Some((start, have)) = found else {
+            return (None, probes);
+        };
         self.free.remove(&start);
         if have > len {
             self.free.insert(start + len, have - len);
         }
-        Some(start)
+        (Some(start), probes)
     }
 
     /// Gives `[start, start + len)` back, merging with free neighbours.

@@ -1,7 +1,8 @@
 //! Runtime allocators beside static plans: replay a problem's tensor trace (allocate at the
 //! producer's step, free after the last use, in schedule order) through a simulated allocator
 //! and report what it costs. See [`trace`] for the trace, [`registry`] for the allocators by
-//! name (`pool`, `reuse`, `bfc`, `acl-pool`, `acl-tiered`, `ge-v1`, `ge-v2`), [`tiered`] for
+//! name (`pool`, `reuse`, `bfc`, `acl-pool`, `acl-tiered`, `ge-v1`, `ge-v2`, `ge-v2-streams`),
+//! [`tiered`] for
 //! whole-life multi-level placement. `docs/runtime-allocators.md` gives every rule's source.
 //!
 //! Memory and time scale with the buffers (trace events), never with step numbers.
@@ -12,7 +13,10 @@ pub mod allocators;
 pub mod extents;
 pub mod ge_v1;
 pub mod ge_v2;
+mod max_tree;
+pub mod per_stream;
 pub mod registry;
+mod runs;
 pub mod tiered;
 pub mod trace;
 
@@ -78,10 +82,18 @@ pub enum AllocatorKind {
         /// Device bytes held above which idle memory is recycled; larger requests fail.
         threshold_bytes: u64,
     },
+    /// [`per_stream::GeV2PerStream`] (`ge-v2-streams`): GE V2 with one allocator per stream.
+    GeV2PerStream {
+        /// Page size, bytes.
+        page_bytes: u64,
+        /// Each stream's threshold, bytes.
+        threshold_bytes: u64,
+    },
 }
 
 impl AllocatorKind {
-    /// The registry name: `pool`, `reuse`, `bfc`, `acl-pool`, `acl-tiered`, `ge-v1`, `ge-v2`.
+    /// The registry name: `pool`, `reuse`, `bfc`, `acl-pool`, `acl-tiered`, `ge-v1`, `ge-v2`,
+    /// `ge-v2-streams`.
     pub fn name(&self) -> &'static str {
         match self {
             AllocatorKind::Pool { .. } => "pool",
@@ -91,6 +103,7 @@ impl AllocatorKind {
             AllocatorKind::AclTiered { .. } => "acl-tiered",
             AllocatorKind::GeV1 { .. } => "ge-v1",
             AllocatorKind::GeV2 { .. } => "ge-v2",
+            AllocatorKind::GeV2PerStream { .. } => "ge-v2-streams",
         }
     }
 }
@@ -104,6 +117,15 @@ pub struct SimSwitches {
     pub stats: bool,
     /// Leak detector on: a record per allocation, and the leaks at the end. Off: neither.
     pub leak_detector: bool,
+    /// Leak detector: most records it holds at once (`None`: unbounded). A record is held from
+    /// its allocation to its free; an allocation made while every slot is taken gets no
+    /// record, so if it leaks the leak is missed (the acl-adapter article's fixed record
+    /// table; memplan's reading: a free empties its slot).
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, skip_serializing_if = "Option::is_none")
+    )]
+    pub record_capacity: Option<u64>,
 }
 
 impl Default for SimSwitches {
@@ -111,6 +133,7 @@ impl Default for SimSwitches {
         SimSwitches {
             stats: true,
             leak_detector: true,
+            record_capacity: None,
         }
     }
 }
@@ -232,8 +255,28 @@ pub struct SimReport {
     pub current_bytes: u64,
     /// Number of successful allocations.
     pub allocations: u64,
-    /// Successful allocations served from memory the allocator already held.
+    /// Successful allocations served from memory an earlier allocation used and gave back
+    /// (a reuse or cache hit), for every allocator that reuses.
     pub cache_hits: u64,
+    /// Candidates the allocators' searches examined, over all requests: the search cost
+    /// (`pool`: blocks scanned; `reuse`: table entries; `bfc`: one size-ordered lookup;
+    /// `acl-pool`: one stack pop; `acl-tiered`: free extents; `ge-v1`: active blocks;
+    /// `ge-v2`: page-count layers).
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub probes: u64,
+    /// Allocations the leak detector could not record (its table was full,
+    /// [`SimSwitches::record_capacity`]); leaks among them are not reported.
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub records_dropped: u64,
+    /// Host↔device bytes copied per run because a runtime allocator's graph inputs and
+    /// outputs are its own memory, not the user's buffers (not zero-copy): every graph input
+    /// copied in, every graph output copied out.
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub io_transfer_bytes: u64,
+    /// Bytes copied per run for tensors in host memory (types `HOST`, `HOST_SVM`) that device
+    /// ops read: the tensor's size once per reader (at least once).
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub cross_type_transfer_bytes: u64,
     /// Number of frees.
     pub frees: u64,
     /// Allocations that failed (pool exhausted, request too large, table full).
@@ -331,6 +374,26 @@ pub fn simulate_with(
             &mut ge_v2::GeV2::new(*page_bytes, *threshold_bytes)?,
             switches,
         ),
+        AllocatorKind::GeV2PerStream {
+            page_bytes,
+            threshold_bytes,
+        } => {
+            // a first replay finds each stream's range, the second lays the ranges apart
+            let mut first = per_stream::GeV2PerStream::new(
+                problem,
+                *page_bytes,
+                *threshold_bytes,
+                Default::default(),
+            )?;
+            run(problem, name, &mut first, SimSwitches::default())?;
+            let bases = first.bases()?;
+            run(
+                problem,
+                name,
+                &mut per_stream::GeV2PerStream::new(problem, *page_bytes, *threshold_bytes, bases)?,
+                switches,
+            )
+        }
     }
 }
 
@@ -369,6 +432,10 @@ pub fn run(
         current_bytes: 0,
         allocations: 0,
         cache_hits: 0,
+        probes: 0,
+        records_dropped: 0,
+        io_transfer_bytes: 0,
+        cross_type_transfer_bytes: 0,
         frees: 0,
         failures: 0,
         failed: Vec::new(),
@@ -381,6 +448,8 @@ pub fn run(
     };
     let mut level_peaks: Vec<u64> = Vec::new();
     let mut current = 0u64;
+    // leak-detector records held now (allocated, not yet freed)
+    let mut held_records = 0u64;
     for step in trace::events(problem) {
         let mut evs = step.events;
         if a.largest_first_per_step() {
@@ -425,7 +494,14 @@ pub fn run(
                                 *p = (*p).max(l.in_use);
                             }
                         }
-                        if switches.leak_detector {
+                        let room = switches
+                            .record_capacity
+                            .is_none_or(|cap| held_records < cap);
+                        if switches.leak_detector && !room {
+                            r.records_dropped += 1;
+                        }
+                        if switches.leak_detector && room {
+                            held_records += 1;
                             let level = a
                                 .level_of(i)
                                 .and_then(|k| a.levels().get(k).map(|l| l.name.clone()));
@@ -458,6 +534,7 @@ pub fn run(
                         }
                         if let Some(k) = record_of[i] {
                             r.records[k].free_step = Some(step.step);
+                            held_records -= 1;
                         }
                     }
                 }
@@ -481,6 +558,10 @@ pub fn run(
     if switches.stats {
         r.current_bytes = r.total_allocated - r.total_freed;
         r.cache_hits = a.cache_hits();
+        r.probes = a.probes();
+        let (io, cross) = transfer_bytes(problem)?;
+        r.io_transfer_bytes = io;
+        r.cross_type_transfer_bytes = cross;
         r.system_overhead_bytes = a.system_overhead();
         r.levels = a
             .levels()
@@ -503,6 +584,25 @@ pub fn run(
     }
     r.offsets = offsets;
     Ok(r)
+}
+
+/// `(graph I/O bytes, host-memory bytes read by device ops)` copied per run (see
+/// [`SimReport::io_transfer_bytes`], [`SimReport::cross_type_transfer_bytes`]).
+fn transfer_bytes(problem: &Problem) -> Result<(u64, u64)> {
+    use crate::problem::BufferKind;
+    let (mut io, mut cross) = (0u64, 0u64);
+    for b in &problem.buffers {
+        if matches!(b.kind, BufferKind::GraphInput | BufferKind::GraphOutput) {
+            io = add(io, b.size, "graph I/O transfer bytes")?;
+        }
+        // memory types 2 HOST, 3 HOST_SVM (plan::memory_type_name)
+        if matches!(b.memory_type, 2 | 3) {
+            let reads = (b.readers.len() as u64).max(1);
+            let bytes = crate::error::mul(b.size, reads, "host-memory transfer bytes")?;
+            cross = add(cross, bytes, "host-memory transfer bytes")?;
+        }
+    }
+    Ok((io, cross))
 }
 
 #[cfg(test)]

@@ -217,12 +217,16 @@ fn acl_pool_one_block_per_request_from_a_stack() {
     )
     .unwrap();
     check_accounting(&r);
-    // stack top = block 0 at the start. step 0: a -> block 0 (@0). step 1: b -> block 1 (@300);
-    // a freed -> stack [0]. step 2: c -> pop 0 (@0); d -> untouched block 2 (@600); b freed ->
-    // stack [1]. step 3: e (200 <= 300) -> pop 1 (@300).
+    // blocks 0, 1, 2 pushed in order: block 2 on top at the start. step 0: a -> block 2
+    // (@600). step 1: b -> block 1 (@300); a freed -> stack [0, 2]. step 2: c -> pop 2 (@600);
+    // d -> pop 0 (@0); b freed -> stack [1]. step 3: e (200 <= 300) -> pop 1 (@300).
     assert_eq!(
         r.offsets,
-        vec![Some(0), Some(300), Some(0), Some(600), Some(300)]
+        vec![Some(600), Some(300), Some(600), Some(0), Some(300)]
+    );
+    assert_eq!(
+        r.peak_bytes, 900,
+        "the first block handed out is the pool's last"
     );
     assert_eq!(r.reserved_bytes, 900); // 3 x 300
     assert_eq!(r.peak_in_use_bytes, 900); // step 2: b, c, d = 3 blocks
@@ -236,7 +240,8 @@ fn acl_pool_one_block_per_request_from_a_stack() {
 
 #[test]
 fn acl_pool_hands_out_the_last_freed_block_first() {
-    // x, y at step 0 (freed after it, x then y: stack [0, 1], 1 on top); z at step 1.
+    // 4 blocks, 3 on top: x -> 3 (@192), y -> 2 (@128); freed after step 0, x then y: stack
+    // [0, 1, 3, 2], 2 on top; z at step 1.
     let p = Problem::from_buffers(
         "lifo",
         vec![
@@ -254,7 +259,7 @@ fn acl_pool_hands_out_the_last_freed_block_first() {
     )
     .unwrap();
     // z gets y's block (freed last), not the lowest free block as first fit would.
-    assert_eq!(r.offsets, vec![Some(0), Some(64), Some(64)]);
+    assert_eq!(r.offsets, vec![Some(192), Some(128), Some(128)]);
 }
 
 #[test]
@@ -270,8 +275,8 @@ fn acl_pool_failures_are_counted_not_errors() {
     .unwrap();
     assert_eq!(r.failed, BufferId::list(&[1, 4]));
     assert_eq!(r.failures, 2);
-    // 2 blocks of 300: a, b take both; a freed; c gets a's; d finds the stack empty: NULL;
-    // b freed at step 2; e gets b's block.
+    // 2 blocks of 300, 1 on top: a -> 1 (@300), b -> 0 (@0); a freed; c gets a's; d finds the
+    // stack empty: NULL; b freed at step 2; e gets b's block (@0).
     let r = simulate(
         &trace(),
         &AllocatorKind::AclPool {
@@ -281,7 +286,7 @@ fn acl_pool_failures_are_counted_not_errors() {
     )
     .unwrap();
     assert_eq!(r.failed, BufferId::list(&[3]));
-    assert_eq!(r.offsets[4], Some(300));
+    assert_eq!(r.offsets[4], Some(0));
     assert!(r.leaks.is_empty(), "d got nothing, so nothing leaks");
     assert!(AclPoolCheck::zero_block_is_an_error());
 }
@@ -328,6 +333,7 @@ fn switches_turn_stats_and_leak_detector_off() {
         SimSwitches {
             stats: false,
             leak_detector: false,
+            record_capacity: None,
         },
     )
     .unwrap();
@@ -562,4 +568,133 @@ fn a_lifetime_ending_at_u64_max_simulates_in_every_allocator() {
     let t = tiered::place(&p, &registry::default_levels()).unwrap();
     assert_eq!(t.placement, vec![Some(0), Some(0), Some(0)]);
     assert_eq!(t.levels[0].peak_bytes, 24, "x + z (x + y is 16)");
+}
+
+// ---- statistics of every allocator: hits, probes, leak records, transfers (issue 27) ----
+
+#[test]
+fn every_reusing_allocator_counts_hits_and_probes() {
+    // trace(): step 0 a; step 1 b, a freed; step 2 c, d, b freed; step 3 e, c and e freed.
+    let run = |k: AllocatorKind| {
+        let r = simulate(&trace(), &k).unwrap();
+        (r.cache_hits, r.probes)
+    };
+    // reuse (a table scanned first to last): a new (table empty: 0 probes); b looks at a
+    // (held): 1, new; c takes a's freed entry: 1 probe, hit; d looks at a (c), b (held): 2,
+    // new; e looks at a (c), b (freed, 300 >= 200): 2, hit. 2 hits, 6 probes.
+    assert_eq!(
+        run(AllocatorKind::Reuse {
+            alignment: 1,
+            capacity: 16
+        }),
+        (2, 6)
+    );
+    // bfc: one size-ordered lookup per request (5); c takes a's freed chunk, e splits b's: 2.
+    assert_eq!(run(AllocatorKind::Bfc { alignment: 1 }), (2, 5));
+    // acl-pool, 3 blocks of 300: one pop per request (5); c gets a's freed block 2, e b's
+    // block 1; a, b, d take never-used blocks: 2 hits.
+    assert_eq!(
+        run(AllocatorKind::AclPool {
+            block_bytes: 300,
+            num_blocks: 3
+        }),
+        (2, 5)
+    );
+    // pool, 10 blocks of 100, first fit block by block: a block 0 (1 probe); b 3 blocks
+    // 1..=3 (blocks 0..=3 looked at: 4); c block 0, used before (1, hit); d block 4 (0..=4:
+    // 5); e 2 blocks 1, 2 freed by b (0..=2: 3, hit). 2 hits, 14 probes.
+    assert_eq!(
+        run(AllocatorKind::Pool {
+            pool_bytes: 1000,
+            block_bytes: 100
+        }),
+        (2, 14)
+    );
+}
+
+#[test]
+fn a_full_leak_record_table_misses_the_leak() {
+    let kind = AllocatorKind::AclPool {
+        block_bytes: 300,
+        num_blocks: 3,
+    };
+    let with = |cap| {
+        simulate_with(
+            &trace(),
+            &kind,
+            SimSwitches {
+                record_capacity: cap,
+                ..SimSwitches::default()
+            },
+        )
+        .unwrap()
+    };
+    // unbounded: d (never freed, not an output) is the leak
+    let all = with(None);
+    assert_eq!((all.records.len(), all.records_dropped), (5, 0));
+    assert_eq!(all.leaks.len(), 1);
+    // 2 slots: a, b recorded; a freed after step 1 (slot free); c recorded at step 2 and d
+    // finds both slots taken (b, c): dropped; b freed; e recorded at step 3. The leak is missed.
+    let two = with(Some(2));
+    let names: Vec<&str> = two.records.iter().map(|r| r.name.as_str()).collect();
+    assert_eq!(names, ["a", "b", "c", "e"]);
+    assert_eq!(two.records_dropped, 1);
+    assert!(two.leaks.is_empty(), "d's record was dropped");
+    assert_eq!(
+        two.offsets, all.offsets,
+        "the detector changes no placement"
+    );
+}
+
+#[test]
+fn transfers_count_graph_io_and_host_memory_reads() {
+    let mut p = trace();
+    // e (200 B) is the graph output: copied out once per run. c (100 B) in HOST memory, read
+    // by the op at step 3: copied once; d (50 B) in HOST_SVM, read by nobody: at least once.
+    p.buffers[2].memory_type = 2;
+    p.buffers[2].readers = vec![3];
+    p.buffers[3].memory_type = 3;
+    let r = simulate(&p, &AllocatorKind::Bfc { alignment: 1 }).unwrap();
+    assert_eq!(r.io_transfer_bytes, 200);
+    assert_eq!(r.cross_type_transfer_bytes, 150);
+}
+
+// ---- runtime allocators per stream (issue 27: V1 shared, V2 one per stream) ----
+
+#[test]
+fn ge_v2_per_stream_caches_per_stream() {
+    // a (stream 0) at step 0, b (stream 1) at step 1, c (stream 0) at step 2; 100 B each,
+    // 64 B pages: 2 pages (128 B) a span. Each is freed after its step.
+    let mut bs = vec![
+        Buffer::new("a", 100, 0, 0),
+        Buffer::new("b", 100, 1, 1),
+        Buffer::new("c", 100, 2, 2),
+    ];
+    bs[1].stream = 1;
+    let p = Problem::from_buffers("streams", bs);
+    let (page_bytes, threshold_bytes) = (64, 1 << 30);
+    // One shared V2 allocator (`ge-v2`, as V1 shares one): a new span @0; b and c reuse it.
+    let shared = simulate(
+        &p,
+        &AllocatorKind::GeV2 {
+            page_bytes,
+            threshold_bytes,
+        },
+    )
+    .unwrap();
+    assert_eq!(shared.offsets, vec![Some(0), Some(0), Some(0)]);
+    assert_eq!((shared.reserved_bytes, shared.cache_hits), (128, 2));
+    // One per stream: stream 1 cannot take stream 0's idle span, so b gets new device memory
+    // in stream 1's range (after stream 0's 128 B); c reuses a's span on stream 0.
+    let per = simulate(
+        &p,
+        &AllocatorKind::GeV2PerStream {
+            page_bytes,
+            threshold_bytes,
+        },
+    )
+    .unwrap();
+    assert_eq!(per.offsets, vec![Some(0), Some(128), Some(0)]);
+    assert_eq!((per.reserved_bytes, per.cache_hits), (256, 1));
+    assert_eq!(per.peak_bytes, 256);
 }

@@ -9,6 +9,11 @@
 pub trait Clock {
     /// Milliseconds since any fixed origin; must not decrease.
     fn now_ms(&self) -> u64;
+    /// Microseconds since the same origin, for timing a plan ([`crate::report::analysis`]);
+    /// by default [`Clock::now_ms`] × 1000 (a clock with a finer tick says so).
+    fn now_us(&self) -> u64 {
+        self.now_ms().saturating_mul(1000)
+    }
     /// `true` to stop as soon as possible (the exact search polls it every 128 nodes); the best
     /// plan found so far is returned.
     fn cancelled(&self) -> bool {

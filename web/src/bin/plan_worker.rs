@@ -21,12 +21,11 @@ mod run {
     use wasm_bindgen::prelude::*;
     use wasm_bindgen::JsCast;
 
-    use crate::settings::PaneSettings;
     use crate::worker;
 
     thread_local! {
         /// The job being planned: what the panic hook answers.
-        static CURRENT: RefCell<Option<(u64, PaneSettings)>> = const { RefCell::new(None) };
+        static CURRENT: RefCell<Option<(u64, crate::analysis::PlanKey)>> = const { RefCell::new(None) };
         /// The problem of the last file parsed here, with its parse job's id: the page plans
         /// it without sending it back.
         static KEPT: RefCell<Option<(u64, memplan_core::Problem)>> = const { RefCell::new(None) };
@@ -92,7 +91,7 @@ mod run {
                         return;
                     }
                 };
-                CURRENT.with(|c| *c.borrow_mut() = Some((job.id, job.settings.clone())));
+                CURRENT.with(|c| *c.borrow_mut() = Some((job.id, job.key.clone())));
                 // `Date.now()` works in workers (no `window` there); milliseconds are enough here.
                 let done =
                     KEPT.with(|k| worker::answer(&job, k.borrow().as_ref(), &js_sys::Date::now));

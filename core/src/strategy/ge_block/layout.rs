@@ -270,7 +270,9 @@ pub(crate) fn build(
     notes.extend(units.notes.iter().cloned());
 
     let sizes = units.sizes.clone();
-    let mut plan = Plan::new(name, align, a.offsets, sizes)?;
+    let mut offsets = a.offsets;
+    place_zero_size_members(problem, &sizes, &mut offsets)?;
+    let mut plan = Plan::new(name, align, offsets, sizes)?;
     // The headline peak is HBM's: the end of HBM's buffers and of its regions.
     plan.peak = problem
         .buffers
@@ -289,6 +291,63 @@ pub(crate) fn build(
     plan.ge = Some(ge);
     plan.notes = notes;
     Ok(plan)
+}
+
+/// Zero-size members of a continuous group get no block (GE `zero_memory_list_`), but an
+/// offset: right after the previous member, as GE graph_mem_assigner.cc
+/// `AssignContinuousOutputMemory` (and `AssignContinuousInputMemory`) give member `i` the
+/// running sum of the earlier members' sizes; leading ones at the first sized member's offset.
+/// With gears, in each gear's view of the group (its own members and the ungeared ones).
+/// Pinned members stay at their pin.
+///
+/// # Errors
+/// [`crate::ErrorKind::Overflow`] if a member's end exceeds `u64`.
+fn place_zero_size_members(problem: &Problem, sizes: &[u64], offsets: &mut [u64]) -> Result<()> {
+    // group -> (gear, index, buffer)
+    let mut groups: BTreeMap<u32, Vec<(Option<u64>, u32, usize)>> = BTreeMap::new();
+    for (i, b) in problem.buffers.iter().enumerate() {
+        if let Some(c) = b.continuous {
+            groups
+                .entry(c.group)
+                .or_default()
+                .push((b.gear, c.index, i));
+        }
+    }
+    for members in groups.values() {
+        if members
+            .iter()
+            .all(|m| sizes.get(m.2).is_some_and(|&s| s > 0))
+        {
+            continue;
+        }
+        let mut views: Vec<Option<u64>> = members.iter().map(|m| m.0).collect();
+        views.sort_unstable();
+        views.dedup();
+        if views.len() > 1 {
+            views.retain(Option::is_some);
+        }
+        for view in views {
+            let mut seq: Vec<(u32, usize)> = members
+                .iter()
+                .filter(|m| m.0.is_none() || m.0 == view)
+                .map(|m| (m.1, m.2))
+                .collect();
+            seq.sort_unstable();
+            let size = |i: usize| sizes.get(i).copied().unwrap_or(0);
+            let Some(first) = seq.iter().map(|m| m.1).find(|&i| size(i) > 0) else {
+                continue;
+            };
+            let mut at = offsets.get(first).copied().unwrap_or(0);
+            for &(_, i) in &seq {
+                if size(i) > 0 {
+                    at = add(offsets[i], size(i), "end of a continuous member")?;
+                } else if problem.buffers[i].fixed_offset.is_none() {
+                    offsets[i] = at;
+                }
+            }
+        }
+    }
+    Ok(())
 }
 
 impl Arena<'_> {

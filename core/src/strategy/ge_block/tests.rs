@@ -637,6 +637,56 @@ fn rule5_each_gears_continuous_inputs_stay_adjacent_and_overlay() {
 }
 
 #[test]
+fn each_gears_continuous_outputs_are_one_block_overlaid_like_any_other() {
+    // GE clones the graph per gear (MultiBatchClonePass), so each clone's S applies its own
+    // continuous-output block (block_mem_assigner.cc ApplyContinuousMemory: one block, the sum
+    // of the outputs each rounded to 512, attached to output 0, the others at the running sum,
+    // graph_mem_assigner.cc AssignContinuousOutputMemory). The block is not a
+    // `continuous_block_` (ApplyMemoryParam's continuous is false) and is reusable, so
+    // dynamic_batch_mem_assigner.cc puts it in the normal class: the largest gear's blocks
+    // make the virtual block, the smaller gears' are packed into it from its start.
+    // Sizes (GE padding ceil32(b)+32, then 512; gears 1 and 4):
+    //   a@1 256 B -> 512, b@1 512 -> 1024: gear 1's block 1536
+    //   a@4 1024 -> 1536, b@4 2048 -> 2560: gear 4's block 4096 (the virtual block)
+    //   y (output) and in (input), 1024 B at batch 4 -> 1536 each, zero-copy after them
+    //   total 4096 + 1536 + 1536 = 7168 B.
+    // issue 30: the two gears' outputs used to be one unit, gear 1's members not adjacent.
+    let g = crate::import::json::parse(
+        r#"{"format":"memplan.graph/1","tensors":[
+        {"name":"in","dtype":"float32","shape":["batch",64]},
+        {"name":"a","dtype":"float32","shape":["batch",64]},
+        {"name":"b","dtype":"float32","shape":["batch",128]},
+        {"name":"y","dtype":"float32","shape":["batch",64]}],
+        "ops":[{"name":"S","inputs":["in"],"outputs":["a","b"],
+                "attrs":{"continuous_outputs":true}},
+               {"name":"C","inputs":["a","b"],"outputs":["y"]}],
+        "inputs":["in"],"outputs":["y"]}"#,
+    )
+    .unwrap();
+    let p = crate::graph::gears::expand(&g, &crate::graph::Bindings::new(), "batch", &[1, 4])
+        .unwrap()
+        .problem;
+    for s in ["ge-block", "ge-binary-block", "ge-max-block"] {
+        let plan = check(&p, s, &PlanOptions::default());
+        assert_eq!(plan.peak, 7168, "{s}");
+        let at: Vec<u64> = [
+            "a@Batch_1",
+            "b@Batch_1",
+            "a@Batch_4",
+            "b@Batch_4",
+            "y",
+            "in",
+        ]
+        .map(|n| off(&p, &plan, n))
+        .to_vec();
+        assert_eq!(at, [0, 512, 0, 1536, 4096, 5632], "{s}");
+        // GE's statistics: the ungeared tensors and the largest gear's (in, y, gear 4's block)
+        assert_eq!(plan.stat("total_size"), Some(7168), "{s}");
+        assert_eq!(plan.stat("no_reuse"), Some(3072), "{s}");
+    }
+}
+
+#[test]
 fn rule8_an_ops_freed_inputs_go_on_the_free_list_in_input_order() {
     // GE block_mem_assigner.cc ReleaseInputNodeOutMemory walks the consumer's inputs in
     // GetSortAllInDataAnchors order, pushing each freed block on the back of the free list;

@@ -159,7 +159,9 @@ impl Units {
                 .last(),
             ..Units::default()
         };
-        let mut groups: BTreeMap<u32, usize> = BTreeMap::new();
+        // (group, gear) -> unit: each gear's clone of a continuous-output op applies its own block
+        // (GE clones the graph per gear, MultiBatchClonePass; ApplyContinuousMemory per clone)
+        let mut groups: BTreeMap<(u32, Option<u64>), usize> = BTreeMap::new();
         let mut conflicting_continuous = 0usize;
         // GE rule: a block read on another stream stays alive on its own stream until an
         // edge returns (rule 1 of the module docs).
@@ -215,17 +217,13 @@ impl Units {
                 }
                 if c.outputs {
                     // One unit for the whole group.
-                    if let Some(&u) = groups.get(&c.group) {
+                    if let Some(&u) = groups.get(&(c.group, b.gear)) {
                         let unit = &mut out.list[u];
                         unit.buffers.push(i);
                         unit.size = add(unit.size, size, "size of a continuous-output block")?;
                         unit.real = unit.size;
                         unit.start = unit.start.min(b_start);
                         unit.end = unit.end.max(b_end);
-                        if unit.gear != b.gear {
-                            // A group spanning gears cannot overlay with either gear.
-                            unit.role = Role::NoReuse("mixed-gear group");
-                        }
                         if special {
                             // adjacency first, but a user buffer or a cleaned one is never reused
                             unit.role = Role::NoReuse("continuous zero-copy or atomic-clean");
@@ -239,7 +237,7 @@ impl Units {
                         }
                         continue;
                     }
-                    groups.insert(c.group, out.list.len());
+                    groups.insert((c.group, b.gear), out.list.len());
                     if special {
                         Role::NoReuse("continuous zero-copy or atomic-clean")
                     } else {
