@@ -338,3 +338,23 @@ fn a_plan_becomes_an_offline_plan() {
     let out = with_offline_plan(&bytes(rel), &offsets).unwrap();
     assert_eq!(read_offline_plan(&out).unwrap().unwrap().offsets, offsets);
 }
+
+/// The bytes of TFLM's persistent tail taken by `is_variable` tensors, each rounded up to 16 B
+/// (computed independently from TFLite's Python reader: shape x element size per tensor).
+#[test]
+fn variable_tensors_are_the_persistent_tail() {
+    for (rel, bytes_) in [
+        ("tflite-micro/keyword_scrambled.tflite", 10_240),
+        ("tflite-micro/dtln_noise_suppression.tflite", 768),
+        ("tflite-micro/trained_lstm_int8.tflite", 80),
+        ("tflite-micro/trained_lstm.tflite", 160),
+    ] {
+        let l = loaded(rel);
+        let info = l.tflite.as_ref().unwrap();
+        assert_eq!(info.persistent_bytes, Some(bytes_), "{rel}");
+        // not planned: no buffer of the problem is a variable
+        for t in &info.persistent {
+            assert!(!l.lowered.tensor_of.contains(&Some(*t)), "{rel}");
+        }
+    }
+}

@@ -71,6 +71,7 @@ mod walk;
 pub use offline::{
     offline_offsets, read_offline_plan, with_offline_plan, OfflinePlan, OFFLINE_PLAN_METADATA,
 };
+pub use walk::MAX_SCOPES;
 
 use generated::tflite as fb;
 
@@ -164,7 +165,7 @@ pub struct TfliteModel {
 /// required table; [`crate::ErrorKind::Invalid`] naming the subgraph, op or tensor for an
 /// index out of range (tensor, buffer, operator code, subgraph), a negative dim in `shape`,
 /// a control-flow op without its subgraph options, cyclic subgraph calls, or calls that
-/// unfold into more than [`walk::MAX_SCOPES`] steps.
+/// unfold into more than [`MAX_SCOPES`] steps.
 pub fn parse(bytes: &[u8], opts: &TfliteOptions) -> Result<TfliteModel> {
     let model = read_model(bytes)?;
     let file = File::read(bytes, &model)?;
@@ -558,7 +559,6 @@ impl File {
         let mut used_names = BTreeSet::new();
         let mut weight_bytes = 0u64;
         let mut persistent = Vec::new();
-        let mut persistent_bytes = Some(0u64);
         for (g, &o) in origin.iter().enumerate() {
             let ft = file_tensor(g);
             let base = match (o.subgraph, ft.name.is_empty()) {
@@ -639,13 +639,6 @@ impl File {
             }
             if ft.variable {
                 persistent.push(TensorId::new(g));
-                persistent_bytes = match (persistent_bytes, tensor.size(&opts.dims)) {
-                    (Some(sum), Ok(Some(b))) => {
-                        let b = crate::error::round_up(b, TFLM_ALIGNMENT, "variable tensor")?;
-                        Some(crate::error::add(sum, b, "persistent bytes")?)
-                    }
-                    _ => None,
-                };
             }
             tensors.push(tensor);
         }
@@ -654,8 +647,18 @@ impl File {
         let w = walk::walk(&self.subgraphs, &subgraph_offsets, &|s, k| {
             self.op_type(&self.subgraphs[s].ops[k]).to_string()
         })?;
-        // TFLM's needs_allocating: no data, not a variable, not empty (micro_allocation_info.cc)
         let dims = file_dims_or(&opts.dims, &file_dims);
+        let mut persistent_bytes = Some(0u64);
+        for &t in &persistent {
+            persistent_bytes = match (persistent_bytes, tensors[t].size(&dims)) {
+                (Some(sum), Ok(Some(b))) => {
+                    let b = crate::error::round_up(b, TFLM_ALIGNMENT, "variable tensor")?;
+                    Some(crate::error::add(sum, b, "persistent bytes")?)
+                }
+                _ => None,
+            };
+        }
+        // TFLM's needs_allocating: no data, not a variable, not empty (micro_allocation_info.cc)
         let empty: Vec<bool> = tensors
             .iter()
             .map(|t| matches!(t.size(&dims), Ok(Some(0))))
@@ -815,12 +818,11 @@ impl File {
                 ..Op::default()
             });
         }
-        let main_inputs: Vec<usize> = self.subgraphs[0]
-            .inputs
-            .iter()
-            .map(|&t| offsets[0] + t as usize)
-            .collect();
-        let is_input = |g: usize| w.first[g] == Some(0) && main_inputs.contains(&g);
+        let mut main_input = alloc::vec![false; n];
+        for &t in &self.subgraphs[0].inputs {
+            main_input[offsets[0] + t as usize] = true;
+        }
+        let is_input = |g: usize| w.first[g] == Some(0) && main_input[g];
         let mut inputs = Vec::new();
         let (mut early, mut read_only) = (0usize, 0usize);
         for g in (0..n).filter(|&g| planned(g)) {
@@ -835,6 +837,8 @@ impl File {
                 ops[step_of[first(g)]].outputs.push(id);
             }
         }
+        // steps only grow with scopes: one mark per tensor keeps an op's inputs distinct
+        let mut added_at = alloc::vec![usize::MAX; n];
         for (s, reads) in w.reads.iter().enumerate() {
             let step = step_of[s];
             for &g in reads {
@@ -847,9 +851,9 @@ impl File {
                 } else if !self.is_weight(g, offsets) {
                     continue; // variables: not in the head
                 }
-                let id = TensorId::new(g);
-                if !ops[step].inputs.contains(&id) {
-                    ops[step].inputs.push(id);
+                if added_at[g] != step {
+                    added_at[g] = step;
+                    ops[step].inputs.push(TensorId::new(g));
                 }
             }
         }

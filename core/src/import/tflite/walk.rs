@@ -39,6 +39,8 @@ pub(crate) struct Walk {
     pub(crate) scopes: Vec<Scope>,
     /// Each walked op: its name in the graph, subgraph and index.
     pub(crate) op_names: Vec<(String, usize, usize)>,
+    /// The subgraphs being walked (on the call stack).
+    running: Vec<bool>,
 }
 
 struct Frame {
@@ -67,6 +69,7 @@ pub(crate) fn walk(
         reads: Vec::new(),
         scopes: Vec::new(),
         op_names: Vec::new(),
+        running: alloc::vec![false; subgraphs.len()],
     };
     let mut stack: Vec<Frame> = Vec::new();
     let mut per_op_calls: Vec<Vec<usize>> = subgraphs
@@ -124,6 +127,7 @@ pub(crate) fn walk(
             create(&mut w, g, scope);
             use_at(&mut w, g, scope);
         }
+        w.running[s] = false;
         stack.pop();
     }
     Ok(w)
@@ -173,7 +177,8 @@ fn enter(
     s: usize,
     from: Option<(usize, usize)>,
 ) -> Result<()> {
-    if let Some(pos) = stack.iter().position(|f| f.subgraph == s) {
+    if w.running[s] {
+        let pos = stack.iter().position(|f| f.subgraph == s).unwrap_or(0);
         let mut chain: Vec<String> = stack[pos..]
             .iter()
             .map(|f| format!("{}", f.subgraph))
@@ -191,6 +196,7 @@ fn enter(
         create(w, g, scope);
         use_at(w, g, scope);
     }
+    w.running[s] = true;
     stack.push(Frame {
         subgraph: s,
         next: 0,
