@@ -92,6 +92,16 @@ pub struct PaneProps {
     /// Symbolic dims the user did not give, as bound (`batch = 1`).
     #[prop_or_default]
     pub defaulted: Vec<String>,
+    /// A `.tflite` model: what TFLM's arena needs beyond the plan (the pane shows the arena
+    /// size to write and offers the plan as TFLM files).
+    #[prop_or_default]
+    pub tflm: Option<crate::tflm::TflmArena>,
+    /// Why this pane's plan could not be exported to TFLM (last download asked).
+    #[prop_or_default]
+    pub tflm_error: Option<String>,
+    /// "Download planned .tflite" / "Download C header" clicked.
+    #[prop_or_default]
+    pub on_tflm: Callback<(usize, crate::tflm::TflmFile)>,
 }
 
 use crate::platform::{event_checked, event_value};
@@ -411,6 +421,9 @@ pub fn pane(p: &PaneProps) -> Html {
                     }
                 </dl>
                 { gap }
+                if let Some(t) = &p.tflm {
+                    { tflm_view(i, t, r.plan.peak, p) }
+                }
                 </>
             }
         }
@@ -505,6 +518,37 @@ pub fn pane(p: &PaneProps) -> Html {
 
 /// One bar per memory type (GE lays each out from offset 0; the headline peak is HBM's),
 /// widths relative to the largest.
+/// A `.tflite` model's pane: the arena size to write for this plan, and the plan as files
+/// TFLM runs (refusals shown here, as the pane's message).
+fn tflm_view(i: usize, t: &crate::tflm::TflmArena, head: u64, p: &PaneProps) -> Html {
+    use crate::tflm::TflmFile;
+    let click = |f: TflmFile| {
+        let cb = p.on_tflm.clone();
+        Callback::from(move |_: MouseEvent| cb.emit((i, f)))
+    };
+    html! {
+        <div class="tflm" data-testid={format!("pane{i}-tflm")}>
+            <dl class="stats">
+                <div class="stat wide"><dt title="TFLM's arena = the head (non-persistent: activations and scratch, planned) + the persistent tail (variable tensors, TFLM's own structures)">{ "TFLM arena" }</dt>
+                    <dd data-testid={format!("pane{i}-tflm-arena")} data-head={head.to_string()}>
+                        { for t.advice(head).into_iter().map(|l| html! { <p>{ l }</p> }) }
+                    </dd></div>
+            </dl>
+            if !p.readonly {
+                <p class="tflm-downloads">
+                    <button type="button" data-testid={format!("pane{i}-download-tflite")} onclick={click(TflmFile::Model)}
+                        title="the model with this plan as its OfflineMemoryAllocation metadata: TFLM places every tensor at this plan's offset">{ "Download planned .tflite" }</button>{ " " }
+                    <button type="button" data-testid={format!("pane{i}-download-header")} onclick={click(TflmFile::Header)}
+                        title="a C header: the arena head size, every tensor's offset and TFLM's BufferPlan for NonPersistentMemoryPlannerShim">{ "Download C header" }</button>
+                </p>
+            }
+            if let Some(e) = &p.tflm_error {
+                { error_note(&format!("pane{i}-tflm-error"), &format!("pane{i}-tflm-error"), e) }
+            }
+        </div>
+    }
+}
+
 fn arenas_view(i: usize, arenas: &[memplan_core::Arena]) -> Html {
     let top = arenas.iter().map(|a| a.bytes).max().unwrap_or(0).max(1) as f64;
     html! {
