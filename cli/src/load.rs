@@ -17,11 +17,12 @@ fn sniff_text(bytes: &[u8]) -> Option<u8> {
 }
 
 /// Default plan options for what a file held: GE defaults (512 alignment, GE padding) for a
-/// graph, exact sizes for a bare buffer list (MiniMalloc CSV).
+/// graph, TFLM's for a TFLite model ([`Format::default_plan_options`]: 16 B, no padding,
+/// inputs and outputs in the arena), exact sizes for a bare buffer list (MiniMalloc CSV).
 pub fn default_options(loaded: &Loaded) -> PlanOptions {
     match loaded.format {
         Format::Csv => PlanOptions::exact(),
-        Format::GraphJson | Format::Onnx => PlanOptions::default(),
+        Format::GraphJson | Format::Onnx | Format::Tflite => loaded.format.default_plan_options(),
     }
 }
 
@@ -86,9 +87,42 @@ pub fn read(path: &Path, opts: &LoadOptions) -> Result<Loaded, Error> {
     let bytes = read_bytes(path)?;
     let loaded = load(&shown, &bytes, opts).map_err(|e| e.at(&shown))?;
     match loaded.refused() {
-        Some(e) => Err(e.clone().at(&shown)),
+        // the dims whose default of 1 broke the import, worded for the command line
+        Some(e) => {
+            let dims = loaded
+                .diagnostics
+                .iter()
+                .map(|d| match &d.setting {
+                    memplan_core::import::load::Setting::Dim(name) => name.clone(),
+                })
+                .collect();
+            Err(e.clone().with_dims_to_set(dims).at(&shown))
+        }
         None => Ok(loaded),
     }
+}
+
+/// Whether `path` is a TFLite model: by its extension when it has a known one, else by the
+/// identifier `TFL3` at bytes 4..8 ([`Format::detect`]).
+pub fn is_tflite(path: &Path) -> Result<bool, Error> {
+    use std::io::Read;
+    let shown = path.display().to_string();
+    if let Some(f) = Format::by_extension(&shown) {
+        return Ok(f == Format::Tflite);
+    }
+    let mut head = Vec::with_capacity(8);
+    std::fs::File::open(path)
+        .and_then(|f| f.take(8).read_to_end(&mut head))
+        .map_err(|e| Error::invalid(format!("cannot read: {e}")).at(&shown))?;
+    Ok(Format::sniff(&head) == Format::Tflite)
+}
+
+/// [`read`], also handing back the file's bytes (a TFLite model to export a plan into).
+pub fn read_keeping_bytes(path: &Path, opts: &LoadOptions) -> Result<(Loaded, Vec<u8>), Error> {
+    let shown = path.display().to_string();
+    let bytes = read_bytes(path)?;
+    let loaded = load(&shown, &bytes, opts).map_err(|e| e.at(&shown))?;
+    Ok((loaded, bytes))
 }
 
 /// Reads an ONNX file for `memplan inspect`.

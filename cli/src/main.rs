@@ -47,6 +47,21 @@ enum Command {
     /// free after the last use) and report peak, allocations, frees, fragmentation, leaks.
     /// Exit status 3 when an allocation failed (the memory given did not suffice).
     Simulate(SimArgs),
+    /// What would it take to need less: every lever (op order, fusion, views, in-place,
+    /// alignment, padding, graph I/O in the arena, strategy) alone and all combined, each
+    /// planned as `memplan plan` with the flags shown, sorted by saving.
+    Advise {
+        /// Input file: .onnx, .tflite, .json (memplan.graph/1) or .csv (MiniMalloc).
+        input: PathBuf,
+        #[command(flatten)]
+        shape: ShapeArgs,
+        /// The strategy every row is planned with (a heuristic; the strategy row tries them all).
+        #[arg(long = "strategy", short = 's', default_value = "portfolio")]
+        strategy: String,
+        /// Output format.
+        #[arg(long, value_enum, default_value = "table")]
+        format: SimFormat,
+    },
     /// Show what the ONNX importer read: opset, ops, inputs and outputs with symbolic and bound
     /// shapes, weights, unbound dims, tensors whose shape could not be inferred, warnings.
     Inspect {
@@ -97,7 +112,7 @@ struct SimArgs {
     /// Input file: .onnx, .json (memplan.graph/1) or .csv (MiniMalloc).
     input: PathBuf,
     /// Allocator to simulate (repeatable): pool, reuse, bfc, acl-pool, acl-tiered, ge-v1,
-    /// ge-v2 (the runtime registry) or tiered; default: pool, reuse and bfc.
+    /// ge-v2, ge-v2-streams (the runtime registry) or tiered; default: pool, reuse and bfc.
     #[arg(long = "allocator", short = 'a', value_parser = clap::builder::PossibleValuesParser::new(allocator_names()))]
     allocators: Vec<String>,
     /// pool: pool size in bytes (default: every tensor rounded up to whole blocks, summed, so
@@ -188,6 +203,15 @@ struct ShapeArgs {
     /// `validate --model`, the plan's own, as its `problem.schedule` records it).
     #[arg(long, value_enum)]
     schedule: Option<ScheduleArg>,
+    /// Fuse ops as a runtime does: pad (PAD folded into its consumer, TinyEngine), quantize
+    /// (a graph input's QUANTIZE dropped, TinyEngine), activation (into its producer, TFLite,
+    /// ONNX Runtime); comma separated.
+    #[arg(long, value_name = "LIST", value_parser = memplan_core::graph::rewrite::Fuse::parse)]
+    fuse: Option<memplan_core::graph::rewrite::Fuse>,
+    /// Write outputs over a dying input's buffer as a runtime does: elementwise (same size,
+    /// ONNX Runtime, TFLite), depthwise (TinyEngine); comma separated.
+    #[arg(long, value_name = "LIST", value_parser = memplan_core::graph::rewrite::InPlace::parse)]
+    in_place: Option<memplan_core::graph::rewrite::InPlace>,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -197,6 +221,10 @@ enum ScheduleArg {
     /// GE's default topological sort for inference, depth-first (compute_graph.cc
     /// DFSTopologicalSorting).
     GeDfs,
+    /// The order of lowest live-set lower bound found: exact search over sets of executed ops
+    /// where the state space allows, else the best of LPMF, list, DFS, BFS and the file order
+    /// (never above the file order's bound); the plan's notes say which won and what is proven.
+    Memory,
 }
 
 impl ShapeArgs {
@@ -205,6 +233,8 @@ impl ShapeArgs {
         let mut s = parse_shapes(&self.dims, &self.inputs, &self.sizes)?;
         s.alias_views = self.alias_views;
         s.order = self.order();
+        s.fuse = self.fuse.unwrap_or_default();
+        s.in_place = self.in_place.unwrap_or_default();
         Ok(s)
     }
 
@@ -215,6 +245,8 @@ impl ShapeArgs {
             || !self.sizes.is_empty()
             || self.alias_views
             || self.schedule.is_some()
+            || self.fuse.is_some()
+            || self.in_place.is_some()
     }
 
     fn order(&self) -> Option<memplan_core::graph::ScheduleOrder> {
@@ -222,6 +254,7 @@ impl ShapeArgs {
         self.schedule.map(|s| match s {
             ScheduleArg::File => ScheduleOrder::File,
             ScheduleArg::GeDfs => ScheduleOrder::GeDfs,
+            ScheduleArg::Memory => ScheduleOrder::Memory,
         })
     }
 }
@@ -243,15 +276,15 @@ enum PaddingArg {
 
 #[derive(clap::Args)]
 struct PlanArgs {
-    /// Input file: .onnx, .json (memplan.graph/1) or .csv (MiniMalloc).
+    /// Input file: .onnx, .tflite, .json (memplan.graph/1) or .csv (MiniMalloc).
     input: PathBuf,
     /// Strategy to run (repeatable); default: every strategy.
     #[arg(long = "strategy", short = 's')]
     strategies: Vec<String>,
-    /// Block/offset alignment in bytes. Default: 512 for graphs, 1 for CSV.
+    /// Block/offset alignment in bytes. Default: 512 for graphs, 16 for TFLite (TFLM), 1 for CSV.
     #[arg(long)]
     align: Option<u64>,
-    /// Tensor padding. Default: ge for graphs, none for CSV.
+    /// Tensor padding. Default: ge for graphs, none for TFLite and CSV.
     #[arg(long, value_enum)]
     padding: Option<PaddingArg>,
     #[command(flatten)]
@@ -281,6 +314,23 @@ struct PlanArgs {
     /// GE dynamic batch: cut the largest gear into virtual blocks of at most 400 MiB.
     #[arg(long)]
     expandable_memory: bool,
+    /// Graph inputs and outputs as GE sees them at run time: offset, size, the ops taking the
+    /// address, zero-copy or copied (and why), bytes copied per run (table and plan file).
+    #[arg(long)]
+    io: bool,
+    /// The memset ops (AtomicAddrClean centralised, MemSet per op with --atomic-separate) and
+    /// the ranges (offset, size) each zeroes, with the count under both policies.
+    #[arg(long)]
+    atomic_clean: bool,
+    /// Single-op mode (GE single-op execution): each op alone, its inputs and outputs the
+    /// caller's buffers, only its workspaces in device memory, one buffer per stream.
+    #[arg(long)]
+    single_op: bool,
+    /// Training step beside inference (sgd, momentum or adam): activations kept for the
+    /// backward, their gradients, weight gradients in the arena; weights and optimizer state
+    /// apart (docs/ge-memory-planning.md §10). Each strategy plans it too.
+    #[arg(long, value_name = "OPTIMIZER")]
+    training: Option<String>,
     /// Time limit for anytime strategies, milliseconds.
     #[arg(long, default_value_t = 2000)]
     time_limit: u64,
@@ -301,6 +351,14 @@ struct PlanArgs {
     /// Write the output here instead of stdout.
     #[arg(long, short = 'o')]
     out: Option<PathBuf>,
+    /// TFLite model, one --strategy: also write the model with the plan as its
+    /// `OfflineMemoryAllocation` metadata, which TFLM follows (the JSON's peak is its head).
+    #[arg(long, value_name = "OUT.tflite")]
+    emit_tflite: Option<PathBuf>,
+    /// TFLite model, one --strategy: also write a C header with the arena head size, every
+    /// tensor's offset and TFLM's `BufferPlan` for `NonPersistentMemoryPlannerShim`.
+    #[arg(long, value_name = "OUT.h")]
+    emit_header: Option<PathBuf>,
 }
 
 fn main() -> ExitCode {
@@ -338,6 +396,12 @@ fn main() -> ExitCode {
             inputs,
             tensors,
         } => run_inspect(&input, &dims, &inputs, tensors),
+        Command::Advise {
+            input,
+            shape,
+            strategy,
+            format,
+        } => run_advise(&input, &shape, &strategy, format),
         Command::Simulate(args) => match simulate::run(&args) {
             // Every allocation succeeded.
             Ok(true) => Ok(()),
@@ -396,10 +460,40 @@ fn run_inspect(
 ) -> Result<(), Error> {
     use memplan_core::import::onnx;
     let shapes = parse_shapes(dims, inputs, &[])?;
+    if load::is_tflite(input)? {
+        return run_inspect_tflite(input, &shapes, tensors);
+    }
     let model = load::read_onnx(input, &shapes)?;
     let mut text = onnx::summary(&model, &shapes.dims);
     if tensors {
         for (name, dtype, shape, weight) in onnx::tensor_table(&model) {
+            let kind = if weight { " weight" } else { "" };
+            text += &format!("tensor {name}: {dtype} {shape}{kind}\n");
+        }
+    }
+    std::io::stdout()
+        .write_all(term::clean(&text).as_bytes())
+        .map_err(|e| Error::invalid(e.to_string()))
+}
+
+fn run_inspect_tflite(
+    input: &std::path::Path,
+    shapes: &LoadOptions,
+    tensors: bool,
+) -> Result<(), Error> {
+    use memplan_core::import::tflite;
+    let shown = input.display().to_string();
+    if let Some(name) = shapes.inputs.keys().next() {
+        return Err(Error::bad_option(format!(
+            "--input {name}=…: whole input shapes apply to ONNX models; bind a TFLite model's symbolic dims with --dim NAME=VALUE"
+        )));
+    }
+    let bytes = load::read_bytes(input)?;
+    let model =
+        tflite::parse(&bytes, &tflite::TfliteOptions::default()).map_err(|e| e.at(&shown))?;
+    let mut text = tflite::summary(&model, &shapes.dims);
+    if tensors {
+        for (name, dtype, shape, weight) in tflite::tensor_table(&model) {
             let kind = if weight { " weight" } else { "" };
             text += &format!("tensor {name}: {dtype} {shape}{kind}\n");
         }
@@ -470,12 +564,110 @@ fn options(args: &PlanArgs, input: &Loaded) -> Result<PlanOptions, Error> {
         };
     }
     o.reuse = !args.disable_reuse;
-    o.zero_copy_io = !args.io_reuse;
+    if args.io_reuse {
+        o.zero_copy_io = false; // TFLite's default already plans them in the arena
+    }
     o.zero_copy_reuse = args.zero_copy_reuse;
     o.atomic_centralised = !args.atomic_separate;
     o.expandable_memory = args.expandable_memory;
     o.time_limit_ms = args.time_limit;
     Ok(o)
+}
+
+/// What exporting a plan to TFLM needs of the loaded model.
+struct Tflm<'a> {
+    graph: Option<&'a memplan_core::graph::Graph>,
+    info: Option<&'a memplan_core::import::tflite::TfliteInfo>,
+    lowered: &'a memplan_core::graph::Lowered,
+    bytes: &'a [u8],
+}
+
+/// The `--emit-tflite` model and the `--emit-header` text of `plan` (core's
+/// `report::tflm_export` makes and checks both).
+fn export_tflm(
+    args: &PlanArgs,
+    m: &Tflm<'_>,
+    strategy: &str,
+    plan: &Plan,
+) -> Result<(Option<Vec<u8>>, Option<String>), Error> {
+    use memplan_core::report::tflm_export;
+    let (Some(graph), Some(info)) = (m.graph, m.info) else {
+        return Err(Error::bad_option(
+            "--emit-tflite and --emit-header export a plan of a TFLite model (.tflite)",
+        ));
+    };
+    let export = tflm_export::tflm_offsets(m.lowered, info, plan)
+        .map_err(|e| e.at(format!("strategy {strategy}")))?;
+    let model = match args.emit_tflite {
+        Some(_) => Some(tflm_export::planned_tflite(m.bytes, &export)?),
+        None => None,
+    };
+    let header = args.emit_header.as_ref().map(|_| {
+        let name = args
+            .input
+            .file_name()
+            .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+        tflm_export::c_header(&export, info, graph, &name, strategy)
+    });
+    Ok((model, header))
+}
+
+/// `memplan advise`: the advisor's rows as a table or JSON.
+fn run_advise(
+    input: &std::path::Path,
+    shape: &ShapeArgs,
+    strategy: &str,
+    format: SimFormat,
+) -> Result<(), Error> {
+    let opts = shape.load_options()?;
+    let shown = input.display().to_string();
+    let bytes = load::read_bytes(input)?;
+    let advice = memplan_core::report::advise::advise(&shown, &bytes, &opts, strategy)
+        .map_err(|e| e.at(&shown))?;
+    let text = match format {
+        SimFormat::Json => {
+            let v =
+                serde_json::to_string_pretty(&advice).map_err(|e| Error::invalid(e.to_string()))?;
+            term::json(&(v + "\n")).into_owned()
+        }
+        SimFormat::Table => {
+            use std::fmt::Write as _;
+            let mut s = String::new();
+            let b = &advice.baseline;
+            let _ = writeln!(
+                s,
+                "{shown}: baseline peak {} (lower bound {}), {}",
+                units::with_exact(b.peak),
+                units::with_exact(b.lower_bound),
+                b.flags.join(" ")
+            );
+            let _ = writeln!(
+                s,
+                "\n{:<24} {:>14} {:>14} {:>8}  flags / what the runtime must do",
+                "lever", "peak B", "saving B", "saving"
+            );
+            for l in &advice.levers {
+                let _ = writeln!(
+                    s,
+                    "{:<24} {:>14} {:>14} {:>7.1}%  {}\n{:<64}{}",
+                    l.name,
+                    l.peak,
+                    l.saving_bytes,
+                    l.saving_percent,
+                    l.flags.join(" "),
+                    "",
+                    l.requires
+                );
+            }
+            for k in &advice.skipped {
+                let _ = writeln!(s, "skipped: {k}");
+            }
+            term::clean(&s).into_owned()
+        }
+    };
+    std::io::stdout()
+        .write_all(text.as_bytes())
+        .map_err(|e| Error::invalid(e.to_string()))
 }
 
 /// Plans and writes the output; `Ok(false)` when a plan exceeds `--capacity`.
@@ -497,14 +689,31 @@ fn run_plan(args: &PlanArgs) -> Result<bool, Error> {
             "--format csv writes one plan: choose it with --strategy NAME",
         ));
     }
+    let exporting = args.emit_tflite.is_some() || args.emit_header.is_some();
+    if exporting && infos.len() != 1 {
+        return Err(Error::bad_option(
+            "--emit-tflite and --emit-header write one plan: choose it with one --strategy NAME",
+        ));
+    }
     let shapes = shapes(args)?;
-    let input = load::read(&args.input, &shapes)?;
+    let (input, model_bytes) = if exporting {
+        load::read_keeping_bytes(&args.input, &shapes)?
+    } else {
+        (load::read(&args.input, &shapes)?, Vec::new())
+    };
     let opts = options(args, &input)?;
     let shown = args.input.display().to_string();
+    let graph = input.graph;
     let lowered = input.lowered;
     let problem = &lowered.problem;
     for w in &lowered.warnings {
         errln!("warning: {shown}: {w}");
+    }
+    if args.io && graph.is_none() {
+        return Err(Error::bad_option(
+            "--io needs a graph (ONNX or memplan.graph/1): a buffer list has no graph inputs or outputs",
+        )
+        .at(&shown));
     }
     let bounds = memplan_core::lower_bound(problem).map_err(|e| e.at(&shown))?;
     // per strategy run: the name asked and its analysis (plan, time, gear overlay)
@@ -543,8 +752,56 @@ fn run_plan(args: &PlanArgs) -> Result<bool, Error> {
         unknown: &lowered.unknown,
         views: lowered.views.as_ref(),
         order: lowered.order,
+        search: lowered.search.as_ref(),
+        rewrites: lowered.rewrites.as_ref(),
     };
-    let file = PlanFile::new(&shown, problem, extras, &runs).map_err(|e| e.at(&shown))?;
+    let mut file = PlanFile::new(&shown, problem, extras, &runs).map_err(|e| e.at(&shown))?;
+    if let (true, Some(g)) = (args.io, graph.as_ref()) {
+        let ps: Vec<&memplan_core::Plan> = plans.iter().map(|p| &p.1.plan).collect();
+        file.add_graph_io(g, &lowered, &ps);
+    }
+    if let Some(opt) = &args.training {
+        let Some(g) = graph.as_ref() else {
+            return Err(Error::bad_option(
+                "--training needs a graph (ONNX or memplan.graph/1): a buffer list has no ops or weights",
+            )
+            .at(&shown));
+        };
+        file.training = Some(
+            training_summary(
+                g,
+                &lowered,
+                opt,
+                &plans,
+                &opts,
+                &memplan_core::Rules::from(&opts),
+            )
+            .map_err(|e| e.at(&shown))?,
+        );
+    }
+    if args.single_op {
+        file.add_single_op(problem, &opts)
+            .map_err(|e| e.at(&shown))?;
+    }
+    if args.atomic_clean {
+        let ps: Vec<&memplan_core::Plan> = plans.iter().map(|p| &p.1.plan).collect();
+        file.add_atomic_clean(problem, &ps, &opts)
+            .map_err(|e| e.at(&shown))?;
+    }
+    // the exported files are made before anything is written: a refusal writes nothing
+    let exported = match (exporting, plans.first()) {
+        (true, Some((name, a))) => {
+            let plan = &a.plan;
+            let tflm = Tflm {
+                graph: graph.as_ref(),
+                info: input.tflite.as_ref(),
+                lowered: &lowered,
+                bytes: &model_bytes,
+            };
+            Some(export_tflm(args, &tflm, name, plan).map_err(|e| e.at(&shown))?)
+        }
+        _ => None,
+    };
     let text = match args.format {
         Format::Json => term::json(&file.to_json()?).into_owned(),
         Format::Table => term::clean(&table(&file, &opts)).into_owned(),
@@ -566,6 +823,17 @@ fn run_plan(args: &PlanArgs) -> Result<bool, Error> {
             std::io::stdout()
                 .write_all(text.as_bytes())
                 .map_err(|e| Error::invalid(e.to_string()))?;
+        }
+    }
+    if let Some((model, header)) = exported {
+        for (path, data) in [
+            (&args.emit_tflite, model),
+            (&args.emit_header, header.map(String::into_bytes)),
+        ] {
+            if let (Some(path), Some(data)) = (path, data) {
+                std::fs::write(path, data)
+                    .map_err(|e| Error::invalid(format!("cannot write: {e}")).at(path.display()))?;
+            }
         }
     }
     if !failed.is_empty() {
@@ -753,6 +1021,10 @@ fn table(f: &PlanFile, o: &PlanOptions) -> String {
             units::with_exact(b)
         );
     }
+    let order_note = p.schedule_search.as_ref().map(|r| r.note());
+    if let Some(n) = &order_note {
+        let _ = writeln!(s, "{n}");
+    }
     for u in &p.unknown_size {
         let by =
             u.op.as_ref()
@@ -799,7 +1071,8 @@ fn table(f: &PlanFile, o: &PlanOptions) -> String {
             e.plan_time_us as f64 / 1000.0
         );
         if memplan_core::find_strategy(&e.strategy).is_ok_and(|s| s.caps.anytime) {
-            for n in &e.notes {
+            // the op order's note is the problem's, shown above
+            for n in e.notes.iter().filter(|&n| Some(n) != order_note.as_ref()) {
                 let _ = writeln!(s, "  {n}");
             }
         }
@@ -843,8 +1116,189 @@ fn table(f: &PlanFile, o: &PlanOptions) -> String {
                 let _ = writeln!(s, "  {line}");
             }
         }
+        graph_io_lines(&mut s, e);
+        atomic_clean_lines(&mut s, e);
     }
+    single_op_lines(&mut s, f);
+    training_lines(&mut s, f);
     s
+}
+
+/// `--training`: the training step planned by each strategy that planned inference.
+fn training_summary(
+    graph: &memplan_core::graph::Graph,
+    lowered: &memplan_core::graph::Lowered,
+    optimizer: &str,
+    plans: &[(&str, memplan_core::report::analysis::Analysis)],
+    opts: &PlanOptions,
+    rules: &memplan_core::Rules,
+) -> Result<memplan_core::report::training::TrainingSummary, Error> {
+    use memplan_core::report::training::{training, Optimizer, TrainingSummary};
+    let t = training(graph, lowered, Optimizer::parse(optimizer)?)?;
+    let bound = memplan_core::lower_bound(&t.problem)?;
+    let mut out = Vec::new();
+    for (name, _) in plans {
+        let p = memplan_core::plan(&t.problem, name, opts).map_err(|e| e.at("training step"))?;
+        memplan_core::validate_with(&t.problem, &p, rules).map_err(|v| {
+            Error::invalid(format!(
+                "produced an invalid training plan: {} (please report this bug)",
+                v.describe(&t.problem)
+            ))
+            .at(format!("strategy {name}"))
+        })?;
+        out.push((p.strategy.clone(), p.peak));
+    }
+    Ok(TrainingSummary {
+        optimizer: Optimizer::parse(optimizer)?,
+        lower_bound_bytes: bound.lower_bound,
+        weight_bytes: t.weight_bytes,
+        weight_grad_bytes: t.weight_grad_bytes,
+        optimizer_state_bytes: t.optimizer_state_bytes,
+        plans: out,
+    })
+}
+
+/// `--training`: the training step beside inference.
+fn training_lines(s: &mut String, f: &PlanFile) {
+    use std::fmt::Write as _;
+    let Some(t) = &f.training else {
+        return;
+    };
+    let _ = writeln!(
+        s,
+        "\ntraining step ({:?}): arena lower bound {} ({} B); weights {} and optimizer state {} kept apart; weight gradients {} in the arena",
+        t.optimizer,
+        units::binary(t.lower_bound_bytes),
+        t.lower_bound_bytes,
+        units::binary(t.weight_bytes),
+        units::binary(t.optimizer_state_bytes),
+        units::binary(t.weight_grad_bytes)
+    );
+    for (name, peak) in &t.plans {
+        let inference = f
+            .plans
+            .iter()
+            .find(|e| &e.strategy == name)
+            .map_or(0, |e| e.peak_bytes);
+        let _ = writeln!(
+            s,
+            "  {:<34} training {:>12} ({peak} B)  inference {:>12}  device with weights and state {}",
+            name,
+            units::binary(*peak),
+            units::binary(inference),
+            units::binary(
+                peak.saturating_add(t.weight_bytes)
+                    .saturating_add(t.optimizer_state_bytes)
+            )
+        );
+    }
+}
+
+/// `--single-op`: each op alone (docs/ge-memory-planning.md §9).
+fn single_op_lines(s: &mut String, f: &PlanFile) {
+    use std::fmt::Write as _;
+    let Some(r) = &f.single_op else {
+        return;
+    };
+    let _ = writeln!(
+        s,
+        "\nsingle-op mode (GE single-op execution): device memory {} ({} B): per stream the largest op's workspaces\n  {:<24} {:>6} {:>14} {:>14}",
+        units::binary(r.device_bytes),
+        r.device_bytes,
+        "op",
+        "stream",
+        "user buffers",
+        "workspaces"
+    );
+    for o in &r.ops {
+        let _ = writeln!(
+            s,
+            "  {:<24} {:>6} {:>14} {:>14}",
+            o.name, o.stream, o.user_bytes, o.workspace_bytes
+        );
+    }
+    for st in &r.streams {
+        let _ = writeln!(
+            s,
+            "  stream {}: {} B held, {} device allocation(s)",
+            st.stream, st.device_bytes, st.allocations
+        );
+    }
+}
+
+/// `--atomic-clean`: the memset ops and their ranges (docs/ge-memory-planning.md §3).
+fn atomic_clean_lines(s: &mut String, e: &memplan_core::report::plan_file::PlanEntry) {
+    use std::fmt::Write as _;
+    let Some(r) = &e.atomic_clean else {
+        return;
+    };
+    let _ = writeln!(
+        s,
+        "  atomic clean ({}): {} memset op(s); centralised policy {}, per-op policy {}",
+        if r.centralised {
+            "centralised, GE atomicCleanPolicy=0"
+        } else {
+            "per op, GE atomicCleanPolicy=1"
+        },
+        r.memsets.len(),
+        r.memsets_centralised,
+        r.memsets_per_op
+    );
+    for m in &r.memsets {
+        let ranges: Vec<String> = m
+            .ranges
+            .iter()
+            .map(|x| {
+                let t = if x.memory_type == 0 {
+                    String::new()
+                } else {
+                    format!(" {}", memplan_core::plan::memory_type_name(x.memory_type))
+                };
+                format!("[{}, +{}){t}", x.offset, x.size)
+            })
+            .collect();
+        let _ = writeln!(
+            s,
+            "    {} for {}: {}",
+            m.name,
+            m.cleans_for.join(", "),
+            ranges.join(" ")
+        );
+    }
+}
+
+/// `--io`: per graph input and output, GE's run-time view (docs/ge-memory-planning.md §4).
+fn graph_io_lines(s: &mut String, e: &memplan_core::report::plan_file::PlanEntry) {
+    use std::fmt::Write as _;
+    if e.graph_io.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        s,
+        "  graph I/O (GE run time: tasks taking the address are refreshed with the user's buffer)\n  {:<6} {:<20} {:>12} {:>10}  {:<24} zero-copy or copied",
+        "", "tensor", "offset", "size", "ops taking its address"
+    );
+    let mut copied = 0u64;
+    for io in &e.graph_io {
+        let how = if io.zero_copy {
+            "zero-copy".to_string()
+        } else {
+            let why: Vec<&str> = io.copy_reasons.iter().map(|r| r.phrase()).collect();
+            format!("copied {} B: {}", io.copied_bytes, why.join(", "))
+        };
+        copied = copied.saturating_add(io.copied_bytes);
+        let _ = writeln!(
+            s,
+            "  {:<6} {:<20} {:>12} {:>10}  {:<24} {}",
+            if io.input { "input" } else { "output" },
+            io.name,
+            io.offset.map_or("-".to_string(), |o| o.to_string()),
+            io.size,
+            io.address_ops.join(", "),
+            how
+        );
+    }
+    let _ = writeln!(s, "  copied per run: {copied} B");
 }
 
 /// The dynamic-batch region's virtual blocks (GE `ResizeDynamicBatchBlocks`): per memory type,
@@ -907,6 +1361,11 @@ fn run_validate(
             return Err(
                 Error::invalid(format!("this is a buffer list (CSV), not a plan: {how}"))
                     .at(&shown),
+            )
+        }
+        memplan_core::import::load::Format::Tflite => {
+            return Err(
+                Error::invalid(format!("this is a model (TFLite), not a plan: {how}")).at(&shown),
             )
         }
         memplan_core::import::load::Format::GraphJson => {}

@@ -189,7 +189,7 @@ fn table(
     if !reports.is_empty() {
         let _ = writeln!(
             s,
-            "{:<10} {:>12} {:>12} {:>12} {:>9} {:>7} {:>7} {:>7} {:>6} {:>7} {:>6} {:>8}",
+            "{:<13} {:>12} {:>12} {:>12} {:>9} {:>7} {:>7} {:>7} {:>6} {:>7} {:>6} {:>8}",
             "alloc",
             "peak",
             "reserved",
@@ -213,7 +213,7 @@ fn table(
         if !r.switches.stats {
             let _ = writeln!(
                 s,
-                "{:<10} {:>12} {:>12} {:>12} {:>9.4} (statistics off) {:>6} fails",
+                "{:<13} {:>12} {:>12} {:>12} {:>9.4} (statistics off) {:>6} fails",
                 r.allocator,
                 units::binary(r.peak_bytes),
                 "-",
@@ -224,7 +224,7 @@ fn table(
         } else {
             let _ = writeln!(
                 s,
-                "{:<10} {:>12} {:>12} {:>12} {:>9.4} {:>7} {:>7} {:>7} {:>6} {:>6.1}% {:>6} {:>8.2}",
+                "{:<13} {:>12} {:>12} {:>12} {:>9.4} {:>7} {:>7} {:>7} {:>6} {:>6.1}% {:>6} {:>8.2}",
                 r.allocator,
                 units::binary(r.peak_bytes),
                 units::binary(r.reserved_bytes),

@@ -27,7 +27,7 @@ fn bad_onnx_models_fail_with_one_clear_line() {
             "reshape-count-mismatch.onnx",
             &[],
             // 2*3*8*9 = 432 target elements against 2*3*8*8 = 384
-            "op 'reshape0' (Reshape): target shape [2, 3, 8, 9] has 432 elements, the input 384",
+            "op 'reshape0' (Reshape): target shape [2, 3, 8, 9] has 432 elements, the input (shape [2, 3, 8, 8]) has 384: a Reshape keeps the element count",
         ),
         (
             "matmul-mismatch.onnx",

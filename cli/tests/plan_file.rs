@@ -52,6 +52,8 @@ fn same_file(file: &str, extra: &[&str], opts: &LoadOptions, strategies: &[&str]
         unknown: &loaded.lowered.unknown,
         views: loaded.lowered.views.as_ref(),
         order: loaded.lowered.order,
+        search: loaded.lowered.search.as_ref(),
+        rewrites: loaded.lowered.rewrites.as_ref(),
     };
     let mine = PlanFile::new(file, problem, extras, &runs)
         .and_then(|f| f.to_json())

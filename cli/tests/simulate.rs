@@ -390,3 +390,20 @@ fn padding_ge_pads_every_request() {
         assert_eq!(v["lower_bound_bytes"], lb, "{pad}: {v}");
     }
 }
+
+/// With no option given, the default pool (every tensor in whole 2 MiB blocks) of a 1 PiB
+/// buffer is 2^29 blocks, past the simulator's limit: that is no bad command line (exit 2),
+/// but the input's size: exit 1, naming the default and the options that change it (issue 30).
+#[test]
+fn the_default_pool_past_the_limit_is_no_bad_command_line() {
+    let (code, _, err) = run_in("tests", &["simulate", "sim/huge-buffer.csv", "-a", "pool"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains(
+            "the default pool (every tensor in whole blocks of 2097152 B) has 536870913 blocks, \
+             more than the simulator's limit of 16777216: give --pool-size, or larger blocks \
+             (--block-size)"
+        ),
+        "{err}"
+    );
+}

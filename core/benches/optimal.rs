@@ -117,6 +117,8 @@ fn main() {
         }
         args.push(format!("{root}/real/mindspore_somas_resnet50.csv"));
         args.push(format!("{root}/real/iopddl_G_1.csv"));
+        args.push(format!("{root}/real/mindspore_somas_pangu_2.6B.csv"));
+        args.push(format!("{root}/real/iopddl_S_1.csv"));
         for n in [20_000, 40_000, 60_000] {
             args.push(format!("gen:{n}:1"));
         }

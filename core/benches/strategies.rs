@@ -6,7 +6,9 @@
 //! `MEMPLAN_BENCH_DIR=path` to read the CSVs elsewhere,
 //! `MEMPLAN_BENCH_STRATEGIES=ge-block,greedy-size-best-fit` to time only those strategies,
 //! `MEMPLAN_BENCH_SCALE=1000000` the size of the "few long over many short" problem every
-//! packing strategy plans once (`gen::long_short`, issue 18's shape; `0` skips it).
+//! packing strategy plans once (`gen::long_short`, issue 18's shape; `0` skips it),
+//! `MEMPLAN_BENCH_GROWTH=10000` the `n` of the growth table (issue 30's shapes at `n` and
+//! `10 n`: stream chain, nested, one shape; `0` skips it).
 // Bench code: counts and timings are far below the truncation limits.
 #![allow(clippy::cast_possible_truncation)]
 
@@ -207,6 +209,9 @@ fn main() {
 
     // (2) scale: one run of every packing strategy on the long-short shape
     timing::scale_tables(&[100_000, 1_000_000], &strategies());
+
+    // (2b) growth on issue 30's adversarial shapes (n and 10 n buffers)
+    timing::growth_table();
 
     // (3) peak / LB on the shared benchmarks
     let dir = std::env::var("MEMPLAN_BENCH_DIR").map_or_else(

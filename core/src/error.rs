@@ -32,6 +32,9 @@ pub struct Error {
     /// Context path, outermost first (`file`, `op 'If_3'`, `branch then`, ...).
     location: Vec<String>,
     message: String,
+    /// Symbolic dims the load pipeline set to 1 by default that this error follows from
+    /// ([`Error::dims_to_set`]).
+    dims_to_set: Vec<String>,
 }
 
 /// Context levels shown in full; deeper paths (an ONNX `If` nested 40 deep) show their first
@@ -45,6 +48,7 @@ impl Error {
             kind,
             location: Vec::new(),
             message: message.into(),
+            dims_to_set: Vec::new(),
         }
     }
 
@@ -89,6 +93,36 @@ impl Error {
     /// The message without the location.
     pub fn message(&self) -> &str {
         &self.message
+    }
+
+    /// This error follows from symbolic dims left unbound and set to 1 by default: the
+    /// message says so and which to give a value (`--dim NAME=VALUE`, the playground's dims
+    /// form); [`Error::dims_to_set`] lists them. Without names, unchanged.
+    #[must_use]
+    pub fn with_dims_to_set(mut self, dims: Vec<String>) -> Self {
+        if dims.is_empty() {
+            return self;
+        }
+        let quoted: Vec<String> = dims.iter().map(|d| alloc::format!("'{d}'")).collect();
+        let (were, them) = if dims.len() == 1 {
+            ("dim", "give it a value")
+        } else {
+            ("dims", "give them values")
+        };
+        self.message = alloc::format!(
+            "{} (the unbound {were} {} set to 1 by default: {them}, e.g. --dim {}=VALUE)",
+            self.message,
+            quoted.join(" and "),
+            dims[0]
+        );
+        self.dims_to_set = dims;
+        self
+    }
+
+    /// The symbolic dims set to 1 by default that this error follows from (empty when none
+    /// does): what to bind to get past it.
+    pub fn dims_to_set(&self) -> &[String] {
+        &self.dims_to_set
     }
 }
 

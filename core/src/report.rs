@@ -8,9 +8,16 @@ use crate::plan::{Plan, PlanOptions};
 use crate::problem::Problem;
 use crate::strategy::overlay::gear_problem;
 
+pub mod advise;
 pub mod analysis;
+pub mod atomic_clean;
+pub mod graph_io;
 #[cfg(feature = "serde")]
 pub mod plan_file;
+pub mod single_op;
+#[cfg(feature = "tflite")]
+pub mod tflm_export;
+pub mod training;
 
 /// One gear's figures in a plan of an expanded problem.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

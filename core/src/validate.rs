@@ -876,7 +876,7 @@ mod ge_invariant_tests {
         for (i, b) in bufs.iter_mut().enumerate() {
             b.continuous = Some(Continuous {
                 group: 0,
-                index: i as u32,
+                index: u32::try_from(i).unwrap(),
                 outputs: true,
             });
         }

@@ -840,3 +840,347 @@ fn a_full_file_with_a_non_utf8_name_says_so_not_cut_short() {
         "not a valid ONNX model (protobuf): failed to decode Protobuf message: NodeProto.name: GraphProto.node: ModelProto.graph: invalid string value: data is not UTF-8 encoded; a string field (named above) holds bytes that are not UTF-8, which protobuf strings must be"
     );
 }
+
+/// Constant shape arithmetic that overflows int64 or divides by zero leaves the Reshape
+/// target unknown; the warning says which op did what (issue 30: it said "value unknown").
+#[test]
+fn constant_shape_arithmetic_names_overflow_and_division_by_zero() {
+    let run = |op: &str, a: i64, b: i64| {
+        let g = graph(
+            vec![
+                node(op, "arith", &["a", "b"], &["t"], vec![]),
+                node("Reshape", "rs", &["x", "t"], &["y"], vec![]),
+            ],
+            vec![vi("x", FLOAT, vec![dim_v(2), dim_v(3)])],
+            &["y"],
+            vec![i64_init("a", &[a, 3]), i64_init("b", &[b])],
+        );
+        let m = parse(&model(17, g), &OnnxOptions::default()).unwrap();
+        m.warnings.join("\n")
+    };
+    let w = run("Mul", i64::MAX, 2);
+    assert!(
+        w.contains(
+            "output 'y': shape not inferred: value of input 't' unknown: op 'arith' (Mul): \
+             int64 overflow (9223372036854775807 * 2)"
+        ),
+        "{w}"
+    );
+    let w = run("Div", 6, 0);
+    assert!(
+        w.contains("value of input 't' unknown: op 'arith' (Div): division by zero (6 / 0)"),
+        "{w}"
+    );
+    // through another op: Concat keeps the cause
+    let g = graph(
+        vec![
+            node("Add", "arith", &["a", "b"], &["t0"], vec![]),
+            node("Concat", "cat", &["t0", "b"], &["t"], vec![int("axis", 0)]),
+            node("Reshape", "rs", &["x", "t"], &["y"], vec![]),
+        ],
+        vec![vi("x", FLOAT, vec![dim_v(2), dim_v(3)])],
+        &["y"],
+        vec![i64_init("a", &[i64::MAX]), i64_init("b", &[1])],
+    );
+    let m = parse(&model(17, g), &OnnxOptions::default()).unwrap();
+    let w = m.warnings.join("\n");
+    assert!(
+        w.contains("value of input 't' unknown: op 'arith' (Add): int64 overflow (9223372036854775807 + 1)"),
+        "{w}"
+    );
+}
+
+/// SpaceToDepth with a block size whose square overflows int64 warns with that reason (issue
+/// 30: the reason was empty); a block size of 0 is an error naming the node.
+#[test]
+fn space_to_depth_with_a_huge_block_size_says_why() {
+    let run = |b: i64| {
+        let g = graph(
+            vec![node(
+                "SpaceToDepth",
+                "s2d",
+                &["x"],
+                &["y"],
+                vec![int("blocksize", b)],
+            )],
+            vec![vi("x", FLOAT, vec![dim_v(1), dim_v(1), dim_v(4), dim_v(4)])],
+            &["y"],
+            vec![],
+        );
+        parse(&model(17, g), &OnnxOptions::default())
+    };
+    let m = run(1 << 32).unwrap();
+    let w = m.warnings.join("\n");
+    assert!(
+        w.contains("op 's2d' (SpaceToDepth): output 'y': shape not inferred: blocksize 4294967296 squared overflows int64"),
+        "{w}"
+    );
+    let e = run(0).unwrap_err().to_string();
+    assert!(e.contains("blocksize 0 must be positive"), "{e}");
+    assert!(e.contains("s2d"), "{e}");
+}
+
+/// A top-level graph output listed twice is refused like an input listed twice (issue 30:
+/// it was accepted silently).
+#[test]
+fn a_graph_output_listed_twice_is_an_error() {
+    let g = graph(
+        vec![node("Relu", "r", &["x"], &["y"], vec![])],
+        vec![vi("x", FLOAT, vec![dim_v(2)])],
+        &["y", "y"],
+        vec![],
+    );
+    let e = parse(&model(17, g), &OnnxOptions::default()).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Invalid);
+    assert!(
+        e.to_string()
+            .contains("graph output 'y': is listed twice among the graph outputs"),
+        "{e}"
+    );
+}
+
+/// A Reshape to a constant `[1, 4]` of `x: [1, w]` holds for w = 4 but not for the default
+/// w = 1 the load pipeline gives an unbound dim: the error finishes its sentence and names
+/// `w` (not `b`, an unbound dim of another input) as the dim to set (issue 30).
+#[test]
+fn a_reshape_broken_by_a_default_binding_names_the_dim_to_set() {
+    use memplan_core::import::load::{load, LoadOptions};
+    let g = graph(
+        vec![
+            node("Reshape", "rs", &["x", "t"], &["y"], vec![]),
+            node("Relu", "r", &["z"], &["z2"], vec![]),
+        ],
+        vec![
+            vi("x", FLOAT, vec![dim_v(1), dim_p("w")]),
+            vi("z", FLOAT, vec![dim_p("b"), dim_v(3)]),
+        ],
+        &["y", "z2"],
+        vec![i64_init("t", &[1, 4])],
+    );
+    let bytes = model(17, g);
+    // the load keeps the model with `w` unbound and says which dim broke it (the CLI words it
+    // with `Error::with_dims_to_set`, the page asks in its dims panel)
+    let l = load("m.onnx", &bytes, &LoadOptions::default()).unwrap();
+    let diag: Vec<_> = l.diagnostics.iter().map(|d| d.setting.clone()).collect();
+    assert_eq!(diag, [memplan_core::import::load::Setting::Dim("w".into())]);
+    let e = l.refused().unwrap().clone();
+    assert_eq!(
+        e.to_string(),
+        "op 'rs' (Reshape): target shape [1, 4] has 4 elements, the input (shape [1, 1]) has 1: \
+         a Reshape keeps the element count"
+    );
+    let worded = e.with_dims_to_set(vec!["w".into()]);
+    assert_eq!(
+        worded.to_string(),
+        "op 'rs' (Reshape): target shape [1, 4] has 4 elements, the input (shape [1, 1]) has 1: \
+         a Reshape keeps the element count (the unbound dim 'w' set to 1 by default: give it a \
+         value, e.g. --dim w=VALUE)"
+    );
+    let o = LoadOptions {
+        dims: [("w".to_string(), 4u64)].into_iter().collect(),
+        ..LoadOptions::default()
+    };
+    assert!(load("m.onnx", &bytes, &o).is_ok());
+}
+
+/// Data-dependent sizes are planned at their upper bound and say so (issue 30): NonZero of
+/// `x: [2, 3]` has at most 6 non-zeros, Unique at most 6 distinct values, TopK with a k read
+/// at run time at most the dim 3. Each is a warning and a line of `bounds`.
+#[test]
+fn data_dependent_sizes_are_planned_at_their_upper_bound() {
+    let g = graph(
+        vec![
+            node("NonZero", "nz", &["x"], &["idx"], vec![]),
+            node("Unique", "uq", &["x"], &["u", "ui", "uinv", "uc"], vec![]),
+            node(
+                "TopK",
+                "tk",
+                &["x", "k"],
+                &["v", "vi"],
+                vec![int("axis", 1)],
+            ),
+        ],
+        vec![
+            vi("x", FLOAT, vec![dim_v(2), dim_v(3)]),
+            vi("k", INT64, vec![dim_v(1)]),
+        ],
+        &["idx", "u", "ui", "uinv", "uc", "v", "vi"],
+        vec![],
+    );
+    let m = parse(&model(17, g), &OnnxOptions::default()).unwrap();
+    let shape = |n: &str| {
+        m.graph
+            .tensors
+            .iter()
+            .find(|t| t.name == n)
+            .and_then(|t| t.shape.clone())
+            .unwrap_or_else(|| panic!("{n}: no shape; {:?}", m.warnings))
+    };
+    let k = |v: &[u64]| v.iter().map(|&d| Dim::Known(d)).collect::<Vec<_>>();
+    assert_eq!(shape("idx"), k(&[2, 6]));
+    assert_eq!(shape("u"), k(&[6]));
+    assert_eq!(shape("uinv"), k(&[6]));
+    assert_eq!(shape("v"), k(&[2, 3]));
+    assert_eq!(shape("vi"), k(&[2, 3]));
+    let w = m.warnings.join("\n");
+    assert!(
+        w.contains("op 'nz' (NonZero): output 'idx' planned at an upper bound: axis 1 at most 6 (the input's element count; the non-zero count depends on the data)"),
+        "{w}"
+    );
+    assert!(
+        w.contains("op 'tk' (TopK): output 'v' planned at an upper bound: axis 1 at most 3 (the dim; k is known only at run time)"),
+        "{w}"
+    );
+    assert!(
+        w.contains(
+            "op 'uq' (Unique): output 'u' planned at an upper bound: the distinct count at most 6"
+        ),
+        "{w}"
+    );
+    // inverse indices have the exact input length: no bound
+    assert!(!w.contains("output 'uinv' planned"), "{w}");
+    assert_eq!(
+        m.bounds
+            .iter()
+            .map(|b| b.split(':').next().unwrap())
+            .collect::<Vec<_>>(),
+        ["idx", "u", "ui", "uc", "v", "vi"]
+    );
+}
+
+/// Sequences known at import carry their elements (issue 30): SequenceConstruct of
+/// `a: [2, 3]` and `b: [2, 5]`, SequenceAt 1 is `[2, 5]`, ConcatFromSequence on axis 1 is
+/// `[2, 8]`, stacked on a new axis 0 (of `a` twice) `[2, 2, 3]`; SplitToSequence of `b` in
+/// chunks of 2 along axis 1 gives three, the last `[2, 1]`; SequenceLength is a known value.
+#[test]
+fn statically_known_sequences_give_their_tensors_shapes() {
+    let attr_axis = |a: i64| int("axis", a);
+    let g = graph(
+        vec![
+            node("SequenceConstruct", "sc", &["a", "b"], &["s"], vec![]),
+            node("SequenceAt", "at", &["s", "one"], &["e1"], vec![]),
+            node(
+                "ConcatFromSequence",
+                "cat",
+                &["s"],
+                &["c"],
+                vec![attr_axis(1)],
+            ),
+            node("SequenceConstruct", "sc2", &["a", "a"], &["s2"], vec![]),
+            node(
+                "ConcatFromSequence",
+                "stack",
+                &["s2"],
+                &["st"],
+                vec![attr_axis(0), int("new_axis", 1)],
+            ),
+            node(
+                "SplitToSequence",
+                "sp",
+                &["b", "two"],
+                &["parts"],
+                vec![attr_axis(1)],
+            ),
+            node(
+                "SequenceAt",
+                "last",
+                &["parts", "minus1"],
+                &["p_last"],
+                vec![],
+            ),
+            node("SequenceLength", "len", &["parts"], &["n"], vec![]),
+            node("Range", "rg", &["zero", "n", "one"], &["r3"], vec![]),
+        ],
+        vec![
+            vi("a", FLOAT, vec![dim_v(2), dim_v(3)]),
+            vi("b", FLOAT, vec![dim_v(2), dim_v(5)]),
+        ],
+        &["e1", "c", "st", "p_last", "r3"],
+        vec![
+            TensorProto {
+                name: "one".into(),
+                data_type: INT64,
+                int64_data: vec![1],
+                ..TensorProto::default()
+            },
+            TensorProto {
+                name: "two".into(),
+                data_type: INT64,
+                int64_data: vec![2],
+                ..TensorProto::default()
+            },
+            TensorProto {
+                name: "zero".into(),
+                data_type: INT64,
+                int64_data: vec![0],
+                ..TensorProto::default()
+            },
+            TensorProto {
+                name: "minus1".into(),
+                data_type: INT64,
+                int64_data: vec![-1],
+                ..TensorProto::default()
+            },
+        ],
+    );
+    let m = parse(&model(17, g), &OnnxOptions::default()).unwrap();
+    let shape = |n: &str| {
+        m.graph
+            .tensors
+            .iter()
+            .find(|t| t.name == n)
+            .and_then(|t| t.shape.clone())
+            .unwrap_or_else(|| panic!("{n}: no shape; {:?}", m.warnings))
+    };
+    let k = |v: &[u64]| v.iter().map(|&d| Dim::Known(d)).collect::<Vec<_>>();
+    assert_eq!(shape("e1"), k(&[2, 5]));
+    assert_eq!(shape("c"), k(&[2, 8]));
+    assert_eq!(shape("st"), k(&[2, 2, 3]));
+    assert_eq!(shape("p_last"), k(&[2, 1]));
+    // SequenceLength's value 3 feeds a Range: [3]
+    assert_eq!(shape("r3"), k(&[3]));
+    assert!(
+        m.non_tensors.iter().any(|n| n.starts_with("s: sequence")),
+        "{:?}",
+        m.non_tensors
+    );
+}
+
+/// onnxruntime's contrib Tokenizer adds a data-dependent token axis (unknown size, not
+/// planned); TfIdfVectorizer on it still has a known output width from its rank alone:
+/// `[N, max(ngram_indexes) + 1]` (issue 30).
+#[test]
+fn tfidf_on_tokens_of_unknown_count_has_its_width() {
+    let mut tok = node("Tokenizer", "tok", &["text"], &["tokens"], vec![]);
+    tok.domain = "com.microsoft".into();
+    let g = graph(
+        vec![
+            tok,
+            node(
+                "TfIdfVectorizer",
+                "tfidf",
+                &["tokens"],
+                &["v"],
+                vec![ints("ngram_indexes", &[0, 1, 2, 6])],
+            ),
+        ],
+        vec![vi("text", 8, vec![dim_v(4)])],
+        &["v"],
+        vec![],
+    );
+    let m = parse(&model(17, g), &OnnxOptions::default()).unwrap();
+    let t = |n: &str| {
+        m.graph
+            .tensors
+            .iter()
+            .find(|t| t.name == n)
+            .unwrap()
+            .clone()
+    };
+    let tokens = t("tokens").shape.expect("tokens have a rank");
+    assert_eq!(tokens.len(), 2);
+    assert_eq!(tokens[0], Dim::Known(4));
+    assert!(matches!(&tokens[1], Dim::Sym(_)), "{tokens:?}");
+    assert_eq!(t("v").shape, Some(vec![Dim::Known(4), Dim::Known(7)]));
+    assert_eq!(t("v").dtype, Some(DType::Float32));
+}

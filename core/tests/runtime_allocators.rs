@@ -99,6 +99,15 @@ fn every_runtime_allocator_on_mobilenet_v2() {
                 );
                 assert!(r.cache_hits > 0, "a real model reuses cached spans");
             }
+            "ge-v2-streams" => {
+                // MobileNetV2 runs on one stream: one allocator per stream is ge-v2 itself
+                let v2 = (registry::find("ge-v2").unwrap().run)(&p, &o).unwrap();
+                assert_eq!(r.offsets, v2.offsets);
+                assert_eq!(
+                    (r.reserved_bytes, r.cache_hits, r.peak_bytes),
+                    (v2.reserved_bytes, v2.cache_hits, v2.peak_bytes)
+                );
+            }
             "ge-v1" | "bfc" | "acl-tiered" | "reuse" | "pool" => {
                 // ge-v1 takes raw sizes; the peak in use is the raw live peak
                 if a.name == "ge-v1" {

@@ -24,6 +24,8 @@ pub fn plan_json(
         unknown: &built.unknown,
         views: built.views.as_ref(),
         order: built.order,
+        search: built.search.as_ref(),
+        rewrites: None,
     };
     let mut file =
         PlanFile::new(input, &built.problem, extras, &runs).map_err(|e| e.to_string())?;
@@ -179,6 +181,8 @@ mod tests {
             unknown: &loaded.lowered.unknown,
             views: None,
             order: loaded.lowered.order,
+            search: loaded.lowered.search.as_ref(),
+            rewrites: None,
         };
         let cli = PlanFile::new(file, problem, extras, &runs)
             .and_then(|f| f.to_json())

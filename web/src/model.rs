@@ -31,6 +31,8 @@ pub enum Format {
     Csv,
     /// ONNX protobuf.
     Onnx,
+    /// TensorFlow Lite flatbuffer (`.tflite`), read under TFLM's rules.
+    Tflite,
     /// A serialized [`Problem`] (only from share links).
     ProblemJson,
     /// A lowered model as a share link carries it when its file is too large to: the JSON of
@@ -53,6 +55,7 @@ impl Format {
             Format::GraphJson => Some(CoreFormat::GraphJson),
             Format::Csv => Some(CoreFormat::Csv),
             Format::Onnx => Some(CoreFormat::Onnx),
+            Format::Tflite => Some(CoreFormat::Tflite),
             Format::ProblemJson | Format::Lowered => None,
         }
     }
@@ -65,6 +68,7 @@ pub fn detect(name: &str, bytes: &[u8]) -> Format {
         CoreFormat::GraphJson => Format::GraphJson,
         CoreFormat::Csv => Format::Csv,
         CoreFormat::Onnx => Format::Onnx,
+        CoreFormat::Tflite => Format::Tflite,
     }
 }
 
@@ -165,6 +169,9 @@ pub struct Built {
     pub views: Option<memplan_core::graph::views::AliasReport>,
     /// The op order the lifetimes follow (the plan file names it when not file order).
     pub order: ScheduleOrder,
+    /// With the memory-aware op order: what its search tried and proved.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub search: Option<memplan_core::graph::order::OrderReport>,
     /// Lower bound and no-reuse total of the raw sizes (bytes), computed once at build: the
     /// summary shows them on every render, and on 60k buffers they cost milliseconds.
     pub raw_bounds: memplan_core::Bounds,
@@ -227,6 +234,7 @@ impl Built {
             unknown: Vec::new(),
             views: None,
             order: ScheduleOrder::File,
+            search: None,
             // filled in by `checked`
             raw_bounds: memplan_core::Bounds::default(),
             lowered: false,
@@ -597,6 +605,7 @@ fn from_loaded(loaded: Loaded) -> Built {
         unknown: lowered.unknown,
         views: lowered.views,
         order: lowered.order,
+        search: lowered.search,
         // filled in by `checked`
         raw_bounds: memplan_core::Bounds::default(),
         lowered: false,

@@ -107,7 +107,7 @@ pub struct Shared {
     /// input's buffer, as runtimes do (the CLI's `--alias-views`); absent: off.
     #[serde(rename = "av", default, skip_serializing_if = "std::ops::Not::not")]
     pub alias_views: bool,
-    /// The op order the model is lowered in (the CLI's `--schedule`: `file` or `ge-dfs`);
+    /// The op order the model is lowered in (the CLI's `--schedule`: `file`, `ge-dfs` or `memory`);
     /// absent: the graph's own.
     #[serde(
         rename = "so",
@@ -667,6 +667,17 @@ mod tests {
             ..state()
         };
         assert!(!serde_json::to_string(&none).unwrap().contains(r#""so""#));
+        let memory = Shared {
+            schedule: Some(ScheduleOrder::Memory),
+            ..state()
+        };
+        assert!(serde_json::to_string(&memory)
+            .unwrap()
+            .contains(r#""so":"memory""#));
+        assert_eq!(
+            decode(&encode(&memory).0).unwrap().schedule,
+            Some(ScheduleOrder::Memory)
+        );
         let bad = json.replace(r#""so":"ge-dfs""#, r#""so":"bfs""#);
         let e = decode(&pack_json(bad.as_bytes())).unwrap_err();
         assert!(e.contains("unknown schedule 'bfs'"), "{e}");

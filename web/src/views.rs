@@ -275,12 +275,13 @@ impl App {
                                 </label>
                                 { sizes.3 }
                             </span>
-                            <label title="The order the ops run in, which sets every lifetime: as the file says (its \"schedule\", else file order), file order, or GE's default depth-first topological sort (compute_graph.cc DFSTopologicalSorting; the CLI's --schedule)">
+                            <label title="The order the ops run in, which sets every lifetime: as the file says (its \"schedule\", else file order), file order, GE's default depth-first topological sort (compute_graph.cc DFSTopologicalSorting), or the order of lowest live-set lower bound found (exact search where the state space allows, never above the file order; the CLI's --schedule)">
                                 { "Op order " }
                                 <select data-testid="schedule" ~value={self.schedule.map_or("", ScheduleOrder::name)} onchange={link.callback(|e: Event| Msg::Schedule(ScheduleOrder::from_name(&platform::event_value(&e)).ok()))}>
                                     <option value="" selected={self.schedule.is_none()}>{ "as in the file" }</option>
                                     <option value="file" selected={self.schedule == Some(ScheduleOrder::File)}>{ "file order" }</option>
                                     <option value="ge-dfs" selected={self.schedule == Some(ScheduleOrder::GeDfs)}>{ "GE depth-first" }</option>
+                                    <option value="memory" selected={self.schedule == Some(ScheduleOrder::Memory)}>{ "least memory" }</option>
                                 </select>
                             </label>
                         }

@@ -3,11 +3,14 @@
 //! every machine: only integer arithmetic and SplitMix64. Described in `docs/benchmarks.md`.
 //!
 //! Specs ([`by_spec`]): `long-short:N:SEED`, `train:N:SEED`, `kv:N:SEED`,
-//! `tile:FILE.csv:COPIES:SEED`. Steps are op steps, sizes bytes, lifetimes inclusive.
+//! `tile:FILE.csv:COPIES:SEED`, and the adversarial shapes of issue 30 (`stream-chain:N`,
+//! `nested:N:SEED`, `one-shape:N:MODE:SEED`, `random:N:SEED`). Steps are op steps, sizes bytes, lifetimes inclusive.
 // Bench code: counts are far below the truncation limits; not every bench uses every generator.
 #![allow(clippy::cast_possible_truncation, dead_code)]
 
 use memplan_core::{Buffer, Problem};
+
+pub mod randwire;
 
 /// SplitMix64 (Steele, Lea, Flood 2014): tiny, seeded, no dependency.
 pub struct Rng(pub u64);
@@ -391,6 +394,18 @@ pub fn by_spec(spec: &str) -> Result<Problem, String> {
             let base = memplan_core::import::csv::parse(&name, &text).map_err(|e| e.to_string())?;
             Ok(tiled(&base, num(2, 10) as usize, num(3, 1)))
         }
+        "stream-chain" => Ok(stream_chain(num(1, 10_000) as usize)),
+        "nested" => Ok(nested(num(1, 100_000) as usize, num(2, 1))),
+        "one-shape" => {
+            let mode = match parts.get(2).copied().unwrap_or("both") {
+                "size" => OneShape::Size,
+                "range" => OneShape::Range,
+                "both" => OneShape::Both,
+                m => return Err(format!("one-shape:N:size|range|both:SEED, not '{m}'")),
+            };
+            Ok(one_shape(num(1, 100_000) as usize, mode, num(3, 1)))
+        }
+        "random" => Ok(random(num(1, 100_000) as usize, num(2, 1))),
         other => Err(format!("unknown generator '{other}'")),
     }
 }
@@ -441,4 +456,116 @@ pub fn network(n: usize, seed: u64) -> Problem {
         })
         .collect();
     Problem::from_buffers(format!("generated-{n}"), bufs)
+}
+
+/// Issue 30's "a chain of ops each on its own stream": op `k` runs on stream `k` and waits for
+/// op `k - 1`; tensor `k` (log-uniform 256 B - 1 MiB, a fixed sequence) is produced by op `k`
+/// and read by op `k + 1` on the next stream, so every tensor is read across streams and
+/// every op depends on all earlier ones through the chain.
+pub fn stream_chain(n: usize) -> Problem {
+    let mut r = Rng(0x5354_5245_414D);
+    let n = n.max(2);
+    let mut buffers = Vec::with_capacity(n);
+    let mut ops = Vec::with_capacity(n);
+    for k in 0..n {
+        let end = (k + 1).min(n - 1) as u64;
+        let mut b = Buffer::new(format!("t{k}"), r.log_size(8, 19, 64), k as u64, end);
+        b.stream = k as u32;
+        b.producer = Some(k as u64);
+        if end > k as u64 {
+            b.readers = vec![end];
+        }
+        buffers.push(b);
+        ops.push(memplan_core::OpInfo {
+            name: format!("op{k}"),
+            op_type: "Add".into(),
+            stream: k as u32,
+            preds: if k > 0 { vec![k as u64 - 1] } else { vec![] },
+            inputs: if k > 0 {
+                vec![memplan_core::BufferId::new(k - 1)]
+            } else {
+                vec![]
+            },
+        });
+    }
+    let mut p = Problem::from_buffers(format!("stream-chain-{n}"), buffers);
+    p.ops = ops;
+    p
+}
+
+/// Issue 30's nested lifetimes: buffer `i` of `n` lives over `[i, 2n - 1 - i]` (each inside
+/// the previous one, all live at step `n - 1`), sizes log-uniform 256 B - 1 MiB.
+pub fn nested(n: usize, seed: u64) -> Problem {
+    let mut r = Rng(seed ^ 0x4E45_5354);
+    let last = 2 * n as u64 - 1;
+    let bufs = (0..n as u64)
+        .map(|i| Buffer::new(format!("n{i}"), r.log_size(8, 19, 64), i, last - i))
+        .collect();
+    Problem::from_buffers(format!("nested-{n}-{seed}"), bufs)
+}
+
+/// What [`one_shape`] holds equal.
+#[derive(Clone, Copy)]
+pub enum OneShape {
+    /// Every buffer 4096 B; live ranges as [`random`]'s.
+    Size,
+    /// Every buffer live over the whole schedule `[0, 0]` (all live at once); sizes as
+    /// [`random`]'s.
+    Range,
+    /// Every buffer 4096 B and live over `[0, 0]`.
+    Both,
+}
+
+/// Issue 30's "a CSV of one shape": `n` buffers with equal sizes, equal live ranges, or both.
+pub fn one_shape(n: usize, mode: OneShape, seed: u64) -> Problem {
+    let base = random(n, seed);
+    let bufs = base
+        .buffers
+        .into_iter()
+        .map(|mut b| {
+            if matches!(mode, OneShape::Size | OneShape::Both) {
+                b.size = 4096;
+            }
+            if matches!(mode, OneShape::Range | OneShape::Both) {
+                (b.start, b.end) = (0, 0);
+            }
+            b
+        })
+        .collect();
+    let tag = match mode {
+        OneShape::Size => "size",
+        OneShape::Range => "range",
+        OneShape::Both => "both",
+    };
+    Problem::from_buffers(format!("one-shape-{tag}-{n}-{seed}"), bufs)
+}
+
+/// A random CSV-like problem (issue 29's "random 10^6-row CSV"): `n` buffers over `n / 4`
+/// steps, each starting at a uniform step and live 1-64 steps (one in 100 up to a tenth of the
+/// schedule), sizes log-uniform 64 B - 1 MiB.
+pub fn random(n: usize, seed: u64) -> Problem {
+    let mut r = Rng(seed ^ 0x5241_4E44);
+    let steps = (n as u64 / 4).max(2);
+    let bufs = (0..n)
+        .map(|i| {
+            let len = if r.below(100) == 0 {
+                r.range(1, (steps / 10).max(1))
+            } else {
+                r.range(1, 64)
+            };
+            let start = r.below(steps);
+            let end = (start + len - 1).min(steps - 1);
+            Buffer::new(format!("r{i}"), r.log_size(6, 19, 64), start, end)
+        })
+        .collect();
+    Problem::from_buffers(format!("random-{n}-{seed}"), bufs)
+}
+
+/// The problem as a MiniMalloc CSV (`id,lower,upper,size`; `upper` exclusive), for the CLI.
+pub fn to_csv(p: &Problem) -> String {
+    let mut s = String::from("id,lower,upper,size\n");
+    for (i, b) in p.buffers.iter().enumerate() {
+        s += &format!("{i},{},{},{}\n", b.start, b.end + 1, b.size);
+    }
+    s
 }

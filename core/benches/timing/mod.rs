@@ -6,7 +6,7 @@
 use std::time::{Duration, Instant};
 
 use memplan_core::strategy::Family;
-use memplan_core::{lower_bound, validate, PlanOptions, StrategyInfo};
+use memplan_core::{lower_bound, validate, PlanOptions, Problem, StrategyInfo};
 
 use crate::gen;
 
@@ -82,6 +82,93 @@ pub fn scale_tables(default: &[usize], among: &[&StrategyInfo]) {
                 Err(e) => format!("error: {e}"),
             };
             println!("| {} | {:.2} | {row} |", s.name, t.as_secs_f64());
+        }
+    }
+}
+
+/// Issue 30's adversarial shapes (`gen`): `(spec at n, strategies, runtime allocators)`, the
+/// spec's `{n}` replaced by the size.
+const SHAPES: &[(&str, &[&str], &[&str])] = &[
+    (
+        "stream-chain:{n}",
+        &["ge-block", "ge-binary-block", "ge-max-block"],
+        &[],
+    ),
+    (
+        "nested:{n}:1",
+        &[
+            "ge-block",
+            "ge-binary-block",
+            "greedy-size-first-fit",
+            "portfolio",
+        ],
+        &["pool", "reuse", "bfc", "ge-v1", "ge-v2"],
+    ),
+    (
+        "one-shape:{n}:both:1",
+        &["ge-block", "ge-binary-block", "portfolio", "optimal"],
+        &[],
+    ),
+    (
+        "one-shape:{n}:range:1",
+        &["ge-block", "ge-binary-block", "portfolio", "optimal"],
+        &[],
+    ),
+    (
+        "one-shape:{n}:size:1",
+        &["ge-block", "ge-binary-block", "portfolio", "optimal"],
+        &[],
+    ),
+];
+
+/// The growth table: every shape of [`SHAPES`] at `n` and `10 n` buffers
+/// (`MEMPLAN_BENCH_GROWTH=n`, default 10000; `0` skips), each strategy and runtime allocator
+/// once (CPU seconds), the ratio and the growth exponent `log10(t(10n) / t(n))` (1 is linear,
+/// 2 quadratic). Plans are validated.
+pub fn growth_table() {
+    let n: usize = std::env::var("MEMPLAN_BENCH_GROWTH")
+        .ok()
+        .and_then(|s| s.trim().parse().ok())
+        .unwrap_or(10_000);
+    if n == 0 {
+        return;
+    }
+    println!(
+        "\n## Growth on issue 30's shapes: {n} and {} buffers, one run each\n",
+        10 * n
+    );
+    println!("CPU seconds; exponent = log10(t(10n) / t(n)).\n");
+    println!("| shape | strategy / allocator | t(n) s | t(10n) s | ratio | exponent |");
+    println!("|---|---|---:|---:|---:|---:|");
+    let runtime = memplan_core::simulate::registry::RuntimeOptions::default();
+    for &(spec, plans, sims) in SHAPES {
+        let p1 = gen::by_spec(&spec.replace("{n}", &n.to_string())).expect("shape");
+        let p10 = gen::by_spec(&spec.replace("{n}", &(10 * n).to_string())).expect("shape");
+        let rows = plans
+            .iter()
+            .map(|s| (*s, true))
+            .chain(sims.iter().map(|a| (*a, false)));
+        for (name, is_plan) in rows {
+            let run = |p: &Problem| -> Duration {
+                time(1, || {
+                    if is_plan {
+                        let plan = memplan_core::plan(p, name, &PlanOptions::exact()).expect(name);
+                        assert!(validate(p, &plan).is_ok(), "{name}: invalid plan");
+                    } else {
+                        memplan_core::simulate::registry::run(p, name, &runtime).expect(name);
+                    }
+                })
+                .0
+            };
+            let (a, b) = (run(&p1), run(&p10));
+            let ratio = b.as_secs_f64() / a.as_secs_f64().max(1e-6);
+            println!(
+                "| `{}` | {name} | {:.3} | {:.3} | {ratio:.1} | {:.2} |",
+                spec.replace("{n}", "N"),
+                a.as_secs_f64(),
+                b.as_secs_f64(),
+                ratio.log10()
+            );
         }
     }
 }

@@ -178,6 +178,8 @@ pub fn expand_with(
         unknown: first.unknown.clone(),
         views: first.views.clone(),
         order: first.order,
+        search: first.search.clone(),
+        rewrites: first.rewrites.clone(),
     })
 }
 

@@ -12,6 +12,8 @@ use alloc::vec::Vec;
 use core::cmp::Reverse;
 
 pub mod gears;
+pub mod order;
+pub mod rewrite;
 pub mod views;
 
 use crate::dtype::DType;
@@ -383,6 +385,10 @@ pub enum ScheduleOrder {
     /// (graph_metadef compute_graph.cc `DFSTopologicalSorting` with `SortNodes`; GE gives
     /// ops their ids, the planner's time, in this order). See [`Graph::ge_dfs_order`].
     GeDfs,
+    /// The topological order of lowest live-set lower bound found ([`order::memory_order`]:
+    /// an exact search over sets of executed ops where the state space allows, heuristics
+    /// otherwise, the file order always a candidate, so never above the file order's bound).
+    Memory,
 }
 
 impl ScheduleOrder {
@@ -391,6 +397,7 @@ impl ScheduleOrder {
         match self {
             ScheduleOrder::File => "file",
             ScheduleOrder::GeDfs => "ge-dfs",
+            ScheduleOrder::Memory => "memory",
         }
     }
 
@@ -402,8 +409,9 @@ impl ScheduleOrder {
         match name {
             "file" => Ok(ScheduleOrder::File),
             "ge-dfs" => Ok(ScheduleOrder::GeDfs),
+            "memory" => Ok(ScheduleOrder::Memory),
             other => Err(Error::invalid(alloc::format!(
-                "unknown schedule '{other}' (known: file, ge-dfs)"
+                "unknown schedule '{other}' (known: file, ge-dfs, memory)"
             ))),
         }
     }
@@ -446,6 +454,10 @@ pub struct Lowered {
     pub views: Option<crate::graph::views::AliasReport>,
     /// How [`Lowered::schedule`] was ordered ([`Graph::order`]; file order for a buffer list).
     pub order: ScheduleOrder,
+    /// With [`ScheduleOrder::Memory`]: what the order search tried and proved.
+    pub search: Option<order::OrderReport>,
+    /// With `--fuse` or `--in-place`: the ops fused away and the outputs written in place.
+    pub rewrites: Option<rewrite::RewriteReport>,
 }
 
 /// A tensor the planner leaves out because its size is unknown.
@@ -511,7 +523,8 @@ impl Graph {
 
     /// A deterministic topological order, by [`Graph::order`]: the file order when it is
     /// topological, otherwise Kahn's algorithm taking the lowest file index first; or GE's
-    /// depth-first sort ([`Graph::ge_dfs_order`]).
+    /// depth-first sort ([`Graph::ge_dfs_order`]); or the memory-aware order with every
+    /// symbolic dim bound to 1 ([`Graph::lower`] orders by the bound dims).
     ///
     /// # Errors
     /// [`crate::ErrorKind::Invalid`] naming an op on a cycle, or an op reading a tensor that no
@@ -521,6 +534,10 @@ impl Graph {
         match self.order {
             ScheduleOrder::File => Ok(file),
             ScheduleOrder::GeDfs => Ok(self.ge_dfs_order()),
+            ScheduleOrder::Memory => {
+                let (dims, _) = self.bind_unbound_to_one(&Bindings::new());
+                Ok(order::memory_order(self, &dims, &order::OrderLimits::default())?.0)
+            }
         }
     }
 
@@ -647,7 +664,7 @@ impl Graph {
     }
 
     /// [`ScheduleOrder::File`]; also checks that the graph has a topological order.
-    fn file_order(&self) -> Result<Vec<OpId>> {
+    pub(crate) fn file_order(&self) -> Result<Vec<OpId>> {
         let producer = self.producers()?;
         let is_input: Vec<bool> = {
             let mut v = alloc::vec![false; self.tensors.len()];
@@ -735,7 +752,33 @@ impl Graph {
                 "the graph has no ops: nothing runs, so there is nothing to plan",
             ));
         }
+        if self.order == ScheduleOrder::Memory {
+            let (schedule, report) =
+                order::memory_order(self, bindings, &order::OrderLimits::default())?;
+            let mut l = self.lower_in(bindings, schedule)?;
+            l.order = ScheduleOrder::Memory;
+            l.search = Some(report);
+            return Ok(l);
+        }
         let schedule = self.schedule()?;
+        let mut l = self.lower_in(bindings, schedule)?;
+        l.order = self.order;
+        Ok(l)
+    }
+
+    /// [`Graph::lower`] in a given op order (`schedule[k]` runs at step `k`); the result's
+    /// `order` is [`ScheduleOrder::File`] whatever the order given.
+    ///
+    /// # Errors
+    /// As [`Graph::lower`]; [`crate::ErrorKind::Invalid`] when `schedule` is not a
+    /// topological order of every op (an op missing, twice, or before one it reads from).
+    pub fn lower_in(&self, bindings: &Bindings, schedule: Vec<OpId>) -> Result<Lowered> {
+        if self.ops.is_empty() {
+            return Err(Error::invalid(
+                "the graph has no ops: nothing runs, so there is nothing to plan",
+            ));
+        }
+        self.check_order(&schedule)?;
         let steps = schedule.len() as u64;
         let last = steps.saturating_sub(1);
         let mut step_of = alloc::vec![0u64; self.ops.len()];
@@ -893,10 +936,9 @@ impl Graph {
                     let io = |k: BufferKind| {
                         matches!(k, BufferKind::GraphInput | BufferKind::GraphOutput)
                     };
-                    host.flags.zero_copy_reuse = (host.flags.zero_copy_reuse
-                        || b.flags.zero_copy_reuse)
-                        && (host.flags.zero_copy_reuse || !io(host.kind))
-                        && (b.flags.zero_copy_reuse || !io(b.kind));
+                    let (hz, az) = (host.flags.zero_copy_reuse, b.flags.zero_copy_reuse);
+                    host.flags.zero_copy_reuse =
+                        (hz || (az && !io(host.kind))) && (az || !io(b.kind));
                     host.flags.atomic_clean |= b.flags.atomic_clean;
                     host.aliases.push(b.name);
                     // The ref op writes the host in place, then the alias's readers read it.
@@ -951,6 +993,25 @@ impl Graph {
                 };
                 if !wanted {
                     continue;
+                }
+                // one group is one run of bytes: in one arena
+                let mut mem: Option<(u32, TensorId)> = None;
+                for &t in list {
+                    let Some(bi) = buffer_of[t] else { continue };
+                    let m = buffers[bi].memory_type;
+                    match mem {
+                        Some((first, ft)) if first != m => {
+                            return Err(Error::invalid(alloc::format!(
+                                "continuous {} '{}' (memory type {first}) and '{}' (memory type {m}) must be in one memory type: a group is one run of bytes",
+                                if outputs { "outputs" } else { "inputs" },
+                                self.tensors[ft].name,
+                                self.tensors[t].name
+                            ))
+                            .at(alloc::format!("op '{}'", op.name)));
+                        }
+                        None => mem = Some((m, t)),
+                        _ => {}
+                    }
                 }
                 for (index, &t) in list.iter().enumerate() {
                     let Some(bi) = buffer_of[t] else { continue };
@@ -1023,8 +1084,48 @@ impl Graph {
             warnings,
             unknown,
             views: None,
-            order: self.order,
+            order: ScheduleOrder::File,
+            search: None,
+            rewrites: None,
         })
+    }
+
+    /// Whether `schedule` runs every op once, each after the ops whose outputs it reads and
+    /// those it waits for.
+    fn check_order(&self, schedule: &[OpId]) -> Result<()> {
+        let producer = self.producers()?;
+        let mut step = alloc::vec![usize::MAX; self.ops.len()];
+        for (s, &k) in schedule.iter().enumerate() {
+            match step.get_mut(k.index()) {
+                Some(x) if *x == usize::MAX => *x = s,
+                _ => {
+                    return Err(Error::invalid(alloc::format!(
+                        "the op order names {k} twice or out of range"
+                    )))
+                }
+            }
+        }
+        if let Some(k) = step.iter().position(|&s| s == usize::MAX) {
+            return Err(Error::invalid("the op order leaves this op out")
+                .at(alloc::format!("op '{}'", self.ops[k].name)));
+        }
+        for (k, op) in self.ops.iter().enumerate() {
+            let before = op
+                .inputs
+                .iter()
+                .filter_map(|&t| producer.get(t.index()).copied().flatten())
+                .chain(op.after.iter().copied());
+            for p in before {
+                if step.get(p.index()).is_none_or(|&s| s >= step[k]) {
+                    return Err(Error::invalid(alloc::format!(
+                        "the op order runs it before op '{}', which it waits for",
+                        self.ops.get(p.index()).map_or("?", |o| o.name.as_str())
+                    ))
+                    .at(alloc::format!("op '{}'", op.name)));
+                }
+            }
+        }
+        Ok(())
     }
 
     /// `given` plus a value of 1 for every symbolic dim it leaves unbound, and one warning per
@@ -1165,6 +1266,26 @@ mod tests {
             e.to_string(),
             "tensor 'b': ref output 'b' is in memory type 1, the tensor it writes in place ('a') in 0: one buffer cannot be in two arenas"
         );
+    }
+
+    /// A continuous group is one run of bytes, so in one arena: members of two memory types
+    /// are refused (issue 30: GE's strategies put the whole group in the first member's type,
+    /// which the validator then found above the other arena).
+    #[test]
+    fn a_continuous_group_in_two_memory_types_is_refused() {
+        let mut g = chain();
+        g.ops[2].outputs = TensorId::list(&[3, 0]);
+        g.ops[2].continuous_outputs = true;
+        g.inputs.clear();
+        g.ops[0].inputs.clear();
+        g.tensors[3].memory_type = 1;
+        let e = g.lower(&Bindings::new()).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "op 'C': continuous outputs 'c' (memory type 1) and 'x' (memory type 0) must be in one memory type: a group is one run of bytes"
+        );
+        g.tensors[0].memory_type = 1;
+        assert!(g.lower(&Bindings::new()).is_ok());
     }
 
     /// zero_copy_reuse relaxes a user buffer's rule, so a merged buffer has it only when every

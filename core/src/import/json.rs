@@ -330,16 +330,23 @@ pub fn parse(text: &str) -> Result<Graph> {
             workspace_flags,
         });
     }
-    let inputs = raw
-        .inputs
-        .iter()
-        .map(|n| lookup(n, "graph inputs"))
-        .collect::<Result<Vec<_>>>()?;
-    let outputs = raw
-        .outputs
-        .iter()
-        .map(|n| lookup(n, "graph outputs"))
-        .collect::<Result<Vec<_>>>()?;
+    let listed = |names: &[String], what: &str| -> Result<Vec<TensorId>> {
+        let mut seen = alloc::collections::BTreeSet::new();
+        names
+            .iter()
+            .map(|n| {
+                if !seen.insert(n.as_str()) {
+                    return Err(
+                        Error::invalid(alloc::format!("is listed twice among the {what}"))
+                            .at(alloc::format!("{} '{n}'", what.trim_end_matches('s'))),
+                    );
+                }
+                lookup(n, what)
+            })
+            .collect()
+    };
+    let inputs = listed(&raw.inputs, "graph inputs")?;
+    let outputs = listed(&raw.outputs, "graph outputs")?;
     let order = match raw.schedule.as_deref() {
         None => crate::graph::ScheduleOrder::File,
         Some(n) => crate::graph::ScheduleOrder::from_name(n).map_err(|e| e.at("\"schedule\""))?,
@@ -375,6 +382,30 @@ mod tests {
         assert_eq!(l.problem.buffers.len(), 3);
         assert_eq!(l.problem.buffers[0].size, 32);
         assert_eq!(l.problem.weight_bytes, 64);
+    }
+
+    /// A graph input or output listed twice is one tensor claimed twice: an error naming it
+    /// (issue 30: a repeated output was accepted silently).
+    #[test]
+    fn a_graph_input_or_output_listed_twice_is_refused() {
+        let text = |ins: &str, outs: &str| {
+            alloc::format!(
+                r#"{{"format":"memplan.graph/1","tensors":[{{"name":"x","bytes":64}},
+                {{"name":"y","bytes":64}}],"ops":[{{"name":"A","inputs":["x"],"outputs":["y"]}}],
+                "inputs":[{ins}],"outputs":[{outs}]}}"#
+            )
+        };
+        let e = parse(&text(r#""x""#, r#""y","y""#)).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "graph output 'y': is listed twice among the graph outputs"
+        );
+        let e = parse(&text(r#""x","x""#, r#""y""#)).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "graph input 'x': is listed twice among the graph inputs"
+        );
+        assert!(parse(&text(r#""x""#, r#""y""#)).is_ok());
     }
 
     #[test]

@@ -15,7 +15,8 @@ use alloc::collections::BTreeMap;
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
-use crate::graph::{gears, views, Bindings, Graph, Lowered};
+use crate::graph::{gears, rewrite, views, Bindings, Graph, Lowered};
+use crate::plan::{Padding, PlanOptions};
 use crate::{Error, Result};
 
 /// What a file holds.
@@ -27,6 +28,8 @@ pub enum Format {
     Csv,
     /// ONNX protobuf.
     Onnx,
+    /// TensorFlow Lite flatbuffer (`.tflite`, identifier `TFL3`), read under TFLM's rules.
+    Tflite,
 }
 
 impl Format {
@@ -36,6 +39,25 @@ impl Format {
             Format::GraphJson => "memplan.graph/1 JSON",
             Format::Csv => "MiniMalloc CSV",
             Format::Onnx => "ONNX",
+            Format::Tflite => "TFLite",
+        }
+    }
+
+    /// The plan options a file of this format is planned with unless the user says otherwise.
+    /// TFLite: TFLM's (`micro_allocator.cc` `CreatePlan`: every size rounded up to
+    /// `MicroArenaBufferAlignment()` = 16 B; no GE padding; graph inputs and outputs live in the
+    /// arena head and are reused like any activation), so a plain plan's lower bound and
+    /// no-reuse total are TFLM's. Others: [`PlanOptions::default`] (GE's).
+    pub fn default_plan_options(self) -> PlanOptions {
+        match self {
+            Format::Tflite => PlanOptions {
+                alignment: 16,
+                padding: Padding::None,
+                zero_copy_io: false,
+                zero_copy_reuse: false,
+                ..PlanOptions::default()
+            },
+            Format::GraphJson | Format::Csv | Format::Onnx => PlanOptions::default(),
         }
     }
 
@@ -44,6 +66,7 @@ impl Format {
         let (_, ext) = name.rsplit_once('.')?;
         match ext.to_ascii_lowercase().as_str() {
             "onnx" => Some(Format::Onnx),
+            "tflite" => Some(Format::Tflite),
             "json" => Some(Format::GraphJson),
             "csv" => Some(Format::Csv),
             _ => None,
@@ -56,10 +79,14 @@ impl Format {
         Format::by_extension(name).unwrap_or_else(|| Format::sniff(bytes))
     }
 
-    /// Guesses the format from the first bytes (a UTF-8 byte-order mark and whitespace
-    /// skipped): JSON starts with `{` or `[`, CSV with a header naming an `id` column,
-    /// anything else is taken as ONNX protobuf.
+    /// Guesses the format from the first bytes: a TFLite flatbuffer has the identifier `TFL3`
+    /// at bytes 4..8; otherwise (a UTF-8 byte-order mark and whitespace skipped) JSON starts
+    /// with `{` or `[`, CSV with a header naming an `id` column, anything else is taken as
+    /// ONNX protobuf.
     pub fn sniff(bytes: &[u8]) -> Format {
+        if bytes.get(4..8) == Some(b"TFL3") {
+            return Format::Tflite;
+        }
         let head = trim_start(bytes);
         if matches!(head.first(), Some(b'{' | b'[')) {
             return Format::GraphJson;
@@ -109,6 +136,10 @@ pub struct LoadOptions {
     /// The order the ops run in (`--schedule`); `None`: the graph's own (`"schedule"`, else
     /// file order).
     pub order: Option<crate::graph::ScheduleOrder>,
+    /// Fusions (`--fuse pad,quantize,activation`, [`crate::graph::rewrite::fuse`]).
+    pub fuse: rewrite::Fuse,
+    /// In-place ops (`--in-place elementwise,depthwise`, [`crate::graph::rewrite::in_place`]).
+    pub in_place: rewrite::InPlace,
 }
 
 /// A loaded file, lowered and ready to plan.
@@ -132,6 +163,11 @@ pub struct Loaded {
     pub weight_bytes: u64,
     /// With gears: the batch dim and the gears (sorted, no duplicates).
     pub gears: Option<(String, Vec<u64>)>,
+    /// A `.tflite` file's TFLM facts: each tensor's subgraph and index (graph tensor id =
+    /// position in TFLM's offline-plan array), persistent tensors, ops needing scratch, the
+    /// file's offline plan.
+    #[cfg(feature = "tflite")]
+    pub tflite: Option<super::tflite::TfliteInfo>,
     /// What could not be built as asked, each naming the setting it concerns; the model
     /// above is what could be built without it. A caller that cannot ask for the setting
     /// (the CLI) reports the first as its error ([`Loaded::refused`]); one that can (the
@@ -166,7 +202,7 @@ pub struct Diagnostic {
 }
 
 /// The message for a file with no content.
-const EMPTY: &str = "empty file (expected ONNX, memplan JSON or MiniMalloc CSV)";
+const EMPTY: &str = "empty file (expected ONNX, TFLite, memplan JSON or MiniMalloc CSV)";
 
 /// Imports `bytes` (format from `name`'s extension, else sniffed: [`Format::detect`]) and
 /// lowers it under `opts`. `name` (a path or a file name) names the graph or problem when the
@@ -213,6 +249,11 @@ pub fn load_as(format: Format, name: &str, bytes: &[u8], opts: &LoadOptions) -> 
     }
     let stem = stem(name);
     check_dims(&opts.dims)?;
+    if !opts.gears.is_empty() && opts.order == Some(crate::graph::ScheduleOrder::Memory) {
+        return Err(Error::bad_option(
+            "--schedule memory with --batch: gears share one op order, and the memory-aware order is chosen per size; plan one batch size, or give --schedule file or ge-dfs",
+        ));
+    }
     let mut seen = opts.gears.clone();
     seen.sort_unstable();
     if let Some(w) = seen.windows(2).find(|w| w[0] == w[1]) {
@@ -242,11 +283,14 @@ pub fn load_as(format: Format, name: &str, bytes: &[u8], opts: &LoadOptions) -> 
                 symbols: Vec::new(),
                 dims: Bindings::new(),
                 gears: None,
+                #[cfg(feature = "tflite")]
+                tflite: None,
                 diagnostics: Vec::new(),
             })
         }
         Format::GraphJson => load_json(&stem, bytes, opts),
         Format::Onnx => load_onnx(&stem, bytes, opts),
+        Format::Tflite => load_tflite(&stem, bytes, opts),
     }
 }
 
@@ -267,6 +311,8 @@ fn unused_on_buffer_list(opts: &LoadOptions) -> Vec<String> {
     unused("--batch-dim", opts.batch_dim.is_some());
     unused("--alias-views", opts.alias_views);
     unused("--schedule", opts.order.is_some());
+    unused("--fuse", opts.fuse.any());
+    unused("--in-place", opts.in_place.any());
     w
 }
 
@@ -301,13 +347,14 @@ fn load_json(stem: &str, bytes: &[u8], opts: &LoadOptions) -> Result<Loaded> {
         graph.name = stem.to_string();
     }
     apply_sizes(&mut graph, &opts.sizes)?;
+    let (mut graph, fused) = rewrite::fuse(&graph, &opts.fuse)?;
     graph.order = opts.order.unwrap_or(graph.order);
     let symbols = graph.symbols();
     let mut warnings = typos(&graph, &symbols, opts);
     let (dims, gear_info, mut lowered) = if opts.gears.is_empty() {
         let (dims, mut bind) = graph.bind_unbound_to_one(&opts.dims);
         warnings.append(&mut bind);
-        let l = lower(&graph, &dims, opts.alias_views)?;
+        let l = lower(&graph, &dims, opts)?;
         (dims, None, l)
     } else {
         let dim = gears::batch_dim(&graph, opts.batch_dim.as_deref())?;
@@ -318,6 +365,7 @@ fn load_json(stem: &str, bytes: &[u8], opts: &LoadOptions) -> Result<Loaded> {
     };
     warnings.append(&mut lowered.warnings);
     lowered.warnings = warnings;
+    note_fused(&mut lowered, opts, fused);
     Ok(Loaded {
         format: Format::GraphJson,
         weight_bytes: lowered.problem.weight_bytes,
@@ -326,6 +374,8 @@ fn load_json(stem: &str, bytes: &[u8], opts: &LoadOptions) -> Result<Loaded> {
         symbols,
         dims,
         gears: gear_info,
+        #[cfg(feature = "tflite")]
+        tflite: None,
         diagnostics: Vec::new(),
     })
 }
@@ -340,6 +390,8 @@ fn load_json(_: &str, _: &[u8], _: &LoadOptions) -> Result<Loaded> {
 #[cfg(feature = "onnx")]
 fn load_onnx(stem: &str, bytes: &[u8], opts: &LoadOptions) -> Result<Loaded> {
     use super::onnx::{parse, OnnxModel, OnnxOptions};
+    // the ops the last import's fusion removed
+    let fused = core::cell::RefCell::new(Vec::new());
     let with = |dims: &Bindings| -> Result<OnnxModel> {
         let mut m = parse(
             bytes,
@@ -353,6 +405,9 @@ fn load_onnx(stem: &str, bytes: &[u8], opts: &LoadOptions) -> Result<Loaded> {
         }
         apply_sizes(&mut m.graph, &opts.sizes)?;
         m.graph.order = opts.order.unwrap_or(m.graph.order);
+        let (g, names) = rewrite::fuse(&m.graph, &opts.fuse)?;
+        m.graph = g;
+        *fused.borrow_mut() = names;
         Ok(m)
     };
     // With gears the batch stays symbolic in the graph kept for shapes; each gear is imported
@@ -383,10 +438,11 @@ fn load_onnx(stem: &str, bytes: &[u8], opts: &LoadOptions) -> Result<Loaded> {
             let mut d = dims.clone();
             d.insert(dim.clone(), g);
             let m = with(&d)?;
-            lower_model(&m, &d, opts.alias_views)
+            lower_model(&m, &d, opts)
         })?;
         warnings.append(&mut lowered.warnings);
         lowered.warnings = warnings;
+        note_fused(&mut lowered, opts, fused.take());
         return Ok(Loaded {
             format: Format::Onnx,
             graph: Some(model.graph),
@@ -395,20 +451,22 @@ fn load_onnx(stem: &str, bytes: &[u8], opts: &LoadOptions) -> Result<Loaded> {
             dims,
             weight_bytes,
             gears: Some((dim, sorted(&opts.gears))),
+            #[cfg(feature = "tflite")]
+            tflite: None,
             diagnostics: Vec::new(),
         });
     }
     let (mut dims, mut bind) = model.graph.bind_unbound_to_one(&opts.dims);
     let mut diagnostics = Vec::new();
     let (graph, mut lowered) = if bind.is_empty() {
-        let l = lower_model(&model, &dims, opts.alias_views)?;
+        let l = lower_model(&model, &dims, opts)?;
         (model.graph, l)
     } else {
         // shape arithmetic over a symbolic dim may not resolve (magika's tensors would be
         // planned as 0 bytes): import again with the dims bound; its warnings replace the
         // symbolic import's
         match with(&dims).and_then(|m| {
-            let l = lower_model(&m, &dims, opts.alias_views)?;
+            let l = lower_model(&m, &dims, opts)?;
             Ok((m.graph, l))
         }) {
             Ok(built) => built,
@@ -423,7 +481,7 @@ fn load_onnx(stem: &str, bytes: &[u8], opts: &LoadOptions) -> Result<Loaded> {
                 let alone = |d: &String| {
                     let mut one = opts.dims.clone();
                     one.insert(d.clone(), 1);
-                    with(&one).and_then(|m| lower_model(&m, &one, opts.alias_views))
+                    with(&one).and_then(|m| lower_model(&m, &one, opts))
                 };
                 let mut at_fault: Vec<String> = defaulted
                     .iter()
@@ -436,7 +494,7 @@ fn load_onnx(stem: &str, bytes: &[u8], opts: &LoadOptions) -> Result<Loaded> {
                 let mut kept = dims.clone();
                 kept.retain(|k, _| !at_fault.contains(k));
                 let m = with(&kept).map_err(|_| error.clone())?;
-                let l = lower_model(&m, &kept, opts.alias_views).map_err(|_| error.clone())?;
+                let l = lower_model(&m, &kept, opts).map_err(|_| error.clone())?;
                 bind.retain(|w| {
                     !at_fault
                         .iter()
@@ -457,6 +515,7 @@ fn load_onnx(stem: &str, bytes: &[u8], opts: &LoadOptions) -> Result<Loaded> {
     warnings.append(&mut bind);
     warnings.append(&mut lowered.warnings);
     lowered.warnings = warnings;
+    note_fused(&mut lowered, opts, fused.take());
     Ok(Loaded {
         format: Format::Onnx,
         graph: Some(graph),
@@ -465,6 +524,8 @@ fn load_onnx(stem: &str, bytes: &[u8], opts: &LoadOptions) -> Result<Loaded> {
         dims,
         weight_bytes,
         gears: None,
+        #[cfg(feature = "tflite")]
+        tflite: None,
         diagnostics,
     })
 }
@@ -476,22 +537,121 @@ fn load_onnx(_: &str, _: &[u8], _: &LoadOptions) -> Result<Loaded> {
     ))
 }
 
+/// A `.tflite` model: symbolic dims (`shape_signature` -1) the user leaves unbound take the
+/// value of the file's `shape`, which is what TFLM allocates (a warning each). Every buffer's
+/// size is TFLM's: the tensor's bytes rounded up to 16 (`micro_allocator.cc` `CreatePlan`:
+/// `AlignSizeUp(bytes, MicroArenaBufferAlignment())`, what its planner is given), so the lower
+/// bound and the no-reuse total of every report are TFLM's.
+#[cfg(feature = "tflite")]
+fn load_tflite(stem: &str, bytes: &[u8], opts: &LoadOptions) -> Result<Loaded> {
+    use super::tflite::{parse, TfliteOptions};
+    if let Some(name) = opts.inputs.keys().next() {
+        return Err(Error::bad_option(alloc::format!(
+            "--input {name}=…: whole input shapes apply to ONNX models; a TFLite model's symbolic dims (shape_signature -1) take values with --dim NAME=VALUE"
+        )));
+    }
+    let model = parse(bytes, &TfliteOptions::default())?;
+    let mut graph = model.graph;
+    if graph.name.is_empty() {
+        graph.name = stem.to_string();
+    }
+    apply_sizes(&mut graph, &opts.sizes)?;
+    graph.order = opts.order.unwrap_or(graph.order);
+    let (graph, fused) = rewrite::fuse(&graph, &opts.fuse)?;
+    let symbols = graph.symbols();
+    let mut warnings = typos(&graph, &symbols, opts);
+    let mut dims = opts.dims.clone();
+    let mut bind = Vec::new();
+    let batch = if opts.gears.is_empty() {
+        None
+    } else {
+        Some(gears::batch_dim(&graph, opts.batch_dim.as_deref())?)
+    };
+    let mut taken = Vec::new();
+    for (name, &v) in &model.file_dims {
+        if !dims.contains_key(name) && batch.as_ref() != Some(name) {
+            dims.insert(name.clone(), v);
+            taken.push(alloc::format!("{name}={v}"));
+        }
+    }
+    if !taken.is_empty() {
+        bind.push(alloc::format!(
+            "symbolic dims (shape_signature -1) not bound take the file's shape, what TFLM allocates: {} (bind them with --dim NAME=VALUE)",
+            taken.join(", ")
+        ));
+    }
+    warnings.append(&mut bind);
+    warnings.extend(model.warnings);
+    let (gear_info, mut lowered) = match batch {
+        None => (None, lower(&graph, &dims, opts)?),
+        Some(dim) => {
+            dims.remove(&dim);
+            let l = gears::expand(&graph, &dims, &dim, &opts.gears)?;
+            (Some((dim, sorted(&opts.gears))), l)
+        }
+    };
+    for b in &mut lowered.problem.buffers {
+        b.size = crate::error::round_up(
+            b.size,
+            super::tflite::TFLM_ALIGNMENT,
+            alloc::format!("TFLM size of '{}'", b.name),
+        )?;
+    }
+    warnings.append(&mut lowered.warnings);
+    // TFLM's buffer order (its greedy planner breaks size ties by it) and the file's pins
+    warnings.extend(super::tflm_order::to_tflm(&mut lowered, &model.info));
+    lowered.warnings = warnings;
+    note_fused(&mut lowered, opts, fused);
+    Ok(Loaded {
+        format: Format::Tflite,
+        weight_bytes: model.weight_bytes,
+        graph: Some(graph),
+        lowered,
+        symbols,
+        dims,
+        gears: gear_info,
+        tflite: Some(model.info),
+        diagnostics: Vec::new(),
+    })
+}
+
+#[cfg(not(feature = "tflite"))]
+fn load_tflite(_: &str, _: &[u8], _: &LoadOptions) -> Result<Loaded> {
+    Err(Error::bad_option(
+        "this build reads no TFLite (memplan-core without its `tflite` feature)",
+    ))
+}
+
 /// Lowers an imported model; the import's warnings first, then the lowering's.
 #[cfg(feature = "onnx")]
-fn lower_model(m: &super::onnx::OnnxModel, dims: &Bindings, alias_views: bool) -> Result<Lowered> {
-    let mut l = lower(&m.graph, dims, alias_views)?;
+fn lower_model(m: &super::onnx::OnnxModel, dims: &Bindings, opts: &LoadOptions) -> Result<Lowered> {
+    let mut l = lower(&m.graph, dims, opts)?;
     let mut w = m.warnings.clone();
     w.append(&mut l.warnings);
     l.warnings = w;
     Ok(l)
 }
 
-fn lower(graph: &Graph, dims: &Bindings, alias_views: bool) -> Result<Lowered> {
+fn lower(graph: &Graph, dims: &Bindings, opts: &LoadOptions) -> Result<Lowered> {
     let mut l = graph.lower(dims)?;
-    if alias_views {
+    if opts.alias_views {
         l.views = Some(views::alias_views(graph, &mut l)?);
     }
+    if opts.in_place.any() {
+        let merged = rewrite::in_place(graph, &mut l, &opts.in_place)?;
+        l.rewrites = Some(rewrite::RewriteReport {
+            fused: Vec::new(),
+            in_place: merged,
+        });
+    }
     Ok(l)
+}
+
+/// Records the ops `--fuse` removed in the lowering's report (with those `--in-place` merged).
+fn note_fused(l: &mut Lowered, opts: &LoadOptions, fused: Vec<String>) {
+    if opts.fuse.any() || opts.in_place.any() {
+        l.rewrites.get_or_insert_with(Default::default).fused = fused;
+    }
 }
 
 /// The batch dim, the other dims in force (the user's plus the unbound ones set to 1, without
@@ -579,6 +739,8 @@ mod tests {
         assert_eq!(Format::sniff(b"\x08\x07\x12\x07pytorch"), Format::Onnx);
         assert_eq!(Format::sniff(b""), Format::Onnx);
         assert_eq!(Format::sniff(b"[[[1]]]"), Format::GraphJson);
+        assert_eq!(Format::sniff(b"\x1c\0\0\0TFL3\0\0"), Format::Tflite);
+        assert_eq!(Format::detect("m.TFLite", b"{}"), Format::Tflite);
     }
 
     #[test]

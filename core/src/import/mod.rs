@@ -6,3 +6,7 @@ pub mod json;
 pub mod load;
 #[cfg(feature = "onnx")]
 pub mod onnx;
+#[cfg(feature = "tflite")]
+pub mod tflite;
+#[cfg(feature = "tflite")]
+pub mod tflm_order;

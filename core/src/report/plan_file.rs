@@ -32,6 +32,13 @@ pub struct PlanFile {
     /// From the playground: a link reopening the view the file was exported from.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub playground: Option<String>,
+    /// Single-op mode, when asked for (`memplan plan --single-op`): each op alone, its inputs
+    /// and outputs the caller's buffers, its workspaces GE's ([`PlanFile::add_single_op`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub single_op: Option<crate::report::single_op::SingleOpReport>,
+    /// The training step beside inference, when asked for (`memplan plan --training OPT`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub training: Option<crate::report::training::TrainingSummary>,
 }
 
 /// Problem figures, bytes.
@@ -68,6 +75,17 @@ pub struct ProblemSummary {
     /// `"schedule"`, the playground's Op order); every lifetime above follows it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub schedule: Option<String>,
+    /// With `--schedule memory`: the op names in the order chosen (step = index).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub op_order: Vec<String>,
+    /// With `--schedule memory`: what the order search tried and proved (each plan's notes
+    /// say it in one line too).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub schedule_search: Option<crate::graph::order::OrderReport>,
+    /// With `--fuse` or `--in-place`: the ops fused away and the outputs written over their
+    /// input's buffer (`memplan validate --model` needs the same flags).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rewrites: Option<crate::graph::rewrite::RewriteReport>,
 }
 
 /// The settings of one plan: the strategy asked for and the options in force (the
@@ -174,6 +192,15 @@ pub struct PlanEntry {
     /// Blocks of a block-reuse plan (GE), in the plan's order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub blocks: Vec<BlockEntry>,
+    /// Graph inputs and outputs as GE sees them at run time, when asked for
+    /// ([`PlanFile::add_graph_io`], `memplan plan --io`): offset, size, the ops taking the
+    /// address, zero-copy or copied and the bytes copied per run.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub graph_io: Vec<crate::report::graph_io::GraphIo>,
+    /// The memset ops and the ranges each zeroes, when asked for
+    /// ([`PlanFile::add_atomic_clean`], `memplan plan --atomic-clean`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub atomic_clean: Option<crate::report::atomic_clean::AtomicCleanReport>,
     /// Every buffer.
     pub buffers: Vec<BufferEntry>,
 }
@@ -300,6 +327,10 @@ pub struct Extras<'a> {
     pub views: Option<&'a AliasReport>,
     /// The op order the lifetimes follow ([`crate::Lowered::order`]).
     pub order: ScheduleOrder,
+    /// With [`ScheduleOrder::Memory`]: the order search's report ([`crate::Lowered::search`]).
+    pub search: Option<&'a crate::graph::order::OrderReport>,
+    /// With `--fuse` or `--in-place`: what they did ([`crate::Lowered::rewrites`]).
+    pub rewrites: Option<&'a crate::graph::rewrite::RewriteReport>,
 }
 
 impl PlanFile {
@@ -353,10 +384,67 @@ impl PlanFile {
                 aliased_view_bytes: extras.views.map(|v| v.bytes),
                 schedule: (extras.order != ScheduleOrder::File)
                     .then(|| extras.order.name().to_string()),
+                op_order: if extras.order == ScheduleOrder::Memory {
+                    problem.ops.iter().map(|o| o.name.clone()).collect()
+                } else {
+                    Vec::new()
+                },
+                schedule_search: extras.search.cloned(),
+                rewrites: extras.rewrites.cloned(),
             },
-            plans: runs.iter().map(|r| entry(problem, r, streams)).collect(),
+            plans: runs
+                .iter()
+                .map(|r| {
+                    let mut e = entry(problem, r, streams);
+                    e.notes.extend(extras.search.map(|s| s.note()));
+                    e
+                })
+                .collect(),
             playground: None,
+            single_op: None,
+            training: None,
         })
+    }
+
+    /// Adds the graph-I/O report ([`crate::report::graph_io::graph_io`]) to each plan:
+    /// `plans[k]` is the plan of entry `k`, made on `lowered` (lowered from `graph`).
+    pub fn add_graph_io(
+        &mut self,
+        graph: &crate::graph::Graph,
+        lowered: &crate::graph::Lowered,
+        plans: &[&Plan],
+    ) {
+        for (e, p) in self.plans.iter_mut().zip(plans) {
+            e.graph_io = crate::report::graph_io::graph_io(graph, lowered, p);
+        }
+    }
+
+    /// Adds the single-op view of `problem` ([`crate::report::single_op::single_op`]).
+    ///
+    /// # Errors
+    /// [`crate::ErrorKind::Overflow`].
+    pub fn add_single_op(&mut self, problem: &Problem, options: &PlanOptions) -> Result<()> {
+        self.single_op = Some(crate::report::single_op::single_op(problem, options)?);
+        Ok(())
+    }
+
+    /// Adds the atomic-clean report ([`crate::report::atomic_clean::atomic_clean`]) to each
+    /// plan: `plans[k]` is the plan of entry `k`, made on `problem` with `options`.
+    ///
+    /// # Errors
+    /// [`crate::ErrorKind::Overflow`] when a range overflows `u64`.
+    pub fn add_atomic_clean(
+        &mut self,
+        problem: &Problem,
+        plans: &[&Plan],
+        options: &PlanOptions,
+    ) -> Result<()> {
+        for (e, p) in self.plans.iter_mut().zip(plans) {
+            e.atomic_clean = Some(crate::report::atomic_clean::atomic_clean(
+                problem, p, options,
+            )?);
+        }
+        Ok(())
     }
 
     /// The file as pretty-printed JSON with a final newline: the bytes both front ends write.
@@ -420,6 +508,8 @@ fn entry(problem: &Problem, r: &Run<'_>, streams: bool) -> PlanEntry {
                     .collect(),
             })
             .collect(),
+        graph_io: Vec::new(),
+        atomic_clean: None,
         buffers: problem
             .buffers
             .iter()
@@ -723,6 +813,18 @@ pub fn check_entry(file: &PlanFile, e: &PlanEntry) -> core::result::Result<(), S
         ..Problem::default()
     };
     problem.check().map_err(|err| err.to_string())?;
+    if let Some(b) = e
+        .buffers
+        .iter()
+        .find(|b| b.offset.checked_add(b.bytes).is_none())
+    {
+        return Err(alloc::format!(
+            "buffer '{}': offset {} + {} bytes overflows u64",
+            esc(&b.name),
+            b.offset,
+            b.bytes
+        ));
+    }
     let mut plan = Plan::new(
         e.strategy.clone(),
         e.alignment,

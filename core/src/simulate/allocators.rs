@@ -4,6 +4,8 @@
 use alloc::collections::{BTreeMap, BTreeSet};
 use alloc::vec::Vec;
 
+use super::max_tree::MaxTree;
+use super::runs::BlockRuns;
 use crate::error::{round_up, Error, Result};
 use crate::problem::BufferId;
 
@@ -62,7 +64,10 @@ pub trait Allocator {
 #[derive(Debug, Clone)]
 pub struct FixedBlockPool {
     block: u64,
-    used: Vec<bool>,
+    blocks: u64,
+    /// Free runs, first fit in `O(log blocks)` (a scan from block 0 made nested lifetimes
+    /// quadratic).
+    runs: BlockRuns,
     /// Blocks some allocation has used: a run with one of them is a reuse.
     touched: Vec<bool>,
     held: BTreeMap<BufferId, (usize, usize)>,
@@ -89,11 +94,12 @@ impl FixedBlockPool {
                 "pool of {n} blocks ({pool_bytes} B in blocks of {block_bytes} B) is more than the simulator's limit of {MAX_POOL_BLOCKS}: use larger blocks (--block-size) or a smaller pool (--pool-size)"
             )));
         }
-        let n = usize::try_from(n).map_err(|_| Error::bad_option("pool too large"))?;
+        let blocks = usize::try_from(n).map_err(|_| Error::bad_option("pool too large"))?;
         Ok(FixedBlockPool {
             block: block_bytes,
-            used: alloc::vec![false; n],
-            touched: alloc::vec![false; n],
+            blocks: n,
+            runs: BlockRuns::new(blocks),
+            touched: alloc::vec![false; blocks],
             held: BTreeMap::new(),
             hits: 0,
             probes: 0,
@@ -107,24 +113,23 @@ impl Allocator for FixedBlockPool {
         if k == 0 {
             return Ok(Some((0, 0)));
         }
-        let mut run = 0;
-        for i in 0..self.used.len() {
-            // first fit scans block by block: one probe each
-            self.probes += 1;
-            run = if self.used[i] { 0 } else { run + 1 };
-            if run == k {
-                let first = i + 1 - k;
-                self.used[first..=i].iter_mut().for_each(|u| *u = true);
-                if self.touched[first..=i].iter().any(|&t| t) {
-                    self.hits += 1;
-                }
-                self.touched[first..=i].iter_mut().for_each(|t| *t = true);
-                self.held.insert(id, (first, k));
-                let taken = k as u64 * self.block;
-                return Ok(Some((first as u64 * self.block, taken)));
-            }
+        let Some(first) = self.runs.first_fit(k) else {
+            // the modelled first fit scans every block before giving up: one probe each
+            self.probes += self.blocks;
+            return Ok(None);
+        };
+        // the modelled allocator scans block by block up to the run's last block
+        self.probes += (first + k) as u64;
+        self.runs.set(first, k, true);
+        if self.touched[first..first + k].iter().any(|&t| t) {
+            self.hits += 1;
         }
-        Ok(None)
+        self.touched[first..first + k]
+            .iter_mut()
+            .for_each(|t| *t = true);
+        self.held.insert(id, (first, k));
+        let taken = k as u64 * self.block;
+        Ok(Some((first as u64 * self.block, taken)))
     }
 
     fn cache_hits(&self) -> u64 {
@@ -137,28 +142,17 @@ impl Allocator for FixedBlockPool {
 
     fn free(&mut self, id: BufferId) {
         if let Some((first, k)) = self.held.remove(&id) {
-            self.used[first..first + k]
-                .iter_mut()
-                .for_each(|u| *u = false);
+            self.runs.set(first, k, false);
         }
     }
 
     fn reserved(&self) -> u64 {
-        self.used.len() as u64 * self.block
+        self.blocks * self.block
     }
 
     fn free_space(&self) -> (u64, u64) {
-        let (mut largest, mut total, mut run) = (0u64, 0u64, 0u64);
-        for &u in &self.used {
-            if u {
-                run = 0;
-            } else {
-                run += self.block;
-                total += self.block;
-                largest = largest.max(run);
-            }
-        }
-        (largest, total)
+        let (largest, total) = self.runs.free_space();
+        (largest * self.block, total * self.block)
     }
 }
 
@@ -170,8 +164,14 @@ impl Allocator for FixedBlockPool {
 pub struct ReuseManager {
     alignment: u64,
     capacity: usize,
-    /// (offset, size, holder)
+    /// (offset, size, holder), in creation order.
     buffers: Vec<(u64, u64, Option<BufferId>)>,
+    /// Creation index → size while free, 0 while held: the first free buffer large enough
+    /// in `O(log n)`.
+    free: MaxTree<usize>,
+    held: BTreeMap<BufferId, usize>,
+    /// Sum of the free buffers' sizes.
+    free_bytes: u64,
     top: u64,
     hits: u64,
     probes: u64,
@@ -184,6 +184,9 @@ impl ReuseManager {
             alignment: alignment.max(1),
             capacity,
             buffers: Vec::new(),
+            free: MaxTree::new(),
+            held: BTreeMap::new(),
+            free_bytes: 0,
             top: 0,
             hits: 0,
             probes: 0,
@@ -196,14 +199,15 @@ impl Allocator for ReuseManager {
         if size == 0 {
             return Ok(Some((0, 0)));
         }
-        // a linear scan of the table: one probe per entry looked at
-        let found = self
-            .buffers
-            .iter()
-            .position(|b| b.2.is_none() && b.1 >= size);
-        self.probes += found.map_or(self.buffers.len(), |i| i + 1) as u64;
-        if let Some(b) = found.and_then(|i| self.buffers.get_mut(i)) {
+        let found = self.free.first_at_least(size);
+        // the modelled manager scans its table in creation order: one probe per entry looked at
+        self.probes += found.map_or(self.buffers.len(), |(k, _)| k + 1) as u64;
+        if let Some((k, _)) = found {
+            let b = &mut self.buffers[k];
             b.2 = Some(id);
+            self.free.set(&k, 0);
+            self.held.insert(id, k);
+            self.free_bytes -= b.1;
             self.hits += 1;
             return Ok(Some((b.0, b.1)));
         }
@@ -213,13 +217,19 @@ impl Allocator for ReuseManager {
         let s = round_up(size, self.alignment, "reuse-manager buffer size")?;
         let off = self.top;
         self.top = crate::error::add(self.top, s, "reuse-manager total")?;
+        self.held.insert(id, self.buffers.len());
+        self.free.insert(self.buffers.len(), 0);
         self.buffers.push((off, s, Some(id)));
         Ok(Some((off, s)))
     }
 
     fn free(&mut self, id: BufferId) {
-        if let Some(b) = self.buffers.iter_mut().find(|b| b.2 == Some(id)) {
-            b.2 = None;
+        if let Some(k) = self.held.remove(&id) {
+            if let Some(b) = self.buffers.get_mut(k) {
+                b.2 = None;
+                self.free.set(&k, b.1);
+                self.free_bytes += b.1;
+            }
         }
     }
 
@@ -237,8 +247,7 @@ impl Allocator for ReuseManager {
 
     fn free_space(&self) -> (u64, u64) {
         // Buffers are not merged: the largest free chunk is the largest free buffer.
-        let free = self.buffers.iter().filter(|b| b.2.is_none());
-        free.fold((0, 0), |(l, t), b| (l.max(b.1), t + b.1))
+        (self.free.max(), self.free_bytes)
     }
 }
 
@@ -253,6 +262,8 @@ pub struct BestFitCoalescing {
     chunks: BTreeMap<u64, (u64, Option<BufferId>)>,
     free: BTreeSet<(u64, u64)>,
     held: BTreeMap<BufferId, u64>,
+    /// Sum of the free chunks' sizes.
+    free_bytes: u64,
     top: u64,
     hits: u64,
     probes: u64,
@@ -266,10 +277,21 @@ impl BestFitCoalescing {
             chunks: BTreeMap::new(),
             free: BTreeSet::new(),
             held: BTreeMap::new(),
+            free_bytes: 0,
             top: 0,
             hits: 0,
             probes: 0,
         }
+    }
+
+    fn take_free(&mut self, size: u64, off: u64) {
+        self.free.remove(&(size, off));
+        self.free_bytes -= size;
+    }
+
+    fn put_free(&mut self, size: u64, off: u64) {
+        self.free.insert((size, off));
+        self.free_bytes += size;
     }
 }
 
@@ -285,10 +307,10 @@ impl Allocator for BestFitCoalescing {
         let off = match found {
             Some((csize, off)) => {
                 self.hits += 1;
-                self.free.remove(&(csize, off));
+                self.take_free(csize, off);
                 if csize > s {
                     self.chunks.insert(off + s, (csize - s, None));
-                    self.free.insert((csize - s, off + s));
+                    self.put_free(csize - s, off + s);
                 }
                 off
             }
@@ -300,7 +322,7 @@ impl Allocator for BestFitCoalescing {
                     .and_then(|(&o, &(cs, h))| h.is_none().then_some((o, cs)));
                 let off = match last_free {
                     Some((o, cs)) => {
-                        self.free.remove(&(cs, o));
+                        self.take_free(cs, o);
                         o
                     }
                     None => self.top,
@@ -324,20 +346,20 @@ impl Allocator for BestFitCoalescing {
         // Merge with the next chunk if free.
         if let Some(&(ns, None)) = self.chunks.get(&(off + size)) {
             self.chunks.remove(&(off + size));
-            self.free.remove(&(ns, off + size));
+            self.take_free(ns, off + size);
             size += ns;
         }
         // Merge with the previous chunk if free.
         if let Some((&po, &(ps, None))) = self.chunks.range(..off).next_back() {
             if po + ps == off {
                 self.chunks.remove(&off);
-                self.free.remove(&(ps, po));
+                self.take_free(ps, po);
                 off = po;
                 size += ps;
             }
         }
         self.chunks.insert(off, (size, None));
-        self.free.insert((size, off));
+        self.put_free(size, off);
     }
 
     fn reserved(&self) -> u64 {
@@ -354,7 +376,6 @@ impl Allocator for BestFitCoalescing {
 
     fn free_space(&self) -> (u64, u64) {
         let largest = self.free.last().map_or(0, |&(s, _)| s);
-        let total = self.free.iter().map(|&(s, _)| s).sum();
-        (largest, total)
+        (largest, self.free_bytes)
     }
 }

@@ -30,6 +30,7 @@ use alloc::collections::BTreeMap;
 use alloc::vec::Vec;
 
 use super::allocators::Allocator;
+use super::max_tree::MaxTree;
 use crate::error::{add, round_up, Error, Result};
 use crate::problem::BufferId;
 
@@ -44,14 +45,21 @@ struct ActiveBlock {
     live: u64,
 }
 
+/// A block's place in GE's order: largest first, ties in creation order.
+type Order = (core::cmp::Reverse<u64>, usize);
+
 /// The V1 active-memory allocator (see the module rules).
 #[derive(Debug, Clone)]
 pub struct GeV1 {
     page: u64,
-    /// Largest first; ties in creation order.
+    /// In creation order.
     blocks: Vec<ActiveBlock>,
+    /// Each block's room behind its cursor, in GE's order: the first block with room for a
+    /// request in `O(log n)` (a scan of the sorted list made nested lifetimes quadratic).
+    room: MaxTree<Order>,
     top: u64,
-    held: BTreeMap<BufferId, (u64, u64)>,
+    /// Buffer → (block index, bytes).
+    held: BTreeMap<BufferId, (usize, u64)>,
     in_use: u64,
     hits: u64,
     probes: u64,
@@ -70,6 +78,7 @@ impl GeV1 {
         Ok(GeV1 {
             page,
             blocks: Vec::new(),
+            room: MaxTree::new(),
             top: 0,
             held: BTreeMap::new(),
             in_use: 0,
@@ -84,14 +93,16 @@ impl Allocator for GeV1 {
         if size == 0 {
             return Ok(Some((0, 0)));
         }
-        // the active blocks are scanned largest first: one probe per block looked at
-        let found = self.blocks.iter().position(|b| size <= b.total - b.used);
-        self.probes += found.map_or(self.blocks.len(), |i| i + 1) as u64;
-        if let Some(b) = found.and_then(|i| self.blocks.get_mut(i)) {
+        // GE's V1 scans its active blocks largest first: one probe per block looked at
+        let found = self.room.first_at_least_ranked(size);
+        self.probes += found.map_or(self.blocks.len(), |(_, _, before)| before + 1) as u64;
+        if let Some((key, _, _)) = found {
+            let b = &mut self.blocks[key.1];
             let off = b.base + b.used;
             b.used += size;
             b.live += 1;
-            self.held.insert(id, (b.base, size));
+            self.room.set(&key, b.total - b.used);
+            self.held.insert(id, (key.1, size));
             self.in_use += size;
             self.hits += 1;
             return Ok(Some((off, size)));
@@ -103,28 +114,28 @@ impl Allocator for GeV1 {
         };
         let base = self.top;
         self.top = add(self.top, total, "ge-v1 device memory")?;
-        let at = self.blocks.partition_point(|b| b.total >= total);
-        self.blocks.insert(
-            at,
-            ActiveBlock {
-                base,
-                total,
-                used: size,
-                live: 1,
-            },
-        );
-        self.held.insert(id, (base, size));
+        let k = self.blocks.len();
+        self.blocks.push(ActiveBlock {
+            base,
+            total,
+            used: size,
+            live: 1,
+        });
+        self.room
+            .insert((core::cmp::Reverse(total), k), total - size);
+        self.held.insert(id, (k, size));
         self.in_use += size;
         Ok(Some((base, size)))
     }
 
     fn free(&mut self, id: BufferId) {
-        if let Some((base, size)) = self.held.remove(&id) {
+        if let Some((k, size)) = self.held.remove(&id) {
             self.in_use -= size;
-            if let Some(b) = self.blocks.iter_mut().find(|b| b.base == base) {
+            if let Some(b) = self.blocks.get_mut(k) {
                 b.live -= 1;
                 if b.live == 0 {
                     b.used = 0;
+                    self.room.set(&(core::cmp::Reverse(b.total), k), b.total);
                 }
             }
         }
@@ -136,8 +147,7 @@ impl Allocator for GeV1 {
 
     fn free_space(&self) -> (u64, u64) {
         // Only a block's tail (behind its cursor) can be handed out.
-        let largest = self.blocks.iter().map(|b| b.total - b.used).max();
-        (largest.unwrap_or(0), self.top - self.in_use)
+        (self.room.max(), self.top - self.in_use)
     }
 
     fn cache_hits(&self) -> u64 {

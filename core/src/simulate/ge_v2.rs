@@ -51,6 +51,8 @@ struct Span {
     holder: Option<BufferId>,
     /// Base of the device block it was cut from.
     dev: u64,
+    /// While idle: when it was pushed to its layer (orders the layer's stack).
+    pushed: u64,
 }
 
 /// The V2 scalable allocator (see the module rules).
@@ -63,8 +65,16 @@ pub struct GeV2 {
     /// Device block base → length.
     device: BTreeMap<u64, u64>,
     device_bytes: u64,
-    /// Page count → idle span addresses, most recent last.
-    layers: BTreeMap<u64, Vec<u64>>,
+    /// End of the highest device block.
+    device_end: u64,
+    /// Free device address ranges below `device_end` (start → length), left by recycling.
+    gaps: BTreeMap<u64, u64>,
+    /// Page count → idle spans (push order → address), most recent last; a span leaves its
+    /// layer in `O(log n)` (a scan of the layer made nested lifetimes quadratic).
+    layers: BTreeMap<u64, BTreeMap<u64, u64>>,
+    /// Pages of all idle spans.
+    idle_pages: u64,
+    pushes: u64,
     held: BTreeMap<BufferId, u64>,
     hits: u64,
     probes: u64,
@@ -86,7 +96,11 @@ impl GeV2 {
             spans: BTreeMap::new(),
             device: BTreeMap::new(),
             device_bytes: 0,
+            device_end: 0,
+            gaps: BTreeMap::new(),
             layers: BTreeMap::new(),
+            idle_pages: 0,
+            pushes: 0,
             held: BTreeMap::new(),
             hits: 0,
             probes: 0,
@@ -99,13 +113,28 @@ impl GeV2 {
         self.recycles
     }
 
+    /// Puts the span at `addr` (in `spans`) on top of the idle layer of `pages`.
     fn push_idle(&mut self, addr: u64, pages: u64) {
-        self.layers.entry(pages).or_default().push(addr);
+        self.pushes += 1;
+        if let Some(s) = self.spans.get_mut(&addr) {
+            s.pushed = self.pushes;
+        }
+        self.layers
+            .entry(pages)
+            .or_default()
+            .insert(self.pushes, addr);
+        self.idle_pages = self.idle_pages.saturating_add(pages);
     }
 
+    /// Takes the idle span at `addr` (still in `spans`) out of its layer.
     fn remove_idle(&mut self, addr: u64, pages: u64) {
+        let Some(pushed) = self.spans.get(&addr).map(|s| s.pushed) else {
+            return;
+        };
         if let Some(l) = self.layers.get_mut(&pages) {
-            l.retain(|&a| a != addr);
+            if l.remove(&pushed).is_some() {
+                self.idle_pages -= pages;
+            }
             if l.is_empty() {
                 self.layers.remove(&pages);
             }
@@ -114,7 +143,10 @@ impl GeV2 {
 
     fn pop_layer(&mut self, pages: u64) -> Option<u64> {
         let l = self.layers.get_mut(&pages)?;
-        let a = l.pop();
+        let a = l.pop_last().map(|(_, a)| a);
+        if a.is_some() {
+            self.idle_pages -= pages;
+        }
         if l.is_empty() {
             self.layers.remove(&pages);
         }
@@ -122,9 +154,7 @@ impl GeV2 {
     }
 
     fn idle_bytes(&self) -> u64 {
-        self.layers.iter().fold(0u64, |s, (&p, v)| {
-            s.saturating_add(p.saturating_mul(self.page).saturating_mul(v.len() as u64))
-        })
+        self.idle_pages.saturating_mul(self.page)
     }
 
     /// Rule 5's `Recycle`: idle spans that are whole device blocks go back to the device.
@@ -145,19 +175,47 @@ impl GeV2 {
             self.spans.remove(&a);
             if let Some(len) = self.device.remove(&a) {
                 self.device_bytes -= len;
+                self.release_range(a, len);
             }
         }
     }
 
-    /// Lowest device address range of `len` bytes not held.
-    fn device_place(&self, len: u64) -> Result<u64> {
-        let mut at = 0u64;
-        for (&b, &l) in &self.device {
-            if b >= at && b - at >= len {
-                return Ok(at);
-            }
-            at = add(b, l, "ge-v2 device address")?;
+    /// Records `[a, a + len)` (a device block just released) as free address space.
+    fn release_range(&mut self, mut a: u64, mut len: u64) {
+        if let Some(l) = self.gaps.remove(&(a + len)) {
+            len += l;
         }
+        if let Some((&pa, &pl)) = self.gaps.range(..a).next_back() {
+            if pa + pl == a {
+                self.gaps.remove(&pa);
+                a = pa;
+                len += pl;
+            }
+        }
+        if a + len >= self.device_end {
+            self.device_end = a;
+        } else {
+            self.gaps.insert(a, len);
+        }
+    }
+
+    /// Lowest device address range of `len` bytes not held, taken: the first gap long
+    /// enough (gaps come only from recycling), else the end.
+    fn device_place(&mut self, len: u64) -> Result<u64> {
+        let gap = self
+            .gaps
+            .iter()
+            .find(|(_, &l)| l >= len)
+            .map(|(&a, &l)| (a, l));
+        if let Some((a, l)) = gap {
+            self.gaps.remove(&a);
+            if l > len {
+                self.gaps.insert(a + len, l - len);
+            }
+            return Ok(a);
+        }
+        let at = self.device_end;
+        self.device_end = add(at, len, "ge-v2 device address")?;
         Ok(at)
     }
 }
@@ -210,6 +268,7 @@ impl Allocator for GeV2 {
                         pages,
                         holder: Some(id),
                         dev,
+                        pushed: 0,
                     },
                 );
                 self.held.insert(id, buddy);
@@ -222,7 +281,6 @@ impl Allocator for GeV2 {
             self.recycle();
         }
         let base = self.device_place(bytes)?;
-        add(base, bytes, "ge-v2 device address")?;
         self.device.insert(base, bytes);
         self.device_bytes = add(self.device_bytes, bytes, "ge-v2 device bytes")?;
         self.spans.insert(
@@ -231,6 +289,7 @@ impl Allocator for GeV2 {
                 pages,
                 holder: Some(id),
                 dev: base,
+                pushed: 0,
             },
         );
         self.held.insert(id, base);

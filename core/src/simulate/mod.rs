@@ -1,7 +1,8 @@
 //! Runtime allocators beside static plans: replay a problem's tensor trace (allocate at the
 //! producer's step, free after the last use, in schedule order) through a simulated allocator
 //! and report what it costs. See [`trace`] for the trace, [`registry`] for the allocators by
-//! name (`pool`, `reuse`, `bfc`, `acl-pool`, `acl-tiered`, `ge-v1`, `ge-v2`), [`tiered`] for
+//! name (`pool`, `reuse`, `bfc`, `acl-pool`, `acl-tiered`, `ge-v1`, `ge-v2`, `ge-v2-streams`),
+//! [`tiered`] for
 //! whole-life multi-level placement. `docs/runtime-allocators.md` gives every rule's source.
 //!
 //! Memory and time scale with the buffers (trace events), never with step numbers.
@@ -12,7 +13,10 @@ pub mod allocators;
 pub mod extents;
 pub mod ge_v1;
 pub mod ge_v2;
+mod max_tree;
+pub mod per_stream;
 pub mod registry;
+mod runs;
 pub mod tiered;
 pub mod trace;
 
@@ -78,10 +82,18 @@ pub enum AllocatorKind {
         /// Device bytes held above which idle memory is recycled; larger requests fail.
         threshold_bytes: u64,
     },
+    /// [`per_stream::GeV2PerStream`] (`ge-v2-streams`): GE V2 with one allocator per stream.
+    GeV2PerStream {
+        /// Page size, bytes.
+        page_bytes: u64,
+        /// Each stream's threshold, bytes.
+        threshold_bytes: u64,
+    },
 }
 
 impl AllocatorKind {
-    /// The registry name: `pool`, `reuse`, `bfc`, `acl-pool`, `acl-tiered`, `ge-v1`, `ge-v2`.
+    /// The registry name: `pool`, `reuse`, `bfc`, `acl-pool`, `acl-tiered`, `ge-v1`, `ge-v2`,
+    /// `ge-v2-streams`.
     pub fn name(&self) -> &'static str {
         match self {
             AllocatorKind::Pool { .. } => "pool",
@@ -91,6 +103,7 @@ impl AllocatorKind {
             AllocatorKind::AclTiered { .. } => "acl-tiered",
             AllocatorKind::GeV1 { .. } => "ge-v1",
             AllocatorKind::GeV2 { .. } => "ge-v2",
+            AllocatorKind::GeV2PerStream { .. } => "ge-v2-streams",
         }
     }
 }
@@ -361,6 +374,26 @@ pub fn simulate_with(
             &mut ge_v2::GeV2::new(*page_bytes, *threshold_bytes)?,
             switches,
         ),
+        AllocatorKind::GeV2PerStream {
+            page_bytes,
+            threshold_bytes,
+        } => {
+            // a first replay finds each stream's range, the second lays the ranges apart
+            let mut first = per_stream::GeV2PerStream::new(
+                problem,
+                *page_bytes,
+                *threshold_bytes,
+                Default::default(),
+            )?;
+            run(problem, name, &mut first, SimSwitches::default())?;
+            let bases = first.bases()?;
+            run(
+                problem,
+                name,
+                &mut per_stream::GeV2PerStream::new(problem, *page_bytes, *threshold_bytes, bases)?,
+                switches,
+            )
+        }
     }
 }
 

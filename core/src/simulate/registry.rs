@@ -209,7 +209,19 @@ fn run_pool(p: &Problem, o: &RuntimeOptions) -> Result<SimReport> {
     let block = o.block_bytes.unwrap_or(2 << 20);
     let pool = match o.pool_bytes {
         Some(b) => b,
-        None => whole_blocks(p, block)?,
+        None => {
+            // a default past the limit is the input's size, not a bad option: no BadOption
+            // (the CLI's exit status 2 says the command line was wrong)
+            let pool = whole_blocks(p, block)?;
+            let n = pool / block.max(1);
+            if n > super::allocators::MAX_POOL_BLOCKS {
+                return Err(crate::Error::invalid(alloc::format!(
+                    "the default pool (every tensor in whole blocks of {block} B) has {n} blocks, more than the simulator's limit of {}: give --pool-size, or larger blocks (--block-size)",
+                    super::allocators::MAX_POOL_BLOCKS
+                )));
+            }
+            pool
+        }
     };
     let kind = AllocatorKind::Pool {
         pool_bytes: pool,
@@ -273,6 +285,14 @@ fn run_ge_v2(p: &Problem, o: &RuntimeOptions) -> Result<SimReport> {
     simulate_with(p, &kind, o.switches)
 }
 
+fn run_ge_v2_streams(p: &Problem, o: &RuntimeOptions) -> Result<SimReport> {
+    let kind = AllocatorKind::GeV2PerStream {
+        page_bytes: o.page_bytes.unwrap_or(super::ge_v2::DEFAULT_PAGE),
+        threshold_bytes: o.threshold_bytes.unwrap_or(super::ge_v2::DEFAULT_THRESHOLD),
+    };
+    simulate_with(p, &kind, o.switches)
+}
+
 const REGISTRY: &[RuntimeAllocator] = &[
     RuntimeAllocator {
         name: "pool",
@@ -315,6 +335,12 @@ const REGISTRY: &[RuntimeAllocator] = &[
         summary: "GE V2 ScalableAllocator: page-rounded spans cached in layers by page count, split from larger idle spans, merged with idle buddies on free",
         knobs: GE_V2_KNOBS,
         run: run_ge_v2,
+    },
+    RuntimeAllocator {
+        name: "ge-v2-streams",
+        summary: "GE V2 with one ScalableAllocator per stream (its L2 allocators): a span freed on one stream is cached for that stream only",
+        knobs: GE_V2_KNOBS,
+        run: run_ge_v2_streams,
     },
 ];
 

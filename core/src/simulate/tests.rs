@@ -658,3 +658,43 @@ fn transfers_count_graph_io_and_host_memory_reads() {
     assert_eq!(r.io_transfer_bytes, 200);
     assert_eq!(r.cross_type_transfer_bytes, 150);
 }
+
+// ---- runtime allocators per stream (issue 27: V1 shared, V2 one per stream) ----
+
+#[test]
+fn ge_v2_per_stream_caches_per_stream() {
+    // a (stream 0) at step 0, b (stream 1) at step 1, c (stream 0) at step 2; 100 B each,
+    // 64 B pages: 2 pages (128 B) a span. Each is freed after its step.
+    let mut bs = vec![
+        Buffer::new("a", 100, 0, 0),
+        Buffer::new("b", 100, 1, 1),
+        Buffer::new("c", 100, 2, 2),
+    ];
+    bs[1].stream = 1;
+    let p = Problem::from_buffers("streams", bs);
+    let (page_bytes, threshold_bytes) = (64, 1 << 30);
+    // One shared V2 allocator (`ge-v2`, as V1 shares one): a new span @0; b and c reuse it.
+    let shared = simulate(
+        &p,
+        &AllocatorKind::GeV2 {
+            page_bytes,
+            threshold_bytes,
+        },
+    )
+    .unwrap();
+    assert_eq!(shared.offsets, vec![Some(0), Some(0), Some(0)]);
+    assert_eq!((shared.reserved_bytes, shared.cache_hits), (128, 2));
+    // One per stream: stream 1 cannot take stream 0's idle span, so b gets new device memory
+    // in stream 1's range (after stream 0's 128 B); c reuses a's span on stream 0.
+    let per = simulate(
+        &p,
+        &AllocatorKind::GeV2PerStream {
+            page_bytes,
+            threshold_bytes,
+        },
+    )
+    .unwrap();
+    assert_eq!(per.offsets, vec![Some(0), Some(128), Some(0)]);
+    assert_eq!((per.reserved_bytes, per.cache_hits), (256, 1));
+    assert_eq!(per.peak_bytes, 256);
+}

@@ -17,7 +17,8 @@ const MAX_REACH_CELLS: usize = 1 << 24;
 /// ordered after every access of it (ops of one stream run in step order; streams are ordered
 /// only by [`crate::OpInfo::preds`]). For an access at step `x` and another stream `t`, the
 /// buffer stays live until just before the first op of `t` reached from `x`, or until `t`'s
-/// last op if none is. `None` when all ops run on one stream (step order is the whole rule).
+/// last op if none is. The result runs on one stream (its live ranges carry the order).
+/// `None` when all ops run on one stream (step order is the whole rule).
 pub(crate) fn stream_safe(problem: &Problem) -> Option<Problem> {
     let first = problem.ops.first().map(|o| o.stream);
     if problem.ops.iter().all(|o| Some(o.stream) == first) {
@@ -81,6 +82,17 @@ pub(crate) fn stream_safe(problem: &Problem) -> Option<Problem> {
             }
         }
         b.end = end.min(problem.steps.saturating_sub(1)).max(b.end);
+    }
+    // The live ranges now carry the streams' order, so the rewritten problem runs on one
+    // stream: kept, the streams would make an extended end (a step of another stream) look
+    // like an access of the buffer, and a plan valid for the graph would fail a check against
+    // the rewrite (issue 30: optimal refused its own seed).
+    let one = first.unwrap_or(0);
+    for op in &mut out.ops {
+        op.stream = one;
+    }
+    for b in &mut out.buffers {
+        b.stream = one;
     }
     Some(out)
 }

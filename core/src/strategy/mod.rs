@@ -20,6 +20,7 @@ pub mod overlay;
 pub mod packing;
 mod packing_index;
 pub mod semantics;
+pub mod tflm;
 
 pub use ctx::{Capabilities, Clock, Ctx, NoClock};
 
@@ -225,6 +226,13 @@ static STRATEGIES: &[StrategyInfo] = &[
         run: |p, o, _| packing::greedy_size_first_fit(p, o),
     },
     StrategyInfo {
+        name: "tflm-greedy",
+        family: Family::Packing,
+        summary: "TFLite Micro GreedyMemoryPlanner as TFLM runs it: offline offsets first, then largest first (ties: last added first), first gap in offset order",
+        caps: Capabilities::NONE,
+        run: |p, o, _| tflm::greedy(p, o),
+    },
+    StrategyInfo {
         name: "best-fit-spatial",
         family: Family::Packing,
         summary: "XLA GlobalDecreasingSizeBestFitHeap, spatial order: size, then lifetime; best-fit chunk",
@@ -265,6 +273,13 @@ static STRATEGIES: &[StrategyInfo] = &[
         summary: "every buffer its own bytes, in buffer order (the no-reuse total)",
         caps: GEARS_ITSELF,
         run: |p, o, _| no_reuse::plan(p, o),
+    },
+    StrategyInfo {
+        name: "tflm-linear",
+        family: Family::Baseline,
+        summary: "TFLite Micro LinearMemoryPlanner: every buffer at the running sum, in TFLM's buffer order",
+        caps: GEARS_ITSELF,
+        run: |p, o, _| tflm::linear(p, o),
     },
 ];
 

@@ -68,6 +68,9 @@ pub struct OnnxModel {
     pub opset: i64,
     /// Values that are not tensors (sequence, map, optional): `name: kind`; not planned.
     pub non_tensors: Vec<String>,
+    /// Tensors planned at an upper bound of a data-dependent size (`NonZero`, `Unique`, `TopK`
+    /// with a run-time `k`): `name: which dim and why`, in node order. Each also has a warning.
+    pub bounds: Vec<String>,
     /// Symbolic dims left unbound (names and expressions), sorted.
     pub symbols: Vec<String>,
     /// Names of top-level tensors whose shape is unknown.
@@ -85,6 +88,11 @@ pub(crate) struct Info {
     pub(crate) non_tensor: Option<&'static str>,
     /// Where inference of an unknown dtype or shape stopped: `op 'X' (Einsum): why`.
     pub(crate) cause: Option<String>,
+    /// Why the value is unknown where constant arithmetic failed: `op 'm' (Mul): int64
+    /// overflow (9223372036854775807 * 2)`, or inherited from an input.
+    pub(crate) val_why: Option<String>,
+    /// A sequence's elements when known at import (see [`ops::O`]).
+    pub(crate) seq: Option<Vec<ops::Elem>>,
 }
 
 /// A small tensor's elements (row-major).
@@ -144,6 +152,7 @@ pub fn parse(bytes: &[u8], opts: &OnnxOptions) -> Result<OnnxModel> {
         warnings: Vec::new(),
         subgraph_weights: 0,
         non_tensors: Vec::new(),
+        bounds: Vec::new(),
         anon: 0,
     };
     let mut scopes = Vec::new();
@@ -172,6 +181,7 @@ struct Importer<'o> {
     warnings: Vec<String>,
     subgraph_weights: u64,
     non_tensors: Vec<String>,
+    bounds: Vec<String>,
     anon: u64,
 }
 
@@ -337,6 +347,8 @@ impl Importer<'_> {
             constant: true,
             non_tensor: None,
             cause: None,
+            val_why: None,
+            seq: None,
         })
     }
 
@@ -432,7 +444,14 @@ impl Importer<'_> {
             let (ins, outs) = self.node(n, scopes, level, &vinfo, &mut run)?;
             run.nodes.push((k, ins, outs));
         }
+        // A top-level output listed twice is one tensor claimed twice (as an input listed
+        // twice is); a subgraph's outputs are positional, and may repeat a value.
+        let mut listed_out = BTreeSet::new();
         for o in &g.output {
+            if level == 0 && !listed_out.insert(o.name.as_str()) {
+                return Err(Error::invalid("is listed twice among the graph outputs")
+                    .at(format!("graph output '{}'", o.name)));
+            }
             let Some((id, lvl)) = self.lookup(scopes, &o.name) else {
                 return Err(Error::invalid(
                     "is a graph output that no node, initializer or input defines",
@@ -582,6 +601,10 @@ impl Importer<'_> {
             }
         });
         let mut cause = inherited.clone();
+        let val_why_in = ins
+            .iter()
+            .flatten()
+            .find_map(|&i| self.infos.get(i).and_then(|info| info.val_why.clone()));
         let outs = match outs {
             Ok(o) => o,
             Err(ops::Fail::Hard(e)) => return Err(e.at(loc())),
@@ -625,7 +648,16 @@ impl Importer<'_> {
                 constant: op == "Constant" && is_default,
                 non_tensor: inferred.non_tensor,
                 cause: None,
+                val_why: None,
+                seq: inferred.seq.clone(),
             };
+            // a value left unknown says why: the op's own arithmetic, else an input's
+            if info.val.is_none() {
+                info.val_why = inferred
+                    .val_why
+                    .map(|w| format!("{}: {w}", loc()))
+                    .or_else(|| val_why_in.clone());
+            }
             if let Some(vi) = vinfo.get(name.as_str()) {
                 let place = output_place(n, j);
                 self.merge_declared(&mut info, vi, &loc(), &place)?;
@@ -647,6 +679,15 @@ impl Importer<'_> {
             }
             if let Some(kind) = info.non_tensor {
                 self.non_tensors.push(format!("{name}: {kind}"));
+            }
+            if let Some(b) = inferred.bound.as_ref().filter(|_| info.shape.is_some()) {
+                self.warnings.push(format!(
+                    "{}: output '{name}' planned at an upper bound: {b}",
+                    loc()
+                ));
+                if level == 0 {
+                    self.bounds.push(format!("{name}: {b}"));
+                }
             }
             let constant = info.constant;
             let id = self.define(scopes, level, info, run)?;
@@ -780,6 +821,9 @@ impl Importer<'_> {
                             shape: i.shape.clone(),
                             val: None,
                             non_tensor: i.non_tensor,
+                            val_why: None,
+                            bound: None,
+                            seq: None,
                         }
                     })
                     .collect();
@@ -919,6 +963,7 @@ impl Importer<'_> {
             subgraph_weights_bytes: self.subgraph_weights,
             opset: self.opset,
             non_tensors: self.non_tensors,
+            bounds: self.bounds,
             symbols,
             unknown,
         })
@@ -1001,6 +1046,13 @@ pub fn summary(model: &OnnxModel, bindings: &Bindings) -> String {
     );
     if !model.symbols.is_empty() {
         let _ = writeln!(s, "unbound symbols: {}", model.symbols.join(", "));
+    }
+    if !model.bounds.is_empty() {
+        let _ = writeln!(
+            s,
+            "planned at an upper bound (data-dependent sizes): {}",
+            model.bounds.join("; ")
+        );
     }
     if !model.non_tensors.is_empty() {
         let _ = writeln!(

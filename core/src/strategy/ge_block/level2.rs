@@ -61,6 +61,7 @@ use core::ops::Bound::{Excluded, Included, Unbounded};
 use super::block::BlockData;
 use super::crossers::Crossers;
 use super::order::{self, Key};
+use super::skip::Skip;
 use super::streams::Deps;
 use super::units::{UnitId, Units};
 
@@ -569,6 +570,13 @@ impl Nester<'_> {
             })
             .copied()
             .collect();
+        // The one-member candidates by lifetime, to jump over those the parent refuses.
+        let mut skip = Skip::new();
+        for k in set.iter() {
+            if let Some(l) = self.lite.get(k.2).filter(|l| l.one) {
+                skip.insert(*k, l.start, l.end);
+            }
+        }
         let mut splits = 0;
         let mut pos: Option<Key> = None;
         loop {
@@ -588,6 +596,7 @@ impl Nester<'_> {
                     if let Some(&k) = self.keys.get(c) {
                         set.remove(&k);
                         multi.remove(&k);
+                        skip.remove(&k);
                     }
                 }
                 continue;
@@ -595,6 +604,8 @@ impl Nester<'_> {
             // GE's reverse case: offered this block before it takes a child, p moves into it
             // and takes nothing more; candidates after it are not looked at meanwhile.
             let mut reverse = self.reverse_target(&cont, pk);
+            // p's span when its members cover it without a gap ([`skip`]).
+            let gate = self.solid_span(p);
             self.covered.clear();
             self.crossers.clear();
             self.root = p;
@@ -624,7 +635,7 @@ impl Nester<'_> {
                         }
                         let Some((k, (t, walk))) = event else { break };
                         from = k;
-                        splits += self.apply(set, &mut multi, p, k, walk);
+                        splits += self.apply(set, &mut multi, &mut skip, p, k, walk);
                         if let Some(t) = t {
                             taken = Some((k, t));
                             break;
@@ -636,17 +647,38 @@ impl Nester<'_> {
                     // Most walks change nothing, so one pass over the set runs until one
                     // does.
                     let mut event = None;
-                    for &k in set.range((from, Unbounded)) {
-                        if reverse.is_some_and(|r| k >= r) {
-                            break;
+                    if let Some((ps, pe)) = gate {
+                        // Only the candidates p's gate may let through: those of several
+                        // members and those whose lifetime misses p's.
+                        let mut at = from;
+                        loop {
+                            let one = skip.next_missing(at, ps, pe);
+                            let several = multi.range((at, Unbounded)).next().copied();
+                            let Some(k) = one.into_iter().chain(several).min() else {
+                                break;
+                            };
+                            if reverse.is_some_and(|r| k >= r) {
+                                break;
+                            }
+                            if let Some(e) = self.offer(p, k.2, fits) {
+                                event = Some((k, e));
+                                break;
+                            }
+                            at = Excluded(k);
                         }
-                        if let Some(e) = self.offer(p, k.2, fits) {
-                            event = Some((k, e));
-                            break;
+                    } else {
+                        for &k in set.range((from, Unbounded)) {
+                            if reverse.is_some_and(|r| k >= r) {
+                                break;
+                            }
+                            if let Some(e) = self.offer(p, k.2, fits) {
+                                event = Some((k, e));
+                                break;
+                            }
                         }
                     }
                     let Some((k, (t, walk))) = event else { break };
-                    splits += self.apply(set, &mut multi, p, k, walk);
+                    splits += self.apply(set, &mut multi, &mut skip, p, k, walk);
                     taken = t.map(|t| (k, t));
                     from = Excluded(k);
                 }
@@ -656,14 +688,37 @@ impl Nester<'_> {
                 self.attach(k.2, target);
                 set.remove(&k);
                 multi.remove(&k);
+                skip.remove(&k);
             }
             if let Some(r) = reverse {
                 self.attach_flat(p, r.2);
                 set.remove(&pk);
                 multi.remove(&pk);
+                skip.remove(&pk);
             }
         }
         splits
+    }
+
+    /// Block `p`'s first and last step when its members' lifetimes cover every step between
+    /// them (in member order, each starting at most one step after the ones before end):
+    /// then a one-member candidate meeting that span crosses a member, so GE refuses it at
+    /// `p` on any stream (`CanBlockLifeReuse` needs disjoint lifetimes across streams,
+    /// `CanIntervalLifeReuse` a member crossing none on the same stream).
+    fn solid_span(&self, p: usize) -> Option<(u64, u64)> {
+        let spans = self.bspan.get(p)?;
+        let n = self.node.get(p)?;
+        let first = spans.first()?;
+        let mut reach = first.end;
+        let mut prev = first.start;
+        for m in spans.get(1..).unwrap_or(&[]) {
+            if m.start < prev || m.start > reach.saturating_add(1) {
+                return None;
+            }
+            prev = m.start;
+            reach = reach.max(m.end);
+        }
+        (first.start == n.start && reach == n.end).then_some((n.start, n.end))
     }
 
     /// The first of the continuous blocks `cont` after the parent at `pk` that it would
@@ -687,6 +742,7 @@ impl Nester<'_> {
         &mut self,
         set: &mut BTreeSet<Key>,
         multi: &mut BTreeSet<Key>,
+        skip: &mut Skip,
         p: usize,
         k: Key,
         walk: Walk,
@@ -695,14 +751,20 @@ impl Nester<'_> {
         if clones.is_empty() {
             return 0;
         }
-        if self.lite.get(k.2).is_some_and(|l| l.one) {
-            multi.remove(&k);
+        if let Some(l) = self.lite.get(k.2).filter(|l| l.one) {
+            if multi.remove(&k) {
+                skip.insert(k, l.start, l.end);
+            }
         }
         let psize = self.blocks.get(p).map_or(0, |b| b.size);
         for ck in order::clone_keys(set, k, psize, &clones, self.blocks, self.units) {
             set.insert(ck);
-            if self.lite.get(ck.2).is_some_and(|l| !l.one) {
-                multi.insert(ck);
+            match self.lite.get(ck.2) {
+                Some(l) if l.one => skip.insert(ck, l.start, l.end),
+                Some(_) => {
+                    multi.insert(ck);
+                }
+                None => {}
             }
             if let Some(x) = self.keys.get_mut(ck.2) {
                 *x = ck;

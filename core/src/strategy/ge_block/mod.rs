@@ -75,6 +75,7 @@ mod level2;
 mod order;
 #[cfg(test)]
 mod reference;
+mod skip;
 mod streams;
 mod units;
 

@@ -11,11 +11,140 @@ use alloc::vec::Vec;
 
 use crate::problem::Problem;
 
+/// Per-step tables `stream → step` sharing structure (persistent segment trees over the
+/// streams, path copying): a step's table is its predecessors' tables merged, and merging two
+/// tables costs the nodes where they differ, so a chain of ops each on its own stream costs
+/// `O(n log n)` instead of a table of every stream at every step (`O(n²)` memory and time).
+/// A value is `step + 1`, 0 for none.
+#[derive(Debug, Clone, Default)]
+struct Tables {
+    /// `(left, right, value)`; node 0 is the empty table (its children are itself).
+    nodes: Vec<(u32, u32, u64)>,
+    /// Leaves span one stream index; the root spans `0..width` (a power of two).
+    width: usize,
+    /// Keep the larger value (`true`) or the smaller non-zero one.
+    max: bool,
+}
+
+impl Tables {
+    fn new(streams: usize, max: bool) -> Self {
+        Tables {
+            nodes: alloc::vec![(0, 0, 0)],
+            width: streams.next_power_of_two().max(1),
+            max,
+        }
+    }
+
+    fn push(&mut self, n: (u32, u32, u64)) -> u32 {
+        self.nodes.push(n);
+        u32::try_from(self.nodes.len() - 1).unwrap_or(u32::MAX)
+    }
+
+    fn pick(&self, a: u64, b: u64) -> u64 {
+        match (a, b) {
+            (0, x) | (x, 0) => x,
+            (x, y) if self.max => x.max(y),
+            (x, y) => x.min(y),
+        }
+    }
+
+    /// The table `a` with `val` combined into the entry of `key` (path copying).
+    fn with(&mut self, a: u32, key: usize, val: u64) -> u32 {
+        self.with_in(a, key, val, 0, self.width)
+    }
+
+    fn with_in(&mut self, a: u32, key: usize, val: u64, lo: usize, len: usize) -> u32 {
+        let na = self.nodes[a as usize];
+        if len == 1 {
+            let v = self.pick(na.2, val);
+            return if v == na.2 && a != 0 {
+                a
+            } else {
+                self.push((0, 0, v))
+            };
+        }
+        let half = len / 2;
+        let (l, r) = if key < lo + half {
+            (self.with_in(na.0, key, val, lo, half), na.1)
+        } else {
+            (na.0, self.with_in(na.1, key, val, lo + half, half))
+        };
+        if (l, r) == (na.0, na.1) && a != 0 {
+            a
+        } else {
+            self.push((l, r, 0))
+        }
+    }
+
+    /// `a` and `b` combined entry by entry; shared subtrees are not visited.
+    fn merge(&mut self, a: u32, b: u32, len: usize) -> u32 {
+        if a == b || b == 0 {
+            return a;
+        }
+        if a == 0 {
+            return b;
+        }
+        let (na, nb) = (self.nodes[a as usize], self.nodes[b as usize]);
+        if len == 1 {
+            let v = self.pick(na.2, nb.2);
+            return if v == na.2 {
+                a
+            } else if v == nb.2 {
+                b
+            } else {
+                self.push((0, 0, v))
+            };
+        }
+        let l = self.merge(na.0, nb.0, len / 2);
+        let r = self.merge(na.1, nb.1, len / 2);
+        if (l, r) == (na.0, na.1) {
+            a
+        } else if (l, r) == (nb.0, nb.1) {
+            b
+        } else {
+            self.push((l, r, 0))
+        }
+    }
+
+    fn get(&self, mut t: u32, key: usize) -> u64 {
+        let (mut lo, mut len) = (0, self.width);
+        while len > 1 && t != 0 {
+            let half = len / 2;
+            let n = self.nodes[t as usize];
+            if key < lo + half {
+                t = n.0;
+            } else {
+                t = n.1;
+                lo += half;
+            }
+            len = half;
+        }
+        if t == 0 {
+            0
+        } else {
+            self.nodes[t as usize].2
+        }
+    }
+}
+
+/// The problem's stream ids numbered `0..` (sorted), for [`Tables`] keys.
+fn stream_index(problem: &Problem) -> alloc::collections::BTreeMap<u32, usize> {
+    let mut ids: alloc::collections::BTreeMap<u32, usize> =
+        problem.ops.iter().map(|o| (o.stream, 0)).collect();
+    for (k, v) in ids.values_mut().enumerate() {
+        *v = k;
+    }
+    ids
+}
+
 /// For every step, the latest step of each other stream it depends on, transitively.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Deps {
-    /// `latest[k]`: `(stream, step)` pairs sorted by stream, steps `< k`.
-    latest: Vec<Vec<(u32, u64)>>,
+    /// Stream id → key of [`Tables`].
+    index: alloc::collections::BTreeMap<u32, usize>,
+    tables: Tables,
+    /// `latest[k]`: the table of step `k` (steps `< k` on each stream, 0 for none).
+    latest: Vec<u32>,
 }
 
 impl Deps {
@@ -26,43 +155,45 @@ impl Deps {
         if problem.ops.iter().all(|o| Some(o.stream) == first) {
             return Deps::default();
         }
-        let mut latest: Vec<Vec<(u32, u64)>> = Vec::with_capacity(problem.ops.len());
-        let mut merged: Vec<(u32, u64)> = Vec::new();
+        let index = stream_index(problem);
+        let mut tables = Tables::new(index.len(), true);
+        let width = tables.width;
+        let mut latest: Vec<u32> = Vec::with_capacity(problem.ops.len());
         let mut prev_on: alloc::collections::BTreeMap<u32, usize> = Default::default();
         for (k, op) in problem.ops.iter().enumerate() {
-            merged.clear();
             // Stream program order (rule 2, GE GetDependLifeBegin): an edge into an earlier
             // op of this stream counts too.
-            if let Some(inherited) = prev_on.insert(op.stream, k).and_then(|j| latest.get(j)) {
-                merged.extend_from_slice(inherited);
-            }
+            let mut t = prev_on
+                .insert(op.stream, k)
+                .and_then(|j| latest.get(j))
+                .copied()
+                .unwrap_or(0);
             for &p in &op.preds {
                 let Ok(pi) = usize::try_from(p) else { continue };
                 if pi >= k {
                     continue;
                 }
-                if let Some(pop) = problem.ops.get(pi) {
-                    merged.push((pop.stream, p));
+                if let Some(&key) = problem.ops.get(pi).and_then(|o| index.get(&o.stream)) {
+                    t = tables.with(t, key, p.saturating_add(1));
                 }
-                if let Some(inherited) = latest.get(pi) {
-                    merged.extend_from_slice(inherited);
+                if let Some(&inherited) = latest.get(pi) {
+                    t = tables.merge(t, inherited, width);
                 }
             }
-            // Keep the latest step per stream.
-            merged.sort_unstable_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)));
-            merged.dedup_by_key(|e| e.0);
-            latest.push(merged.clone());
+            latest.push(t);
         }
-        Deps { latest }
+        Deps {
+            index,
+            tables,
+            latest,
+        }
     }
 
     /// The latest step on `stream` that step `step` depends on through edges and stream order.
     pub(crate) fn latest_on(&self, step: u64, stream: u32) -> Option<u64> {
-        let row = self.latest.get(usize::try_from(step).ok()?)?;
-        row.binary_search_by_key(&stream, |e| e.0)
-            .ok()
-            .and_then(|i| row.get(i))
-            .map(|e| e.1)
+        let t = *self.latest.get(usize::try_from(step).ok()?)?;
+        let key = *self.index.get(&stream)?;
+        self.tables.get(t, key).checked_sub(1)
     }
 }
 
@@ -98,17 +229,19 @@ pub(crate) fn cross_stream_ends(problem: &Problem) -> Option<Vec<u64>> {
         }
     }
     // earliest[k]: per stream, the first step reached from step k (strictly after it).
-    let mut earliest: Vec<Vec<(u32, u64)>> = alloc::vec![Vec::new(); n];
-    let mut acc: Vec<(u32, u64)> = Vec::new();
+    let index = stream_index(problem);
+    let mut tables = Tables::new(index.len(), false);
+    let width = tables.width;
+    let mut earliest: Vec<u32> = alloc::vec![0; n];
     for k in (0..n).rev() {
-        acc.clear();
+        let mut t = 0;
         for &j in &succ[k] {
-            acc.push((problem.ops[j].stream, j as u64));
-            acc.extend_from_slice(&earliest[j]);
+            if let Some(&key) = index.get(&problem.ops[j].stream) {
+                t = tables.with(t, key, j as u64 + 1);
+            }
+            t = tables.merge(t, earliest[j], width);
         }
-        acc.sort_unstable();
-        acc.dedup_by_key(|e| e.0);
-        earliest[k] = acc.clone();
+        earliest[k] = t;
     }
     let never = problem.steps.saturating_sub(1);
     let ends = problem
@@ -123,11 +256,11 @@ pub(crate) fn cross_stream_ends(problem: &Problem) -> Option<Vec<u64>> {
                 if op.stream == b.stream {
                     continue;
                 }
-                let row = &earliest[usize::try_from(x).unwrap_or(0)];
-                let back = row
-                    .binary_search_by_key(&b.stream, |e| e.0)
-                    .ok()
-                    .map_or(never, |i| row[i].1);
+                let row = earliest[usize::try_from(x).unwrap_or(0)];
+                let back = index
+                    .get(&b.stream)
+                    .and_then(|&key| tables.get(row, key).checked_sub(1))
+                    .unwrap_or(never);
                 end = end.max(back);
             }
             end.max(b.end)

@@ -721,7 +721,7 @@ mod tests {
             node_cap: u64::MAX,
             nodes: 0,
             stopped: false,
-            first_seed: None,
+            slowest_seed: None,
         }
     }
 
@@ -859,7 +859,7 @@ mod tests {
             node_cap: u64::MAX,
             nodes: 0,
             stopped: false,
-            first_seed: None,
+            slowest_seed: None,
         };
         let mut order = layers.order(&items, 0);
         layers.refine(&items, &mut order, 0, u32::MAX, &mut Rng(1), &mut limits);

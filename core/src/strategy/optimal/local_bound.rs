@@ -174,7 +174,7 @@ mod tests {
             nodes: 0,
             stopped: false,
             counts: Default::default(),
-            first_seed: None,
+            slowest_seed: None,
         };
         let r = raise(
             &items,

@@ -25,9 +25,9 @@ pub(crate) struct Limits<'c> {
     pub stopped: bool,
     /// What the large-input searches tried and kept (reported in the plan's stats).
     pub counts: Counts,
-    /// The first seed heuristic's name and time on the clock (ms): it always runs, so it is
-    /// what a time limit below it is overrun by.
-    pub first_seed: Option<(&'static str, u64)>,
+    /// The slowest seed heuristic's name and time on the clock (ms): one started before the
+    /// deadline runs to its end, so it is what a time limit is overrun by at most.
+    pub slowest_seed: Option<(&'static str, u64)>,
 }
 
 /// Work of the large-input searches, for the plan's notes and stats.

@@ -21,7 +21,18 @@ pub(crate) struct O {
     pub(crate) shape: Option<Vec<V>>,
     pub(crate) val: Option<Val>,
     pub(crate) non_tensor: Option<&'static str>,
+    /// Why `val` is unknown though the inputs' values are known (constant arithmetic that
+    /// overflows or divides by zero), for the message of the op that needs the value.
+    pub(crate) val_why: Option<String>,
+    /// The shape is an upper bound, not the size at run time (a data-dependent count planned
+    /// at its most): which dim and why, for the warning and [`crate::import::onnx::OnnxModel::bounds`].
+    pub(crate) bound: Option<String>,
+    /// A sequence known at import (SequenceConstruct of tensors, ...): its elements.
+    pub(crate) seq: Option<Vec<Elem>>,
 }
+
+/// A sequence element: dtype and shape, where known.
+pub(crate) type Elem = (Option<DType>, Option<Vec<V>>);
 
 /// Why inference stopped: a reason (the outputs stay unknown, a warning) or a hard error.
 pub(crate) enum Fail {
@@ -89,10 +100,13 @@ pub(crate) fn ints(ins: &[Option<&Info>], k: usize) -> R<Vec<V>> {
     match &i.val {
         Some(Val::I(v)) => Ok(v.clone()),
         Some(Val::F(f)) => Ok(f.iter().map(|&x| V::K(f2i(x))).collect()),
-        None => why(format!(
-            "value of input '{}' unknown (not computable from constants and shapes)",
-            i.name
-        )),
+        None => why(match &i.val_why {
+            Some(w) => format!("value of input '{}' unknown: {w}", i.name),
+            None => format!(
+                "value of input '{}' unknown (not computable from constants and shapes)",
+                i.name
+            ),
+        }),
     }
 }
 
@@ -113,7 +127,10 @@ pub(crate) fn floats(ins: &[Option<&Info>], k: usize) -> R<Vec<f64>> {
             .map(|x| x.k().map(|x| x as f64))
             .collect::<Option<Vec<_>>>()
             .or_why(|| format!("value of input '{}' is symbolic", i.name)),
-        None => why(format!("value of input '{}' unknown", i.name)),
+        None => why(match &i.val_why {
+            Some(w) => format!("value of input '{}' unknown: {w}", i.name),
+            None => format!("value of input '{}' unknown", i.name),
+        }),
     }
 }
 
@@ -127,6 +144,9 @@ pub(crate) fn out(dtype: Option<DType>, shape: Vec<V>) -> O {
         shape: Some(shape),
         val: None,
         non_tensor: None,
+        val_why: None,
+        bound: None,
+        seq: None,
     }
 }
 
@@ -204,6 +224,50 @@ pub(crate) fn same(ins: &[Option<&Info>]) -> R<Vec<O>> {
 }
 
 /// Element-wise integer op on broadcastable values (scalars and 1-D).
+/// Why integer arithmetic `op` on two known values fails, element by element with ONNX
+/// broadcasting of a length-1 side: `division by zero (7 / 0)` or `int64 overflow
+/// (9223372036854775807 * 2)`; `None` when it does not fail there (or a value is symbolic).
+pub(crate) fn int_fault(op: &str, a: &Val, b: &Val) -> Option<String> {
+    let (Val::I(x), Val::I(y)) = (a, b) else {
+        return None;
+    };
+    let n = x.len().max(y.len());
+    let at = |v: &[V], i: usize| {
+        if v.len() == 1 {
+            v[0].k()
+        } else {
+            v.get(i)?.k()
+        }
+    };
+    for i in 0..n {
+        let (p, q) = (at(x, i)?, at(y, i)?);
+        let (sym, ok) = match op {
+            "Add" | "Sum" => ("+", p.checked_add(q).is_some()),
+            "Sub" => ("-", p.checked_sub(q).is_some()),
+            "Mul" => ("*", p.checked_mul(q).is_some()),
+            "Div" | "Mod" if q == 0 => {
+                let sym = if op == "Div" { "/" } else { "%" };
+                return Some(format!("division by zero ({p} {sym} {q})"));
+            }
+            "Div" => ("/", p.checked_div(q).is_some()),
+            "Mod" => ("%", p.checked_rem(q).is_some()),
+            "Pow" => (
+                "^",
+                q < 0
+                    || u32::try_from(q)
+                        .ok()
+                        .and_then(|e| p.checked_pow(e))
+                        .is_some(),
+            ),
+            _ => return None,
+        };
+        if !ok {
+            return Some(format!("int64 overflow ({p} {sym} {q})"));
+        }
+    }
+    None
+}
+
 pub(crate) fn bin_val(
     a: &Val,
     b: &Val,

@@ -9,6 +9,7 @@ use super::{conv, linalg, norm, pool, quant, rnn};
 
 /// `(op_type, inference)` of this domain.
 pub(super) const OPS: &[(&str, Infer)] = &[
+    ("Tokenizer", tokenizer),
     ("FusedConv", conv::conv),
     ("FusedGemm", linalg::gemm),
     ("FusedMatMul", fused_matmul),
@@ -343,4 +344,18 @@ pub(super) fn qgemm(n: &NodeProto, _opset: i64, ins: &[Option<&Info>]) -> R<Vec<
     };
     let dt = dtype(ins, 8).or(Some(DType::Float32));
     Ok(alloc::vec![out(dt, alloc::vec![m.clone(), nn.clone()])])
+}
+
+/// Tokenizer (`text_defs`/contrib Tokenizer kernel): strings `[N]` or `[N, C]` in, the same
+/// dims plus the token count `T` out. `T` depends on the data (no bound): a named unknown dim,
+/// so the output is of unknown size, but what follows from its rank (TfIdfVectorizer's
+/// `[N, width]`) is known.
+pub(super) fn tokenizer(_n: &NodeProto, _opset: i64, ins: &[Option<&Info>]) -> R<Vec<O>> {
+    let x = shape(ins, 0)?;
+    if x.is_empty() || x.len() > 2 {
+        return hard(format!("input rank {}, not 1 or 2", x.len()));
+    }
+    let mut s = x.clone();
+    s.push(V::E("?".into()));
+    Ok(alloc::vec![out(Some(DType::String), s)])
 }

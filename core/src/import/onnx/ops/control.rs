@@ -48,6 +48,9 @@ pub(crate) fn control_flow(
                         shape,
                         val: None,
                         non_tensor: a.non_tensor.or(b.non_tensor),
+                        val_why: None,
+                        bound: None,
+                        seq: None,
                     }
                 })
                 .collect())
@@ -68,6 +71,9 @@ pub(crate) fn control_flow(
                         shape: b.shape.or_else(|| init.and_then(|i| i.shape.clone())),
                         val: None,
                         non_tensor: b.non_tensor,
+                        val_why: None,
+                        bound: None,
+                        seq: None,
                     });
                 } else {
                     let shape = b.shape.map(|mut s| {
@@ -79,6 +85,9 @@ pub(crate) fn control_flow(
                         shape,
                         val: None,
                         non_tensor: b.non_tensor,
+                        val_why: None,
+                        bound: None,
+                        seq: None,
                     });
                 }
             }

@@ -137,6 +137,9 @@ pub(super) fn identity(_n: &NodeProto, _opset: i64, ins: &[Option<&Info>]) -> R<
         shape: i.shape.clone(),
         val: i.val.clone(),
         non_tensor: i.non_tensor,
+        val_why: None,
+        bound: None,
+        seq: None,
     }])
 }
 
@@ -178,8 +181,12 @@ pub(super) fn binary(n: &NodeProto, _opset: i64, ins: &[Option<&Info>]) -> R<Vec
     let int_out = !is_float(dt);
     let b = |x: bool| Some(V::K(i64::from(x)));
     let mut acc: Option<Val> = vals.first().map(|v| (*v).clone());
+    let mut fault: Option<String> = None;
     for v in vals.iter().skip(1) {
         let Some(a) = acc else { break };
+        if int_out {
+            fault = int_fault(op, &a, v);
+        }
         acc = match op {
             "Add" | "Sum" => bin_val(&a, v, V::add, |x, y| x + y),
             "Sub" => bin_val(&a, v, V::sub, |x, y| x - y),
@@ -273,7 +280,11 @@ pub(super) fn binary(n: &NodeProto, _opset: i64, ins: &[Option<&Info>]) -> R<Vec
         Some(Val::F(f)) if int_out => Some(Val::I(f.iter().map(|&x| V::K(f2i(x))).collect())),
         a => a,
     };
-    Ok(alloc::vec![with_val(o, acc)])
+    let mut o = with_val(o, acc);
+    if o.val.is_none() {
+        o.val_why = fault;
+    }
+    Ok(alloc::vec![o])
 }
 
 /// Where: broadcast of the three inputs, dtype of X.

@@ -111,8 +111,14 @@ pub(super) fn depth_to_space(n: &NodeProto, _opset: i64, ins: &[Option<&Info>]) 
     if x.len() != 4 {
         return hard("input must be 4-D");
     }
-    let b = V::K(attr_i(n, "blocksize").unwrap_or(1));
-    let b2 = b.mul(&b).or_why(String::new)?;
+    let k = attr_i(n, "blocksize").unwrap_or(1);
+    if k <= 0 {
+        return hard(format!("blocksize {k} must be positive"));
+    }
+    let b = V::K(k);
+    let b2 = b
+        .mul(&b)
+        .or_why(|| format!("blocksize {k} squared overflows int64"))?;
     let f = || -> Option<Vec<V>> {
         Some(if op == "DepthToSpace" {
             alloc::vec![x[0].clone(), x[1].div(&b2)?, x[2].mul(&b)?, x[3].mul(&b)?]
@@ -120,5 +126,8 @@ pub(super) fn depth_to_space(n: &NodeProto, _opset: i64, ins: &[Option<&Info>]) 
             alloc::vec![x[0].clone(), x[1].mul(&b2)?, x[2].div(&b)?, x[3].div(&b)?]
         })
     };
-    Ok(alloc::vec![out(dt0, f().or_why(|| "overflow".into())?)])
+    Ok(alloc::vec![out(
+        dt0,
+        f().or_why(|| format!("the channels times blocksize {k} squared overflow int64"))?
+    )])
 }

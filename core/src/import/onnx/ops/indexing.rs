@@ -95,6 +95,19 @@ pub(super) fn non_zero(_n: &NodeProto, _opset: i64, ins: &[Option<&Info>]) -> R<
         Some(Val::F(v)) => Some(V::K(v.iter().filter(|&&f| f != 0.0).count() as i64)),
         None => None,
     };
+    // Of data: at most every element, the input's element count (onnxruntime allocates the
+    // exact count at run time; a static plan needs the most it can be).
+    if count.is_none() {
+        if let Some(numel) = product(x) {
+            return Ok(alloc::vec![O {
+                bound: Some(format!(
+                    "axis 1 at most {} (the input's element count; the non-zero count depends on the data)",
+                    show(&numel)
+                )),
+                ..out(Some(DType::Int64), alloc::vec![V::K(x.len() as i64), numel])
+            }]);
+        }
+    }
     Ok(alloc::vec![out(
         Some(DType::Int64),
         alloc::vec![V::K(x.len() as i64), count.unwrap_or(V::E("?".into()))]
@@ -112,4 +125,12 @@ pub(super) fn one_hot(n: &NodeProto, _opset: i64, ins: &[Option<&Info>]) -> R<Ve
     let ax = axis(attr_i(n, "axis").unwrap_or(-1), x.len() + 1, "axis")?;
     s.insert(ax, depth);
     Ok(alloc::vec![out(dtype(ins, 2), s)])
+}
+
+/// A dim as the messages write it: a number or the expression.
+fn show(v: &V) -> String {
+    match v {
+        V::K(k) => format!("{k}"),
+        V::N(s) | V::E(s) => s.clone(),
+    }
 }

@@ -36,7 +36,7 @@ mod shape;
 mod signal;
 mod training;
 
-pub(crate) use common::{attr_i, attr_ints, tensor_value, to_usize, Fail, Infer, O};
+pub(crate) use common::{attr_i, attr_ints, tensor_value, to_usize, Elem, Fail, Infer, O};
 pub(crate) use control::control_flow;
 
 use common::{format, why, Info, NodeProto, Vec, R};

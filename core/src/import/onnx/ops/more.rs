@@ -103,7 +103,7 @@ pub(super) fn unique(n: &NodeProto, _opset: i64, ins: &[Option<&Info>]) -> R<Vec
     let i = input(ins, 0)?;
     let vals: Vec<f64> = match &i.val {
         Some(v) => to_f(v).or_why(|| "symbolic value".into())?,
-        None => return why("Unique of a value not known at import: the count depends on the data"),
+        None => return unique_bound(n, x, dtype(ins, 0)),
     };
     let dims: Vec<usize> = x
         .iter()
@@ -159,6 +159,47 @@ pub(super) fn unique(n: &NodeProto, _opset: i64, ins: &[Option<&Info>]) -> R<Vec
         out(i64t, alloc::vec![uk.clone()]),
         out(i64t, alloc::vec![V::K(inv_len as i64)]),
         out(i64t, alloc::vec![uk]),
+    ])
+}
+
+/// Unique of data: the distinct count is at most the element count (no `axis`) or the dim of
+/// `axis`; every output is planned at that bound and says so.
+fn unique_bound(n: &NodeProto, x: &[V], dt: Option<DType>) -> R<Vec<O>> {
+    let ax = attr_i(n, "axis")
+        .map(|a| axis(a, x.len(), "axis"))
+        .transpose()?;
+    let numel = product(x).or_why(|| "element count overflows".into())?;
+    let (u, inv, what) = match ax {
+        None => (
+            numel.clone(),
+            numel,
+            String::from("the input's element count"),
+        ),
+        Some(a) => (x[a].clone(), x[a].clone(), format!("the dim of axis {a}")),
+    };
+    let shown = match &u {
+        V::K(k) => format!("{k}"),
+        V::N(s) | V::E(s) => s.clone(),
+    };
+    let why = format!("the distinct count at most {shown} ({what}; it depends on the data)");
+    let y = match ax {
+        None => alloc::vec![u.clone()],
+        Some(a) => {
+            let mut s = x.to_vec();
+            s[a] = u.clone();
+            s
+        }
+    };
+    let i64t = Some(DType::Int64);
+    let b = |o: O| O {
+        bound: Some(why.clone()),
+        ..o
+    };
+    Ok(alloc::vec![
+        b(out(dt, y)),
+        b(out(i64t, alloc::vec![u.clone()])),
+        out(i64t, alloc::vec![inv]),
+        b(out(i64t, alloc::vec![u])),
     ])
 }
 

@@ -94,7 +94,33 @@ pub(super) fn top_k(n: &NodeProto, opset: i64, ins: &[Option<&Info>]) -> R<Vec<O
     let x = shape(ins, 0)?;
     let ax = axis(attr_i(n, "axis").unwrap_or(-1), x.len(), "axis")?;
     let k = if opset >= 10 {
-        ints(ins, 1)?.first().cloned().or_why(|| "empty K".into())?
+        match ints(ins, 1) {
+            Ok(k) => k.first().cloned().or_why(|| "empty K".into())?,
+            // k known only at run time: at most the dim (ONNX: k <= the axis' size)
+            Err(_) => {
+                let d = x[ax].clone();
+                let bound = match &d {
+                    V::K(v) => {
+                        format!("axis {ax} at most {v} (the dim; k is known only at run time)")
+                    }
+                    V::N(s) | V::E(s) => {
+                        format!("axis {ax} at most {s} (the dim; k is known only at run time)")
+                    }
+                };
+                let mut s = x.clone();
+                s[ax] = d;
+                return Ok(alloc::vec![
+                    O {
+                        bound: Some(bound.clone()),
+                        ..out(dt0, s.clone())
+                    },
+                    O {
+                        bound: Some(bound),
+                        ..out(Some(DType::Int64), s)
+                    },
+                ]);
+            }
+        }
     } else {
         V::K(attr_i(n, "k").unwrap_or(0))
     };

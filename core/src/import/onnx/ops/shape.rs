@@ -349,8 +349,9 @@ pub(super) fn reshape(n: &NodeProto, _opset: i64, ins: &[Option<&Info>]) -> R<Ve
     ) {
         if a != b {
             return hard(format!(
-                "target shape {} has {b} elements, the input {a}",
-                show_dims(&s)
+                "target shape {} has {b} elements, the input (shape {}) has {a}: a Reshape keeps the element count",
+                show_dims(&s),
+                show_dims(x)
             ));
         }
     }

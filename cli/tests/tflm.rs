@@ -1,0 +1,222 @@
+//! TFLite models under TFLM's planners: `tflm-greedy` gives TFLM's head byte for byte (the
+//! figures measured with TFLM itself, PyPI's tflite-micro wheel, `scripts/tflm-oracle`), the
+//! exact search never exceeds it, and `--emit-tflite` / `--emit-header` write a plan TFLM
+//! follows.
+
+mod common;
+
+use common::run_in;
+
+const MODELS: &str = "../testdata/models/tflite";
+
+fn plan_json(args: &[&str]) -> serde_json::Value {
+    let (code, stdout, stderr) = run_in(MODELS, args);
+    assert_eq!(code, 0, "{args:?}: {stderr}");
+    serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{args:?}: {e}"))
+}
+
+fn peak(model: &str, strategy: &str) -> u64 {
+    let v = plan_json(&["plan", model, "-s", strategy, "--format", "json"]);
+    v["plans"][0]["peak_bytes"].as_u64().expect("peak_bytes")
+}
+
+/// TFLM's head, printed by `print_allocations()` of the wheel's recording allocator, for the
+/// models whose kernels request no scratch buffer (with scratch, TFLM's head also holds them
+/// and the file cannot tell their size). The first four are the reference table.
+const TFLM_HEADS: &[(&str, u64)] = &[
+    ("tflite-micro/hello_world_int8.tflite", 32),
+    ("tflite-micro/micro_speech_quantized.tflite", 5_968),
+    ("tflite-micro/person_detect.tflite", 55_296),
+    (
+        "tflite-micro/mobilenet_v2_quantized_1x3x224x224.tflite",
+        2_451_840,
+    ),
+    ("microflow/sine.tflite", 32),
+    ("pypi-tflite-micro/sine_float.tflite", 128),
+    ("tfmicro/hello_world.tflite", 48),
+    ("tfmicro/magic_wand.tflite", 13_824),
+];
+
+#[test]
+fn tflm_greedy_is_tflms_head_and_optimal_never_above() {
+    for &(model, head) in TFLM_HEADS {
+        let v = plan_json(&[
+            "plan",
+            model,
+            "-s",
+            "tflm-greedy",
+            "-s",
+            "optimal",
+            "--format",
+            "json",
+        ]);
+        let greedy = v["plans"][0]["peak_bytes"].as_u64().expect("peak");
+        let optimal = v["plans"][1]["peak_bytes"].as_u64().expect("peak");
+        let bound = v["problem"]["lower_bound_bytes"].as_u64().expect("bound");
+        assert_eq!(greedy, head, "{model}: tflm-greedy against TFLM's head");
+        assert!(optimal <= greedy, "{model}: optimal {optimal} > {greedy}");
+        assert!(
+            bound <= optimal,
+            "{model}: bound {bound} > optimal {optimal}"
+        );
+    }
+    // the table: the max-live bound (TFLM's 16 B sizes) equals the head on these four
+    for &(model, head) in &TFLM_HEADS[..4] {
+        let v = plan_json(&["plan", model, "-s", "tflm-greedy", "--format", "json"]);
+        assert_eq!(
+            v["problem"]["lower_bound_bytes"].as_u64(),
+            Some(head),
+            "{model}"
+        );
+    }
+}
+
+#[test]
+fn keyword_scrambled_plans_its_tensors_and_warns_of_scratch() {
+    // TFLM's head is 672 B (memory_arena_threshold_test.cc); 288 B of it are tensors (the
+    // max-live bound), the rest is the SVDF kernels' scratch, which the file does not hold
+    let model = "tflite-micro/keyword_scrambled.tflite";
+    let (code, _, stderr) = run_in(MODELS, &["plan", model, "-s", "tflm-greedy"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stderr.contains("scratch"), "{stderr}");
+    let v = plan_json(&["plan", model, "-s", "tflm-greedy", "--format", "json"]);
+    assert_eq!(v["problem"]["lower_bound_bytes"].as_u64(), Some(288));
+    assert!(peak(model, "tflm-greedy") <= 672);
+}
+
+fn tmp(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("memplan-tflm-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    dir.join(name)
+}
+
+#[test]
+fn emitted_plan_is_followed_when_planned_again() {
+    // optimal's plan written into person_detect; planning that file again, every tensor is
+    // pinned where the plan put it, so TFLM's greedy (offline offsets first) reaches the
+    // same peak, which is the exported plan's
+    let model = "tflite-micro/person_detect.tflite";
+    let out = tmp("person_detect_optimal.tflite");
+    let header = tmp("person_detect_optimal.h");
+    let json = tmp("person_detect_optimal.json");
+    let (o, h, j) = (
+        out.to_str().unwrap(),
+        header.to_str().unwrap(),
+        json.to_str().unwrap(),
+    );
+    let (code, _, stderr) = run_in(
+        MODELS,
+        &[
+            "plan",
+            model,
+            "-s",
+            "optimal",
+            "--emit-tflite",
+            o,
+            "--emit-header",
+            h,
+            "--format",
+            "json",
+            "-o",
+            j,
+        ],
+    );
+    assert_eq!(code, 0, "{stderr}");
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let exported = v["plans"][0]["peak_bytes"].as_u64().unwrap();
+    assert!(exported <= 55_296);
+    assert_eq!(peak(o, "tflm-greedy"), exported);
+    let again = plan_json(&["plan", o, "-s", "tflm-greedy", "--format", "json"]);
+    let pinned = again["plans"][0]["buffers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|b| b["fixed_offset"].is_u64())
+        .count() as u64;
+    assert_eq!(
+        pinned,
+        again["problem"]["buffers"].as_u64().unwrap(),
+        "every planned tensor is pinned by the exported plan"
+    );
+    let text = std::fs::read_to_string(&header).unwrap();
+    assert!(
+        text.contains(&format!("#define MEMPLAN_ARENA_HEAD_BYTES {exported}u")),
+        "{text}"
+    );
+    assert!(text.contains("struct memplan_buffer_plan_t"));
+    let _ = std::fs::remove_dir_all(out.parent().unwrap());
+}
+
+#[test]
+fn emit_refusals_are_clear() {
+    let model = "tflite-micro/hello_world_int8.tflite";
+    let out = tmp("refused.tflite");
+    let o = out.to_str().unwrap();
+    // one plan only
+    let (code, _, stderr) = run_in(
+        MODELS,
+        &[
+            "plan",
+            model,
+            "-s",
+            "tflm-greedy",
+            "-s",
+            "optimal",
+            "--emit-tflite",
+            o,
+        ],
+    );
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("one --strategy"), "{stderr}");
+    let (code, _, stderr) = run_in(MODELS, &["plan", model, "--emit-tflite", o]);
+    assert_eq!(code, 2, "{stderr}");
+    // sizes that are not TFLM's: GE padding
+    let (code, _, stderr) = run_in(
+        MODELS,
+        &[
+            "plan",
+            model,
+            "-s",
+            "tflm-greedy",
+            "--padding",
+            "ge",
+            "--emit-tflite",
+            o,
+        ],
+    );
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("TFLM allocates"), "{stderr}");
+    // sizes rounded to 512 B: TFLM's head from the offsets would not be the plan's peak
+    let (code, _, stderr) = run_in(
+        MODELS,
+        &[
+            "plan",
+            model,
+            "-s",
+            "ge-block",
+            "--align",
+            "512",
+            "--emit-tflite",
+            o,
+        ],
+    );
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("cannot export"), "{stderr}");
+    assert!(!out.exists(), "a refusal writes nothing");
+    // not a TFLite model
+    let (code, _, stderr) = run_in(
+        "tests/adversarial",
+        &[
+            "plan",
+            "align-lcm.csv",
+            "-s",
+            "tflm-greedy",
+            "--emit-tflite",
+            o,
+        ],
+    );
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("TFLite model"), "{stderr}");
+    assert!(!out.exists(), "a refusal writes nothing");
+}
