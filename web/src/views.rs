@@ -371,6 +371,11 @@ impl App {
                         { unknown_dims_hint(&b.symbols, &self.bindings) }
                     </p>
                 }
+                if b.tflm.is_some() {
+                    <p class="muted small" data-testid="tflm-note">
+                        { "TFLite model: the panes open on TFLM's rules (every tensor rounded up to 16 B, no padding, graph inputs and outputs in the arena), TFLM's own GreedyMemoryPlanner (tflm-greedy) against the best packing memplan finds (optimal). Each pane gives the arena size to write and downloads its plan as a planned .tflite (OfflineMemoryAllocation) or a C header." }
+                    </p>
+                }
                 { self.view_planned_sizes() }
                 { self.view_budget(ctx, lb.lower_bound) }
                 if !b.warnings.is_empty() {
