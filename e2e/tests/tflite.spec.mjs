@@ -123,4 +123,12 @@ test('a .tflite sent by a host page or dropped opens the same way', async ({ pag
   await page.locator('.app').dispatchEvent('drop', { dataTransfer: dt });
   await expect(page.locator('section.summary')).toContainText('dropped.tflite');
   await expectPeak(page, 0, PERSON_DETECT_HEAD);
+
+  // an ONNX model after it: the panes go back to GE's defaults and comparison
+  await page.getByTestId('sample').selectOption('ppocr_cls');
+  await expect(page.locator('section.summary')).toContainText('ppocr_mobile_v2_cls');
+  await expect(page.getByTestId('pane0-strategy')).toHaveValue('ge-block');
+  await expect(page.getByTestId('pane0-align')).toHaveValue('512');
+  await expect(page.getByTestId('pane0-tflm')).toHaveCount(0);
+  await expect(page.getByTestId('tflm-note')).toHaveCount(0);
 });
