@@ -131,6 +131,8 @@ pub enum Msg {
     Notice(String),
     /// Export.
     Export(Export),
+    /// A pane's plan as a TFLM file (a `.tflite` model): pane index, which file.
+    Tflm(usize, crate::tflm::TflmFile),
     /// Cycle the theme.
     ToggleTheme,
     /// A key press outside fields.
@@ -301,6 +303,10 @@ pub struct App {
     /// Whether the last model that built was a graph (`None` before any): a failed load
     /// leaves `built` empty, and the panes keep the settings of this kind.
     last_kind: Option<bool>,
+    /// The last model that built was a `.tflite` (its panes are on TFLM's rules).
+    last_tflm: bool,
+    /// Why a pane's plan could not be exported to TFLM: (pane, message), until it plans again.
+    pub(crate) tflm_error: Option<(usize, String)>,
     pub(crate) panes: Vec<PaneSettings>,
     pub(crate) results: Vec<Rc<PaneState>>,
     cache: HashMap<PlanKey, Rc<PaneState>>,
@@ -940,6 +946,7 @@ impl App {
             (Ok(b), Some(src)) => {
                 self.inline = inline_ref(src);
                 self.last_kind = Some(b.is_graph);
+                self.last_tflm = b.tflm.is_some();
                 self.built = Some(Rc::new(b));
                 self.built_parse = parse;
             }
@@ -1023,6 +1030,18 @@ impl App {
                 let g = b.is_graph;
                 self.panes.iter_mut().for_each(|p| p.retarget(g));
             }
+            // a .tflite model's panes start on TFLM's rules, TFLM's planner against the best
+            // packing; leaving one, they go back to the defaults of the new kind
+            let tflm = b.tflm.is_some();
+            if after == After::Fresh && tflm != self.last_tflm {
+                let rules = crate::settings::Rules::of(b.is_graph, tflm);
+                for i in 0..self.panes.len() {
+                    let used: Vec<String> =
+                        self.panes[..i].iter().map(|p| p.strategy.clone()).collect();
+                    let used: Vec<&str> = used.iter().map(String::as_str).collect();
+                    self.panes[i].reset_to(i, rules, &used);
+                }
+            }
         }
         self.install(outcome, parse);
         if from_link && self.built.is_none() {
@@ -1038,6 +1057,8 @@ impl App {
     }
 
     fn replan(&mut self) {
+        // a refused TFLM export speaks of the plan it was asked for
+        self.tflm_error = None;
         let Some(b) = self.built.clone() else {
             self.results.clear();
             return;
@@ -1352,6 +1373,46 @@ impl App {
         self.replan();
     }
 
+    /// Downloads pane `i`'s plan of the open `.tflite` model as `file`.
+    ///
+    /// # Errors
+    /// The pane's message: no plan yet, or core's refusal to export it.
+    fn export_tflm(&self, i: usize, file: crate::tflm::TflmFile) -> Result<(), String> {
+        let (Some(b), Some(src), Some(s)) = (&self.built, &self.source, self.panes.get(i)) else {
+            return Err("No model loaded.".to_string());
+        };
+        let Some(r) = self.results.get(i).and_then(|r| r.done()) else {
+            return Err("This pane has no plan yet.".to_string());
+        };
+        let files = crate::tflm::files(
+            src,
+            b,
+            &self.bindings,
+            &self.gears,
+            &self.lowering(),
+            &s.strategy,
+            &r.plan,
+        )?;
+        let stem = src
+            .name
+            .rsplit_once('.')
+            .map_or(src.name.as_str(), |(s, _)| s);
+        let tag = s
+            .strategy
+            .replace(|c: char| !c.is_ascii_alphanumeric() && c != '-', "_");
+        match file {
+            crate::tflm::TflmFile::Model => platform::download_bytes(
+                &format!("{stem}.{tag}.tflite"),
+                "application/octet-stream",
+                &files.tflite,
+            ),
+            crate::tflm::TflmFile::Header => {
+                platform::download(&format!("{stem}.{tag}.h"), "text/x-c", &files.header);
+            }
+        }
+        Ok(())
+    }
+
     fn export(&self, kind: Export) {
         let (Some(b), Some(src)) = (&self.built, &self.source) else {
             return;
@@ -1504,6 +1565,8 @@ impl Component for App {
             user_dims: Default::default(),
             built: None,
             last_kind: None,
+            last_tflm: false,
+            tflm_error: None,
             panes: (0..2)
                 .map(|i| {
                     let used: Vec<&str> = Vec::new();
@@ -1739,8 +1802,9 @@ impl Component for App {
             Msg::AddPane => {
                 if self.panes.len() < MAX_PANES {
                     let used: Vec<&str> = self.panes.iter().map(|p| p.strategy.as_str()).collect();
-                    let graph = self.last_kind.unwrap_or(true);
-                    let mut s = PaneSettings::default_for(self.panes.len(), graph, &used);
+                    let rules =
+                        crate::settings::Rules::of(self.last_kind.unwrap_or(true), self.last_tflm);
+                    let mut s = PaneSettings::default_under(self.panes.len(), rules, &used);
                     if let Some(last) = self.panes.last() {
                         s.alignment = last.alignment;
                         s.ge_padding = last.ge_padding;
@@ -2016,6 +2080,9 @@ impl Component for App {
             Msg::Export(k) => {
                 self.export(k);
                 return false;
+            }
+            Msg::Tflm(i, f) => {
+                self.tflm_error = self.export_tflm(i, f).err().map(|e| (i, e));
             }
             Msg::ToggleTheme => {
                 let dark = self.dark();

@@ -7,3 +7,4 @@ pub mod model;
 pub mod samples;
 pub mod settings;
 pub mod share;
+pub mod tflm;

@@ -16,7 +16,7 @@ mod views;
 mod worker;
 
 // The pure modules live in the library (`src/lib.rs`); `crate::share` etc. resolve through this.
-use memplan_web::{format, model, samples, settings, share};
+use memplan_web::{format, model, samples, settings, share, tflm};
 
 fn main() {
     #[cfg(target_arch = "wasm32")]

@@ -184,6 +184,10 @@ pub struct Built {
     /// asks for their values.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub asked_dims: Vec<AskedDim>,
+    /// A `.tflite` model: what TFLM's arena needs beyond a plan (its panes use TFLM's rules
+    /// and can export their plan to TFLM); `None` for other formats.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tflm: Option<crate::tflm::TflmArena>,
 }
 
 /// A dim the page asks a value for: its default of 1 made the model impossible.
@@ -239,6 +243,7 @@ impl Built {
             raw_bounds: memplan_core::Bounds::default(),
             lowered: false,
             asked_dims: Vec::new(),
+            tflm: None,
         }
     }
 }
@@ -362,14 +367,7 @@ pub fn build_with(
     } else {
         lowering
     };
-    let opts = LoadOptions {
-        dims: bindings.clone(),
-        gears: gears.to_vec(),
-        alias_views: lowering.alias_views,
-        order: lowering.schedule,
-        sizes: lowering.sizes.clone(),
-        ..LoadOptions::default()
-    };
+    let opts = load_options(bindings, gears, lowering);
     let loaded = load_as(format, &source.name, &source.bytes, &opts).map_err(named)?;
     let built = if loaded.graph.is_some() {
         from_loaded(loaded)
@@ -377,6 +375,19 @@ pub fn build_with(
         from_problem(loaded.lowered.problem)?
     };
     checked(source, built)
+}
+
+/// Core's load options for the page's bindings, gears and lowering settings (one place, so
+/// that a file loaded again, as a TFLM export does, lowers to the same problem).
+pub fn load_options(bindings: &Bindings, gears: &[u64], lowering: &Lowering) -> LoadOptions {
+    LoadOptions {
+        dims: bindings.clone(),
+        gears: gears.to_vec(),
+        alias_views: lowering.alias_views,
+        order: lowering.schedule,
+        sizes: lowering.sizes.clone(),
+        ..LoadOptions::default()
+    }
 }
 
 /// Refuses problems over the playground's limits, and sizes whose sums overflow `u64` (named,
@@ -530,8 +541,10 @@ fn from_loaded(loaded: Loaded) -> Built {
         weight_bytes,
         gears: gear_info,
         diagnostics,
+        tflite,
         ..
     } = loaded;
+    let tflm = tflite.as_ref().map(crate::tflm::TflmArena::of);
     let asked_dims = diagnostics
         .into_iter()
         .map(|d| match d.setting {
@@ -610,6 +623,7 @@ fn from_loaded(loaded: Loaded) -> Built {
         raw_bounds: memplan_core::Bounds::default(),
         lowered: false,
         asked_dims,
+        tflm,
     }
 }
 

@@ -19,27 +19,25 @@ impl PartialEq for ResultRef {
     }
 }
 
-/// A time limit in seconds as the field shows it (`2`, `0.5`).
+/// The time limits a pane offers, milliseconds: a ladder from 0.5 s to the most a pane may
+/// ask ([`settings::MAX_TIME_LIMIT_MS`]), plus `current` when a link gave another.
+fn time_limits(current: u64) -> Vec<u64> {
+    let mut v = vec![
+        500, 1_000, 2_000, 5_000, 10_000, 30_000, 60_000, 120_000, 300_000,
+    ];
+    v.push(settings::MAX_TIME_LIMIT_MS);
+    if !v.contains(&current) {
+        v.push(current);
+        v.sort_unstable();
+    }
+    v
+}
+
+/// A time limit as the selector shows it (`2 s`, `0.5 s`, `1.5 s`).
 fn time_limit_text(ms: u64) -> String {
     #[allow(clippy::cast_precision_loss)]
     let secs = ms as f64 / 1000.0;
-    secs.to_string()
-}
-
-/// The time limit typed in seconds, in milliseconds within 1 ms and
-/// [`settings::MAX_TIME_LIMIT_MS`]; `None` (core's default) when the field is empty or not a
-/// number.
-fn parse_time_limit(text: &str) -> Option<u64> {
-    let secs = text.trim().parse::<f64>().ok().filter(|s| s.is_finite())?;
-    #[allow(
-        clippy::cast_possible_truncation,
-        clippy::cast_sign_loss,
-        clippy::cast_precision_loss
-    )]
-    let ms = (secs * 1000.0)
-        .round()
-        .clamp(1.0, settings::MAX_TIME_LIMIT_MS as f64) as u64;
-    Some(ms)
+    format!("{secs} s")
 }
 
 /// What a pane shows while its plan is computed in the worker.
@@ -92,6 +90,16 @@ pub struct PaneProps {
     /// Symbolic dims the user did not give, as bound (`batch = 1`).
     #[prop_or_default]
     pub defaulted: Vec<String>,
+    /// A `.tflite` model: what TFLM's arena needs beyond the plan (the pane shows the arena
+    /// size to write and offers the plan as TFLM files).
+    #[prop_or_default]
+    pub tflm: Option<crate::tflm::TflmArena>,
+    /// Why this pane's plan could not be exported to TFLM (last download asked).
+    #[prop_or_default]
+    pub tflm_error: Option<String>,
+    /// "Download planned .tflite" / "Download C header" clicked.
+    #[prop_or_default]
+    pub on_tflm: Callback<(usize, crate::tflm::TflmFile)>,
 }
 
 use crate::platform::{event_checked, event_value};
@@ -411,6 +419,9 @@ pub fn pane(p: &PaneProps) -> Html {
                     }
                 </dl>
                 { gap }
+                if let Some(t) = &p.tflm {
+                    { tflm_view(i, t, r.plan.peak, p) }
+                }
                 </>
             }
         }
@@ -451,11 +462,16 @@ pub fn pane(p: &PaneProps) -> Html {
                 </select>
                 <p class="muted small summary-line" data-testid={format!("pane{i}-summary")}>{ settings::summary(&s.strategy) }</p>
                 if settings::is_anytime(&s.strategy) {
-                    <label for={id("time-limit")} title="the search stops here and keeps its best plan (the CLI's --time-limit); links carry it">{ "Time limit (s)" }</label>
-                    <input type="number" min="0.001" max={(settings::MAX_TIME_LIMIT_MS / 1000).to_string()} step="any" class="num"
-                        id={id("time-limit")} data-testid={format!("pane{i}-time-limit")}
-                        value={time_limit_text(s.options().time_limit_ms)}
-                        onchange={change(|n, e| n.time_limit_ms = parse_time_limit(&event_value(e)))} />
+                    <label for={id("time-limit")} title="the search stops here and keeps its best plan (the CLI's --time-limit); links carry it">{ "Time limit" }</label>
+                    // a select, not a number field: a pane that plans re-renders five times a
+                    // second, and a controlled text field would lose what is being typed
+                    <select id={id("time-limit")} data-testid={format!("pane{i}-time-limit")}
+                        ~value={s.options().time_limit_ms.to_string()}
+                        onchange={change(|n, e| n.time_limit_ms = event_value(e).parse().ok())}>
+                        { for time_limits(s.options().time_limit_ms).into_iter().map(|ms| html! {
+                            <option value={ms.to_string()} selected={ms == s.options().time_limit_ms}>{ time_limit_text(ms) }</option>
+                        }) }
+                    </select>
                 }
                 if let Some(a) = settings::runtime_allocator(&s.strategy) {
                     { for a.knobs.iter().filter(|k| k.name != "align").map(|k| knob_field(i, &s, k.name, k.summary, &p.on_change, &errors)) }
@@ -505,6 +521,37 @@ pub fn pane(p: &PaneProps) -> Html {
 
 /// One bar per memory type (GE lays each out from offset 0; the headline peak is HBM's),
 /// widths relative to the largest.
+/// A `.tflite` model's pane: the arena size to write for this plan, and the plan as files
+/// TFLM runs (refusals shown here, as the pane's message).
+fn tflm_view(i: usize, t: &crate::tflm::TflmArena, head: u64, p: &PaneProps) -> Html {
+    use crate::tflm::TflmFile;
+    let click = |f: TflmFile| {
+        let cb = p.on_tflm.clone();
+        Callback::from(move |_: MouseEvent| cb.emit((i, f)))
+    };
+    html! {
+        <div class="tflm" data-testid={format!("pane{i}-tflm")}>
+            <dl class="stats">
+                <div class="stat wide"><dt title="TFLM's arena = the head (non-persistent: activations and scratch, planned) + the persistent tail (variable tensors, TFLM's own structures)">{ "TFLM arena" }</dt>
+                    <dd data-testid={format!("pane{i}-tflm-arena")} data-head={head.to_string()}>
+                        { for t.advice(head).into_iter().map(|l| html! { <p>{ l }</p> }) }
+                    </dd></div>
+            </dl>
+            if !p.readonly {
+                <p class="tflm-downloads">
+                    <button type="button" data-testid={format!("pane{i}-download-tflite")} onclick={click(TflmFile::Model)}
+                        title="the model with this plan as its OfflineMemoryAllocation metadata: TFLM places every tensor at this plan's offset">{ "Download planned .tflite" }</button>{ " " }
+                    <button type="button" data-testid={format!("pane{i}-download-header")} onclick={click(TflmFile::Header)}
+                        title="a C header: the arena head size, every tensor's offset and TFLM's BufferPlan for NonPersistentMemoryPlannerShim">{ "Download C header" }</button>
+                </p>
+            }
+            if let Some(e) = &p.tflm_error {
+                { error_note(&format!("pane{i}-tflm-error"), &format!("pane{i}-tflm-error"), e) }
+            }
+        </div>
+    }
+}
+
 fn arenas_view(i: usize, arenas: &[memplan_core::Arena]) -> Html {
     let top = arenas.iter().map(|a| a.bytes).max().unwrap_or(0).max(1) as f64;
     html! {

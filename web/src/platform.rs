@@ -226,6 +226,18 @@ pub fn download_png(name: &str, svg: &str, width: f64, height: f64, scale: f64) 
     img.set_src(&format!("data:image/svg+xml;base64,{b64}"));
 }
 
+/// Saves `bytes` as a download called `name` (a binary file: a planned `.tflite`).
+pub fn download_bytes(name: &str, mime: &str, bytes: &[u8]) {
+    let array = js_sys::Uint8Array::from(bytes);
+    let parts = js_sys::Array::of1(&array);
+    let opts = web_sys::BlobPropertyBag::new();
+    opts.set_type(mime);
+    let Ok(blob) = web_sys::Blob::new_with_u8_array_sequence_and_options(&parts, &opts) else {
+        return;
+    };
+    save_blob(name, &blob);
+}
+
 /// Saves `text` as a download called `name`.
 pub fn download(name: &str, mime: &str, text: &str) {
     let parts = js_sys::Array::of1(&JsValue::from_str(text));
@@ -234,7 +246,12 @@ pub fn download(name: &str, mime: &str, text: &str) {
     let Ok(blob) = web_sys::Blob::new_with_str_sequence_and_options(&parts, &opts) else {
         return;
     };
-    let Ok(url) = web_sys::Url::create_object_url_with_blob(&blob) else {
+    save_blob(name, &blob);
+}
+
+/// Saves `blob` as a download called `name` (through a temporary object URL).
+fn save_blob(name: &str, blob: &web_sys::Blob) {
+    let Ok(url) = web_sys::Url::create_object_url_with_blob(blob) else {
         return;
     };
     if let Some(doc) = window().and_then(|w| w.document()) {

@@ -10,8 +10,8 @@ use serde::{Deserialize, Serialize};
 pub const MAX_PANES: usize = 6;
 /// Largest custom alignment accepted, bytes.
 pub const MAX_ALIGNMENT: u64 = 1 << 30;
-/// Alignments offered in the menu, bytes.
-pub const ALIGNMENTS: [u64; 5] = [32, 64, 128, 256, 512];
+/// Alignments offered in the menu, bytes (16: TFLM's `MicroArenaBufferAlignment()`).
+pub const ALIGNMENTS: [u64; 6] = [16, 32, 64, 128, 256, 512];
 
 /// How the timeline compares the panes' plans.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
@@ -377,20 +377,57 @@ fn first_of(preferred: &[&str], avoid: &[&str]) -> String {
         .to_string()
 }
 
+/// The size rules and comparison a model's panes start from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Rules {
+    /// A graph: GE's (alignment 512, GE padding, zero-copy graph I/O); `ge-block` against
+    /// `greedy-size-best-fit`.
+    Ge,
+    /// A `.tflite` model: TFLM's (core's `Format::Tflite.default_plan_options()`: 16 B, no
+    /// padding, graph I/O in the arena), so that a plan exports to TFLM as is; TFLM's own
+    /// `tflm-greedy` against the best packing memplan finds (`optimal`).
+    Tflm,
+    /// A bare buffer list: exact sizes.
+    Exact,
+}
+
+impl Rules {
+    /// The rules of a graph (`graph`) or a bare problem, `tflm` for a `.tflite` model.
+    pub fn of(graph: bool, tflm: bool) -> Rules {
+        match (graph, tflm) {
+            (_, true) => Rules::Tflm,
+            (true, false) => Rules::Ge,
+            (false, false) => Rules::Exact,
+        }
+    }
+
+    fn options(self) -> PlanOptions {
+        match self {
+            Rules::Ge => PlanOptions::default(),
+            Rules::Tflm => memplan_core::import::load::Format::Tflite.default_plan_options(),
+            Rules::Exact => PlanOptions::exact(),
+        }
+    }
+}
+
 impl PaneSettings {
     /// Default settings for pane `index` (0-based) given the strategies other panes use;
     /// `graph` selects GE defaults (alignment 512, GE padding), else exact sizes (CSV problems).
     pub fn default_for(index: usize, graph: bool, used: &[&str]) -> Self {
-        let strategy = match index {
-            0 => first_of(&["ge-block"], &[]),
-            1 => first_of(&["greedy-size-best-fit"], &[]),
+        Self::default_under(index, Rules::of(graph, false), used)
+    }
+
+    /// Default settings for pane `index` (0-based) under `rules`, given the strategies other
+    /// panes use.
+    pub fn default_under(index: usize, rules: Rules, used: &[&str]) -> Self {
+        let strategy = match (index, rules) {
+            (0, Rules::Tflm) => first_of(&["tflm-greedy"], &[]),
+            (1, Rules::Tflm) => first_of(&["optimal"], &[]),
+            (0, _) => first_of(&["ge-block"], &[]),
+            (1, _) => first_of(&["greedy-size-best-fit"], &[]),
             _ => first_of(&[], used),
         };
-        let base = if graph {
-            PlanOptions::default()
-        } else {
-            PlanOptions::exact()
-        };
+        let base = rules.options();
         PaneSettings {
             strategy,
             alignment: base.alignment,
@@ -410,6 +447,12 @@ impl PaneSettings {
         let d = Self::default_for(0, graph, &[]);
         self.alignment = d.alignment;
         self.ge_padding = d.ge_padding;
+    }
+
+    /// Switches every setting to `rules`' defaults for pane `index` (a model of another kind
+    /// opened: a `.tflite` model's panes compare TFLM's planner with the best packing).
+    pub fn reset_to(&mut self, index: usize, rules: Rules, used: &[&str]) {
+        *self = Self::default_under(index, rules, used);
     }
 
     /// The core's options for these settings.
@@ -511,6 +554,24 @@ mod tests {
             "{}",
             s.label()
         );
+    }
+
+    #[test]
+    fn a_tflite_model_starts_on_tflm_rules_comparing_its_planner_with_the_best_packing() {
+        let a = PaneSettings::default_under(0, Rules::Tflm, &[]);
+        let b = PaneSettings::default_under(1, Rules::Tflm, &["tflm-greedy"]);
+        assert_eq!(
+            (a.strategy.as_str(), b.strategy.as_str()),
+            ("tflm-greedy", "optimal")
+        );
+        for s in [&a, &b] {
+            // TFLM: micro_allocator.cc rounds to 16 B, no padding, graph I/O in the arena
+            assert_eq!(s.alignment, 16);
+            assert!(!s.ge_padding && !s.zero_copy_io && s.reuse);
+            assert!(s.check().is_ok());
+        }
+        assert_eq!(Rules::of(true, true), Rules::Tflm);
+        assert_eq!(Rules::of(true, false), Rules::Ge);
     }
 
     #[test]

@@ -215,9 +215,9 @@ impl App {
                     <span class="or muted">{ "or" }</span>
                     <label class="button file">
                         { "Open file…" }
-                        <input type="file" accept=".onnx,.json,.csv" data-testid="file" onchange={on_file} />
+                        <input type="file" accept=".onnx,.tflite,.json,.csv" data-testid="file" onchange={on_file} />
                     </label>
-                    <span class="muted drop-hint">{ format!("or drop an .onnx, .json or .csv file anywhere (up to {}). It is read in your browser; nothing is uploaded.", format::binary(MAX_FILE_BYTES)) }</span>
+                    <span class="muted drop-hint">{ format!("or drop an .onnx, .tflite, .json or .csv file anywhere (up to {}). It is read in your browser; nothing is uploaded.", format::binary(MAX_FILE_BYTES)) }</span>
                 </div>
                 if let Some(s) = sample {
                     <p class="muted source">{ format!("Source: {} · Licence: {}", s.source, s.licence) }</p>
@@ -371,6 +371,11 @@ impl App {
                         { unknown_dims_hint(&b.symbols, &self.bindings) }
                     </p>
                 }
+                if b.tflm.is_some() {
+                    <p class="muted small" data-testid="tflm-note">
+                        { "TFLite model: the panes open on TFLM's rules (every tensor rounded up to 16 B, no padding, graph inputs and outputs in the arena), TFLM's own GreedyMemoryPlanner (tflm-greedy) against the best packing memplan finds (optimal). Each pane gives the arena size to write and downloads its plan as a planned .tflite (OfflineMemoryAllocation) or a C header." }
+                    </p>
+                }
                 { self.view_planned_sizes() }
                 { self.view_budget(ctx, lb.lower_bound) }
                 if !b.warnings.is_empty() {
@@ -494,7 +499,10 @@ impl App {
                         focused={i == self.focus} removable={self.panes.len() > 1} readonly={self.embed} {gears} {graph}
                         on_change={on_change.clone()} on_remove={on_remove.clone()} on_focus={on_focus.clone()}
                         planning_ms={planning_ms(s)} on_cancel={on_cancel.clone()} on_retry={on_retry.clone()}
-                        {unknown} defaulted={defaulted.clone()} />
+                        {unknown} defaulted={defaulted.clone()}
+                        tflm={self.built.as_ref().and_then(|b| b.tflm.clone())}
+                        tflm_error={self.tflm_error.as_ref().filter(|(j, _)| *j == i).map(|(_, e)| e.clone())}
+                        on_tflm={link.callback(|(i, f)| Msg::Tflm(i, f))} />
                 }) }
                 if !self.embed && self.panes.len() < crate::settings::MAX_PANES {
                     <button type="button" class="add-pane" data-testid="add-pane" onclick={link.callback(|_| Msg::AddPane)}>{ "+ Add pane" }</button>
