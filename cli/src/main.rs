@@ -63,9 +63,10 @@ enum Command {
         format: SimFormat,
     },
     /// Show what the ONNX importer read: opset, ops, inputs and outputs with symbolic and bound
-    /// shapes, weights, unbound dims, tensors whose shape could not be inferred, warnings.
+    /// shapes, weights, unbound dims, tensors whose shape could not be inferred, warnings. For a
+    /// TFLite model: subgraphs, operators, weights, TFLM's persistent tensors, the offline plan.
     Inspect {
-        /// The ONNX file.
+        /// The ONNX or TFLite file.
         input: PathBuf,
         /// Bind a symbolic dim: NAME=VALUE (repeatable).
         #[arg(long = "dim", value_name = "NAME=VALUE")]
@@ -109,7 +110,7 @@ fn allocator_names() -> Vec<&'static str> {
 
 #[derive(clap::Args)]
 struct SimArgs {
-    /// Input file: .onnx, .json (memplan.graph/1) or .csv (MiniMalloc).
+    /// Input file: .onnx, .tflite, .json (memplan.graph/1) or .csv (MiniMalloc).
     input: PathBuf,
     /// Allocator to simulate (repeatable): pool, reuse, bfc, acl-pool, acl-tiered, ge-v1,
     /// ge-v2 (the runtime registry) or tiered; default: pool, reuse and bfc.

@@ -266,3 +266,75 @@ fn counts_match_tflite_s_own_reader() {
         );
     }
 }
+
+/// Corrupted copies of real models (bytes overwritten, cut short) through the importer, the
+/// lowering and the offline-plan reader and writer: errors are fine, panics are not. A
+/// deterministic stand-in for the `tflite_parse` fuzz target.
+#[test]
+#[allow(clippy::cast_possible_truncation)] // positions below the file's length
+fn corrupted_models_give_errors_not_panics() {
+    let mut seed = 0x2545_f491_4f6c_dd1du64;
+    let mut next = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    for rel in [
+        "tflite-micro/hello_world_int8.tflite",
+        "tflite-micro/person_detect_vela.tflite",
+        "tflite-micro/trained_lstm_int8.tflite",
+    ] {
+        let original = bytes(rel);
+        for round in 0..400 {
+            let mut b = original.clone();
+            // most bytes of a model are weights: aim at the first 2 KiB, where the tables
+            // usually sit, as often as anywhere
+            for _ in 0..1 + next() % 4 {
+                let span = if next() % 2 == 0 {
+                    2048.min(b.len())
+                } else {
+                    b.len()
+                };
+                let at = (next() % span as u64) as usize;
+                b[at] = (next() & 0xff) as u8;
+            }
+            if round % 5 == 0 {
+                b.truncate((next() % b.len() as u64) as usize);
+            }
+            if let Ok(m) = tflite::parse(&b, &TfliteOptions::default()) {
+                if let Ok(l) = m.graph.lower(&m.file_dims) {
+                    let _ = memplan_core::lower_bound(&l.problem);
+                }
+                let offsets = vec![-1; m.info.tensor_count()];
+                if let Ok(out) = with_offline_plan(&b, &offsets) {
+                    let back = read_offline_plan(&out).unwrap().unwrap();
+                    assert_eq!(back.offsets, offsets, "{rel} round {round}");
+                }
+            }
+            let _ = read_offline_plan(&b);
+            let _ = load(rel, &b, &LoadOptions::default());
+        }
+    }
+}
+
+/// A plan of the lowered problem as an offline plan: one offset per tensor, -1 for weights;
+/// written into the model and read back.
+#[test]
+fn a_plan_becomes_an_offline_plan() {
+    let rel = "tflite-micro/hello_world_int8.tflite";
+    let l = loaded(rel);
+    let opts = l.format.default_plan_options();
+    let plan = memplan_core::plan(&l.lowered.problem, "greedy-size-best-fit", &opts).unwrap();
+    let info = l.tflite.as_ref().unwrap();
+    let offsets =
+        tflite::offline_offsets(info.tensor_count(), &l.lowered.tensor_of, &plan).unwrap();
+    assert_eq!(offsets.len(), 10);
+    // the 6 weights are -1; the 4 activations take 2 x 16 B slots at offsets 0 and 16
+    assert_eq!(offsets.iter().filter(|&&o| o == -1).count(), 6);
+    let mut placed: Vec<i32> = offsets.iter().copied().filter(|&o| o >= 0).collect();
+    placed.sort_unstable();
+    assert_eq!(placed, [0, 0, 16, 16]);
+    let out = with_offline_plan(&bytes(rel), &offsets).unwrap();
+    assert_eq!(read_offline_plan(&out).unwrap().unwrap().offsets, offsets);
+}

@@ -31,6 +31,8 @@ pub enum Format {
     Csv,
     /// ONNX protobuf.
     Onnx,
+    /// TensorFlow Lite flatbuffer (`.tflite`), read under TFLM's rules.
+    Tflite,
     /// A serialized [`Problem`] (only from share links).
     ProblemJson,
     /// A lowered model as a share link carries it when its file is too large to: the JSON of
@@ -53,6 +55,7 @@ impl Format {
             Format::GraphJson => Some(CoreFormat::GraphJson),
             Format::Csv => Some(CoreFormat::Csv),
             Format::Onnx => Some(CoreFormat::Onnx),
+            Format::Tflite => Some(CoreFormat::Tflite),
             Format::ProblemJson | Format::Lowered => None,
         }
     }
@@ -65,6 +68,7 @@ pub fn detect(name: &str, bytes: &[u8]) -> Format {
         CoreFormat::GraphJson => Format::GraphJson,
         CoreFormat::Csv => Format::Csv,
         CoreFormat::Onnx => Format::Onnx,
+        CoreFormat::Tflite => Format::Tflite,
     }
 }
 

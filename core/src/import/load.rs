@@ -488,13 +488,18 @@ fn load_tflite(stem: &str, bytes: &[u8], opts: &LoadOptions) -> Result<Loaded> {
     } else {
         Some(gears::batch_dim(&graph, opts.batch_dim.as_deref())?)
     };
+    let mut taken = Vec::new();
     for (name, &v) in &model.file_dims {
         if !dims.contains_key(name) && batch.as_ref() != Some(name) {
             dims.insert(name.clone(), v);
-            bind.push(alloc::format!(
-                "dim '{name}' is not bound; using {v}, the file's shape (what TFLM allocates; bind it with --dim {name}=VALUE)"
-            ));
+            taken.push(alloc::format!("{name}={v}"));
         }
+    }
+    if !taken.is_empty() {
+        bind.push(alloc::format!(
+            "symbolic dims (shape_signature -1) not bound take the file's shape, what TFLM allocates: {} (bind them with --dim NAME=VALUE)",
+            taken.join(", ")
+        ));
     }
     warnings.append(&mut bind);
     warnings.extend(model.warnings);

@@ -43,7 +43,7 @@ use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
 use crate::dtype::DType;
-use crate::graph::{Bindings, Dim, Graph, Op, OpId, Tensor, TensorId};
+use crate::graph::{Bindings, Dim, Graph, Op, Tensor, TensorId};
 use crate::plan::{Padding, PlanOptions};
 use crate::{Error, Result};
 
@@ -68,7 +68,10 @@ pub mod offline;
 mod tests;
 mod walk;
 
-pub use offline::{read_offline_plan, with_offline_plan, OfflinePlan, OFFLINE_PLAN_METADATA};
+pub use offline::{
+    offline_offsets, read_offline_plan, with_offline_plan, OfflinePlan, OFFLINE_PLAN_METADATA,
+};
+pub use walk::MAX_SCOPES;
 
 use generated::tflite as fb;
 
@@ -162,7 +165,7 @@ pub struct TfliteModel {
 /// required table; [`crate::ErrorKind::Invalid`] naming the subgraph, op or tensor for an
 /// index out of range (tensor, buffer, operator code, subgraph), a negative dim in `shape`,
 /// a control-flow op without its subgraph options, cyclic subgraph calls, or calls that
-/// unfold into more than [`walk::MAX_SCOPES`] steps.
+/// unfold into more than [`MAX_SCOPES`] steps.
 pub fn parse(bytes: &[u8], opts: &TfliteOptions) -> Result<TfliteModel> {
     let model = read_model(bytes)?;
     let file = File::read(bytes, &model)?;
@@ -652,7 +655,28 @@ impl File {
         let w = walk::walk(&self.subgraphs, &subgraph_offsets, &|s, k| {
             self.op_type(&self.subgraphs[s].ops[k]).to_string()
         })?;
-        let planned = |g: usize| tensors[g].bytes.is_none() && !file_tensor(g).variable;
+        // TFLM's needs_allocating: no data, not a variable, not empty (micro_allocation_info.cc)
+        let dims = file_dims_or(&opts.dims, &file_dims);
+        let empty: Vec<bool> = tensors
+            .iter()
+            .map(|t| matches!(t.size(&dims), Ok(Some(0))))
+            .collect();
+        // an intermediate no op reads or writes is not planned (TFLM refuses a non-empty one)
+        let mut lone_intermediate = alloc::vec![false; tensors.len()];
+        for (s, sg) in self.subgraphs.iter().enumerate() {
+            for op in &sg.ops {
+                for &t in &op.intermediates {
+                    let g = global(s, t);
+                    lone_intermediate[g] = w.first[g].is_none() && w.last[g].is_none();
+                }
+            }
+        }
+        let planned = |g: usize| {
+            tensors[g].bytes.is_none()
+                && !file_tensor(g).variable
+                && !empty[g]
+                && !lone_intermediate[g]
+        };
         let (ops, inputs, outputs) =
             self.scope_ops(&w, &subgraph_offsets, &planned, &mut warnings)?;
 
@@ -736,6 +760,11 @@ impl File {
     }
 
     /// The graph's ops from TFLM's scopes (see the module): one op per kept scope.
+    ///
+    /// Tensors TFLM plans that the walk never creates (read before any write, or never used:
+    /// TFLM's `first_created` = -1, the time before scope 0) are created at scope 0 here, with
+    /// subgraph 0's inputs: the same overlaps as TFLM's, but for never-used ones also meeting
+    /// the inputs (a plan can only grow by it); a warning says so.
     #[allow(clippy::type_complexity)]
     fn scope_ops(
         &self,
@@ -746,48 +775,31 @@ impl File {
     ) -> Result<(Vec<Op>, Vec<TensorId>, Vec<TensorId>)> {
         let n = w.first.len();
         let scopes = w.scopes.len();
-        // tensors TFLM plans that the walk never creates: at TFLM's time -1 (before scope 0)
-        let early: Vec<usize> = (0..n)
-            .filter(|&g| planned(g) && w.first[g].is_none())
-            .collect();
-        // a scope is its own step if an op runs there, a life ends there, or it is the last
+        let first = |g: usize| w.first[g].unwrap_or(0);
+        let last = |g: usize| w.last[g].unwrap_or(0).max(first(g));
+        // a scope is its own step if an op runs there, a life ends there, or it is the last;
+        // else it joins the next (whose live set holds all of its own)
         let mut ends = alloc::vec![false; scopes];
-        for g in 0..n {
-            if let (true, Some(last)) = (planned(g), w.last[g]) {
-                ends[last] = true;
-            }
+        for g in (0..n).filter(|&g| planned(g)) {
+            ends[last(g)] = true;
         }
-        let keep: Vec<bool> = (0..scopes)
-            .map(|s| w.scopes[s].op.is_some() || ends[s] || s + 1 == scopes)
+        let kept: Vec<usize> = (0..scopes)
+            .filter(|&s| w.scopes[s].op.is_some() || ends[s] || s + 1 == scopes)
             .collect();
-        // scope 0 stands alone when tensors live at time -1, so that the main inputs start
-        // after them
-        let pre = usize::from(!early.is_empty());
         let mut step_of = alloc::vec![0usize; scopes];
         let mut next = 0usize;
-        let kept: Vec<usize> = (0..scopes)
-            .filter(|&s| keep[s] || (pre == 1 && s == 0))
-            .collect();
         for s in (0..scopes).rev() {
             if let Ok(i) = kept.binary_search(&s) {
-                next = i + pre;
+                next = i;
             }
             step_of[s] = next;
         }
-        let steps = kept.len() + pre;
-        let mut ops: Vec<Op> = Vec::with_capacity(steps);
-        if pre == 1 {
-            ops.push(Op {
-                name: String::from("(TFLM time -1)"),
-                op_type: String::from("TflmUnusedTensors"),
-                ..Op::default()
-            });
-        }
+        let mut ops: Vec<Op> = Vec::with_capacity(kept.len());
         for &s in &kept {
             let scope = &w.scopes[s];
-            let (name, op_type) = match &scope.op {
+            let (name, op_type) = match scope.op {
                 Some(i) => {
-                    let (name, sg, k) = &w.op_names[*i];
+                    let (name, sg, k) = &w.op_names[i];
                     (
                         name.clone(),
                         self.op_type(&self.subgraphs[*sg].ops[*k]).to_string(),
@@ -809,42 +821,31 @@ impl File {
             .iter()
             .map(|&t| offsets[0] + t as usize)
             .collect();
+        let is_input = |g: usize| w.first[g] == Some(0) && main_inputs.contains(&g);
         let mut inputs = Vec::new();
-        let mut read_only = 0usize;
-        for g in 0..n {
+        let (mut early, mut read_only) = (0usize, 0usize);
+        for g in (0..n).filter(|&g| planned(g)) {
             let id = TensorId::new(g);
-            if !planned(g) {
-                continue;
+            if w.first[g].is_none() {
+                early += 1;
+                read_only += usize::from(w.last[g].is_some());
             }
-            match w.first[g] {
-                None => {
-                    if w.last[g].is_some() {
-                        read_only += 1;
-                    }
-                    ops[0].outputs.push(id);
-                }
-                Some(0) if pre == 0 && main_inputs.contains(&g) => inputs.push(id),
-                Some(first) => ops[step_of[first]].outputs.push(id),
+            if is_input(g) {
+                inputs.push(id);
+            } else {
+                ops[step_of[first(g)]].outputs.push(id);
             }
         }
         for (s, reads) in w.reads.iter().enumerate() {
             let step = step_of[s];
             for &g in reads {
-                let created = if planned(g) {
-                    match w.first[g] {
-                        None => Some(0),
-                        Some(0) if pre == 0 && main_inputs.contains(&g) => None,
-                        Some(first) => Some(step_of[first]),
+                if planned(g) {
+                    // a read at or before the creating step adds nothing (TFLM: the life
+                    // starts at creation and lasts to the last use, at least the creation)
+                    if !is_input(g) && step_of[first(g)] >= step {
+                        continue;
                     }
-                } else {
-                    None
-                };
-                // a read at or before the creating step adds nothing (TFLM: the life starts
-                // at creation and lasts to the last use, which is at least the creation)
-                if created.is_some_and(|c| c >= step) {
-                    continue;
-                }
-                if !planned(g) && !self.is_weight(g, offsets) {
+                } else if !self.is_weight(g, offsets) {
                     continue; // variables: not in the head
                 }
                 let id = TensorId::new(g);
@@ -853,10 +854,9 @@ impl File {
                 }
             }
         }
-        if pre == 1 {
+        if early > 0 {
             warnings.push(format!(
-                "{} tensor(s) TFLM plans are never written by the ops it runs{}: TFLM gives them the time before the first op (first_created = -1) and so does this plan",
-                early.len(),
+                "{early} tensor(s) TFLM plans are never written by the ops it runs{}: TFLM gives them the time before the first op (first_created = -1); here they start with the first op",
                 if read_only > 0 {
                     format!(" ({read_only} of them read)")
                 } else {
@@ -871,7 +871,6 @@ impl File {
             .filter(|&g| planned(g) || self.is_weight(g, offsets))
             .map(TensorId::new)
             .collect();
-        let _ = OpId::new(0);
         Ok((ops, inputs, outputs))
     }
 

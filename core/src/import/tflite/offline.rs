@@ -117,6 +117,60 @@ pub(crate) fn read_in(
     }))
 }
 
+/// The offline-plan offsets of a plan of a `.tflite` model's lowered problem: for each tensor
+/// of all subgraphs (the graph's tensor ids), the offset of its buffer in `plan`, -1 for the
+/// tensors the problem does not plan (weights, variables, empty tensors: TFLM keeps them out of
+/// its head, or plans them online). `tensor_count` is [`super::TfliteInfo::tensor_count`];
+/// `tensor_of` is [`crate::Lowered::tensor_of`] (one entry per buffer of the problem the plan
+/// was made for).
+///
+/// # Errors
+/// [`crate::ErrorKind::Invalid`] when the plan is not one offset per buffer of `tensor_of`, a
+/// buffer's tensor is out of range or two buffers name one tensor (views aliased into one
+/// buffer are fine: one buffer, one tensor), a planned buffer has no tensor (a workspace:
+/// TFLM's scratch buffers have no place in an offline plan), or an offset does not fit
+/// TFLM's int32.
+pub fn offline_offsets(
+    tensor_count: usize,
+    tensor_of: &[Option<crate::graph::TensorId>],
+    plan: &crate::plan::Plan,
+) -> Result<Vec<i32>> {
+    if plan.offsets.len() != tensor_of.len() {
+        return Err(Error::invalid(format!(
+            "the plan has {} offsets for {} buffers",
+            plan.offsets.len(),
+            tensor_of.len()
+        )));
+    }
+    let mut out = alloc::vec![-1i32; tensor_count];
+    for (b, (t, &offset)) in tensor_of.iter().zip(&plan.offsets).enumerate() {
+        let Some(t) = t else {
+            return Err(Error::invalid(format!(
+                "buffer {b} is not a tensor (a workspace): an offline plan has offsets for tensors only"
+            )));
+        };
+        let slot = out.get_mut(t.index()).ok_or_else(|| {
+            Error::invalid(format!(
+                "buffer {b} names tensor {}, out of range ({tensor_count} tensors)",
+                t.index()
+            ))
+        })?;
+        if *slot != -1 {
+            return Err(Error::invalid(format!(
+                "tensor {} has two buffers in the plan",
+                t.index()
+            )));
+        }
+        *slot = i32::try_from(offset).map_err(|_| {
+            Error::overflow(format!(
+                "offset {offset} of tensor {}: TFLM's offline plan holds int32 offsets",
+                t.index()
+            ))
+        })?;
+    }
+    Ok(out)
+}
+
 /// The same model with an `OfflineMemoryAllocation` entry holding `offsets` (version 0, the
 /// subgraph count, the tensor count, then `offsets`), replacing any such entry.
 ///

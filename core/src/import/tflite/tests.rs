@@ -337,9 +337,19 @@ fn shape_signature_minus_one_is_a_symbolic_dim_defaulting_to_shape() {
         .lower(&Bindings::from([("batch".into(), 5)]))
         .unwrap();
     assert_eq!(l.problem.buffers[0].size, 20);
+    // the pipeline: batch = 2 from `shape`, 2 x 4 B rounded up to TFLM's 16
     let l = crate::import::load::load("m.tflite", &bytes, &Default::default()).unwrap();
-    assert_eq!(l.lowered.problem.buffers[0].size, 8);
-    assert!(l.lowered.warnings[0].contains("dim 'batch' is not bound; using 2"));
+    assert_eq!(l.lowered.problem.buffers[0].size, 16);
+    assert_eq!(
+        l.lowered.warnings[0],
+        "symbolic dims (shape_signature -1) not bound take the file's shape, what TFLM allocates: batch=2 (bind them with --dim NAME=VALUE)"
+    );
+    let opts = crate::import::load::LoadOptions {
+        dims: Bindings::from([("batch".into(), 5)]),
+        ..Default::default()
+    };
+    let l = crate::import::load::load("m.tflite", &bytes, &opts).unwrap();
+    assert_eq!(l.lowered.problem.buffers[0].size, 32);
 }
 
 #[test]
@@ -525,4 +535,31 @@ fn the_offline_plan_is_checked() {
     let a = parse(&plain, &TfliteOptions::default()).unwrap();
     let b = parse(&out, &TfliteOptions::default()).unwrap();
     assert_eq!(a.graph, b.graph);
+}
+
+#[test]
+fn empty_tensors_are_not_planned_and_non_empty_intermediates_are_flagged() {
+    // TFLM: needs_allocating needs bytes != 0; LSTM's intermediates are [0]-shaped
+    let mut o = op(0, &[0], &[1]);
+    o.intermediates = Some(vec![2, 3]);
+    let bytes = model(
+        vec![subgraph(
+            "main",
+            vec![
+                tensor("x", INT8, &[4], 0),
+                tensor("y", INT8, &[4], 0),
+                tensor("empty", 0, &[0], 0),
+                tensor("full", 0, &[3], 0),
+            ],
+            &[0],
+            &[1],
+            vec![o],
+        )],
+        1,
+    );
+    let m = parse(&bytes, &TfliteOptions::default()).unwrap();
+    let names: Vec<String> = ranges(&m).into_iter().map(|r| r.0).collect();
+    assert_eq!(names, ["x", "y"]);
+    assert_eq!(m.warnings.len(), 1, "{:?}", m.warnings);
+    assert!(m.warnings[0].contains("intermediate tensor 'full' is not empty: TFLM refuses"));
 }
