@@ -63,9 +63,10 @@ enum Command {
         format: SimFormat,
     },
     /// Show what the ONNX importer read: opset, ops, inputs and outputs with symbolic and bound
-    /// shapes, weights, unbound dims, tensors whose shape could not be inferred, warnings.
+    /// shapes, weights, unbound dims, tensors whose shape could not be inferred, warnings. For a
+    /// TFLite model: subgraphs, operators, weights, TFLM's persistent tensors, the offline plan.
     Inspect {
-        /// The ONNX file.
+        /// The ONNX or TFLite file.
         input: PathBuf,
         /// Bind a symbolic dim: NAME=VALUE (repeatable).
         #[arg(long = "dim", value_name = "NAME=VALUE")]
@@ -109,7 +110,7 @@ fn allocator_names() -> Vec<&'static str> {
 
 #[derive(clap::Args)]
 struct SimArgs {
-    /// Input file: .onnx, .json (memplan.graph/1) or .csv (MiniMalloc).
+    /// Input file: .onnx, .tflite, .json (memplan.graph/1) or .csv (MiniMalloc).
     input: PathBuf,
     /// Allocator to simulate (repeatable): pool, reuse, bfc, acl-pool, acl-tiered, ge-v1,
     /// ge-v2, ge-v2-streams (the runtime registry) or tiered; default: pool, reuse and bfc.
@@ -386,7 +387,7 @@ fn main() -> ExitCode {
                 run_validate(&plan, Some(&(path, s)))
             }),
             None if shape.given() => Err(Error::bad_option(
-                "--dim, --input, --size, --alias-views and --schedule say how to load --model: give the model too",
+                "--dim, --input, --size, --alias-views, --schedule, --fuse and --in-place say how to load --model: give the model too",
             )),
             None => run_validate(&plan, None),
         },
@@ -1408,6 +1409,17 @@ fn run_validate(
                         .map_err(|e| e.at(&shown))?,
                     None => memplan_core::graph::ScheduleOrder::File,
                 });
+            }
+            // the plan's fusions and in-place rules, unless given
+            if let Some(r) = &file.problem.rewrites {
+                if !opts.fuse.any() {
+                    opts.fuse = memplan_core::graph::rewrite::Fuse::parse(&r.fuse)
+                        .map_err(|e| e.at(&shown))?;
+                }
+                if !opts.in_place.any() {
+                    opts.in_place = memplan_core::graph::rewrite::InPlace::parse(&r.in_place_ops)
+                        .map_err(|e| e.at(&shown))?;
+                }
             }
             let loaded = load::read(m, &opts)?;
             for w in &loaded.lowered.warnings {

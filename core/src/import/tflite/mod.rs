@@ -71,6 +71,7 @@ mod walk;
 pub use offline::{
     offline_offsets, read_offline_plan, with_offline_plan, OfflinePlan, OFFLINE_PLAN_METADATA,
 };
+pub use walk::MAX_SCOPES;
 
 use generated::tflite as fb;
 
@@ -164,7 +165,7 @@ pub struct TfliteModel {
 /// required table; [`crate::ErrorKind::Invalid`] naming the subgraph, op or tensor for an
 /// index out of range (tensor, buffer, operator code, subgraph), a negative dim in `shape`,
 /// a control-flow op without its subgraph options, cyclic subgraph calls, or calls that
-/// unfold into more than [`walk::MAX_SCOPES`] steps.
+/// unfold into more than [`MAX_SCOPES`] steps.
 pub fn parse(bytes: &[u8], opts: &TfliteOptions) -> Result<TfliteModel> {
     let model = read_model(bytes)?;
     let file = File::read(bytes, &model)?;
