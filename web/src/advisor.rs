@@ -1,25 +1,23 @@
 //! The Advisor panel: "what would it take to need less" for the open model. It runs the core's
 //! advisor ([`memplan_core::report::advise::advise`], the same rows as `memplan advise MODEL`)
-//! when the user opens the panel, never before first paint, and shows every lever sorted by
-//! saving: its peak, the saving in bytes and per cent, what the runtime must do. A row whose
+//! in a web worker of its own ([`crate::advise_job`]) when the user opens the panel, never
+//! before first paint and never on the page's thread, and shows every lever sorted by saving: its peak, the saving in bytes and per cent, what the runtime must do. A row whose
 //! flags the page can show opens a pane with them; fusion and in-place have no control on the
 //! page, so their rows name the CLI command instead.
 
 use std::rc::Rc;
 
 use memplan_core::graph::ScheduleOrder;
-use memplan_core::import::load::{Format as CoreFormat, LoadOptions};
+use memplan_core::import::load::Format as CoreFormat;
 use memplan_core::plan::{Padding, PlanOptions};
-use memplan_core::report::advise::{advise, Advice};
+use memplan_core::report::advise::Advice;
 use yew::prelude::*;
 
+use crate::advise_job::{self, AdviseJob};
 use crate::app::{App, Msg};
 use crate::format;
+use crate::platform;
 use crate::settings::{PaneSettings, MAX_PANES};
-
-/// The strategy every row is planned with: the CLI's `memplan advise` default, so that the
-/// page's figures are the ones `memplan advise MODEL` prints.
-pub const STRATEGY: &str = "portfolio";
 
 /// What a row asks of the page: the model-wide lowering switches and one pane's settings.
 #[derive(Debug, Clone, PartialEq)]
@@ -107,21 +105,15 @@ fn messages(a: Apply, panes: usize, focus: usize) -> Vec<Msg> {
 /// which are not levers. Equal when the same file bytes (by pointer) and settings.
 #[derive(Clone)]
 pub struct Input {
-    /// The file's name (its extension selects the format, as on the CLI).
-    pub name: String,
-    /// Its bytes.
+    /// The file's name and the page's dims, gears and sizes.
+    pub job: AdviseJob,
+    /// The file's bytes.
     pub bytes: Rc<[u8]>,
-    /// Dims, gears and sizes as the page binds them; no op order, views or rewrites.
-    pub load: LoadOptions,
 }
 
 impl PartialEq for Input {
     fn eq(&self, o: &Self) -> bool {
-        self.name == o.name
-            && Rc::ptr_eq(&self.bytes, &o.bytes)
-            && self.load.dims == o.load.dims
-            && self.load.gears == o.load.gears
-            && self.load.sizes == o.load.sizes
+        self.job == o.job && Rc::ptr_eq(&self.bytes, &o.bytes)
     }
 }
 
@@ -147,42 +139,38 @@ enum Stage {
 #[function_component(Advisor)]
 pub fn advisor(props: &Props) -> Html {
     let stage = use_state(|| Stage::Closed);
+    // the advisor's worker, kept while it computes; another model drops (terminates) it
+    let worker = use_mut_ref(|| None::<platform::PlanWorker>);
     {
-        let stage = stage.clone();
-        use_effect_with(props.input.clone(), move |_| stage.set(Stage::Closed));
+        let (stage, worker) = (stage.clone(), worker.clone());
+        use_effect_with(props.input.clone(), move |_| {
+            worker.borrow_mut().take();
+            stage.set(Stage::Closed);
+        });
     }
     let ontoggle = {
-        let stage = stage.clone();
+        let (stage, worker) = (stage.clone(), worker.clone());
         let input = props.input.clone();
         Callback::from(move |e: Event| {
             let open = e
                 .target_dyn_into::<web_sys::HtmlElement>()
                 .is_some_and(|d| d.has_attribute("open"));
-            if !open || *stage != Stage::Closed {
-                return;
+            if open && *stage == Stage::Closed {
+                stage.set(Stage::Computing);
+                start(&input, &stage, &worker);
             }
-            stage.set(Stage::Computing);
-            let stage = stage.clone();
-            let input = input.clone();
-            // a task later, so that "computing" is painted before the main thread is busy
-            gloo_timers::callback::Timeout::new(30, move || {
-                let r = advise(&input.name, &input.bytes, &input.load, STRATEGY)
-                    .map_err(|e| format!("{}: {e}", input.name));
-                stage.set(Stage::Done(Rc::new(r)));
-            })
-            .forget();
         })
     };
     let body = match &*stage {
         Stage::Closed => html! {},
         Stage::Computing => html! {
-            <p class="muted" role="status" data-testid="advisor-computing">{ "computing every lever…" }</p>
+            <p class="muted" role="status" data-testid="advisor-computing">{ "computing every lever (in a worker)…" }</p>
         },
         Stage::Done(r) => match &**r {
             Err(e) => {
                 html! { <p class="banner error" role="alert" data-testid="advisor-error">{ e }</p> }
             }
-            Ok(a) => view_advice(a, &props.input.name, &props.on_open),
+            Ok(a) => view_advice(a, &props.input.job.name, &props.on_open),
         },
     };
     html! {
@@ -190,6 +178,44 @@ pub fn advisor(props: &Props) -> Html {
             <summary><h2 class="inline">{ "Advisor: what would it take to need less?" }</h2></summary>
             { body }
         </details>
+    }
+}
+
+/// Runs the advisor in a new worker (the job is sent once the worker listens); where the
+/// browser refuses a worker, on the page's thread a task later, after "computing" is painted.
+fn start(
+    input: &Input,
+    stage: &UseStateHandle<Stage>,
+    worker: &Rc<std::cell::RefCell<Option<platform::PlanWorker>>>,
+) {
+    let done = {
+        let stage = stage.clone();
+        move |r: Result<Advice, String>| stage.set(Stage::Done(Rc::new(r)))
+    };
+    let on_message = {
+        let (slot, done) = (worker.clone(), done.clone());
+        let (header, bytes) = (input.job.header(), input.bytes.clone());
+        move |t: String| {
+            if t == crate::worker::READY {
+                if let Some(w) = slot.borrow().as_ref() {
+                    w.post_with_bytes(&header, &bytes);
+                }
+            } else if let Some(r) = advise_job::read_answer(&t) {
+                done(r);
+            }
+        }
+    };
+    let on_error = {
+        let done = done.clone();
+        move |e: String| done(Err(format!("the advisor's worker failed: {e}")))
+    };
+    match platform::PlanWorker::spawn(crate::worker::SCRIPT, on_message, on_error) {
+        Ok(w) => *worker.borrow_mut() = Some(w),
+        Err(_) => {
+            let input = input.clone();
+            gloo_timers::callback::Timeout::new(30, move || done(input.job.run(&input.bytes)))
+                .forget();
+        }
     }
 }
 
@@ -247,14 +273,13 @@ impl App {
             return html! {};
         };
         let input = Input {
-            name: source.name.clone(),
-            bytes: source.bytes.clone(),
-            load: LoadOptions {
+            job: AdviseJob {
+                name: source.name.clone(),
                 dims: self.bindings.clone(),
                 gears: self.gears.clone(),
                 sizes: self.sizes.clone(),
-                ..LoadOptions::default()
             },
+            bytes: source.bytes.clone(),
         };
         let name = source.name.clone();
         let base = self
