@@ -174,10 +174,12 @@ pub fn advisor(props: &Props) -> Html {
         },
     };
     html! {
-        <details class="advisor" data-testid="advisor" {ontoggle}>
-            <summary><h2 class="inline">{ "Advisor: what would it take to need less?" }</h2></summary>
-            { body }
-        </details>
+        <section class="card advisor" aria-label="advisor">
+            <details data-testid="advisor" {ontoggle}>
+                <summary><h2>{ "Advisor: what would it take to need less?" }</h2></summary>
+                { body }
+            </details>
+        </section>
     }
 }
 
