@@ -769,7 +769,15 @@ fn run_plan(args: &PlanArgs) -> Result<bool, Error> {
             .at(&shown));
         };
         file.training = Some(
-            training_summary(g, &lowered, opt, &plans, &opts, &memplan_core::Rules::from(&opts)).map_err(|e| e.at(&shown))?,
+            training_summary(
+                g,
+                &lowered,
+                opt,
+                &plans,
+                &opts,
+                &memplan_core::Rules::from(&opts),
+            )
+            .map_err(|e| e.at(&shown))?,
         );
     }
     if args.single_op {
@@ -781,7 +789,7 @@ fn run_plan(args: &PlanArgs) -> Result<bool, Error> {
         file.add_atomic_clean(problem, &ps, &opts)
             .map_err(|e| e.at(&shown))?;
     }
-        // the exported files are made before anything is written: a refusal writes nothing
+    // the exported files are made before anything is written: a refusal writes nothing
     let exported = match (exporting, plans.first()) {
         (true, Some((name, a))) => {
             let plan = &a.plan;

@@ -19,27 +19,25 @@ impl PartialEq for ResultRef {
     }
 }
 
-/// A time limit in seconds as the field shows it (`2`, `0.5`).
+/// The time limits a pane offers, milliseconds: a ladder from 0.5 s to the most a pane may
+/// ask ([`settings::MAX_TIME_LIMIT_MS`]), plus `current` when a link gave another.
+fn time_limits(current: u64) -> Vec<u64> {
+    let mut v = vec![
+        500, 1_000, 2_000, 5_000, 10_000, 30_000, 60_000, 120_000, 300_000,
+    ];
+    v.push(settings::MAX_TIME_LIMIT_MS);
+    if !v.contains(&current) {
+        v.push(current);
+        v.sort_unstable();
+    }
+    v
+}
+
+/// A time limit as the selector shows it (`2 s`, `0.5 s`, `1.5 s`).
 fn time_limit_text(ms: u64) -> String {
     #[allow(clippy::cast_precision_loss)]
     let secs = ms as f64 / 1000.0;
-    secs.to_string()
-}
-
-/// The time limit typed in seconds, in milliseconds within 1 ms and
-/// [`settings::MAX_TIME_LIMIT_MS`]; `None` (core's default) when the field is empty or not a
-/// number.
-fn parse_time_limit(text: &str) -> Option<u64> {
-    let secs = text.trim().parse::<f64>().ok().filter(|s| s.is_finite())?;
-    #[allow(
-        clippy::cast_possible_truncation,
-        clippy::cast_sign_loss,
-        clippy::cast_precision_loss
-    )]
-    let ms = (secs * 1000.0)
-        .round()
-        .clamp(1.0, settings::MAX_TIME_LIMIT_MS as f64) as u64;
-    Some(ms)
+    format!("{secs} s")
 }
 
 /// What a pane shows while its plan is computed in the worker.
@@ -451,11 +449,16 @@ pub fn pane(p: &PaneProps) -> Html {
                 </select>
                 <p class="muted small summary-line" data-testid={format!("pane{i}-summary")}>{ settings::summary(&s.strategy) }</p>
                 if settings::is_anytime(&s.strategy) {
-                    <label for={id("time-limit")} title="the search stops here and keeps its best plan (the CLI's --time-limit); links carry it">{ "Time limit (s)" }</label>
-                    <input type="number" min="0.001" max={(settings::MAX_TIME_LIMIT_MS / 1000).to_string()} step="any" class="num"
-                        id={id("time-limit")} data-testid={format!("pane{i}-time-limit")}
-                        value={time_limit_text(s.options().time_limit_ms)}
-                        onchange={change(|n, e| n.time_limit_ms = parse_time_limit(&event_value(e)))} />
+                    <label for={id("time-limit")} title="the search stops here and keeps its best plan (the CLI's --time-limit); links carry it">{ "Time limit" }</label>
+                    // a select, not a number field: a pane that plans re-renders five times a
+                    // second, and a controlled text field would lose what is being typed
+                    <select id={id("time-limit")} data-testid={format!("pane{i}-time-limit")}
+                        ~value={s.options().time_limit_ms.to_string()}
+                        onchange={change(|n, e| n.time_limit_ms = event_value(e).parse().ok())}>
+                        { for time_limits(s.options().time_limit_ms).into_iter().map(|ms| html! {
+                            <option value={ms.to_string()} selected={ms == s.options().time_limit_ms}>{ time_limit_text(ms) }</option>
+                        }) }
+                    </select>
                 }
                 if let Some(a) = settings::runtime_allocator(&s.strategy) {
                     { for a.knobs.iter().filter(|k| k.name != "align").map(|k| knob_field(i, &s, k.name, k.summary, &p.on_change, &errors)) }

@@ -124,7 +124,9 @@ impl Allocator for FixedBlockPool {
         if self.touched[first..first + k].iter().any(|&t| t) {
             self.hits += 1;
         }
-        self.touched[first..first + k].iter_mut().for_each(|t| *t = true);
+        self.touched[first..first + k]
+            .iter_mut()
+            .for_each(|t| *t = true);
         self.held.insert(id, (first, k));
         let taken = k as u64 * self.block;
         Ok(Some((first as u64 * self.block, taken)))
