@@ -231,7 +231,7 @@ fn view_advice(a: &Advice, name: &str, on_open: &Callback<Vec<String>>) -> Html 
             let cb = on_open.reform(move |_: MouseEvent| flags.clone());
             html! { <button type="button" data-testid="advisor-open" onclick={cb}>{ "Open in a pane" }</button> }
         } else {
-            html! { <span class="small">{ "no page control for " }<code>{ page.cli_only.join(" ") }</code>{ "; CLI: " }<code>{ format!("memplan plan {file} {}", l.flags.join(" ")) }</code></span> }
+            html! { <span class="small">{ "CLI only (no page control for " }<code>{ page.cli_only.join(" ") }</code>{ "): " }<code>{ format!("memplan plan {file} {}", l.flags.join(" ")) }</code></span> }
         };
         html! {
             <tr data-testid="advisor-row" data-lever={l.name.clone()} data-peak={l.peak.to_string()} data-saving={l.saving_bytes.to_string()}>
@@ -247,8 +247,8 @@ fn view_advice(a: &Advice, name: &str, on_open: &Callback<Vec<String>>) -> Html 
     html! {
         <>
             <p data-testid="advisor-baseline" data-peak={b.peak.to_string()}>
-                { format!("Baseline: peak {} (lower bound {}), {}. Each row is planned as ", format::bytes(b.peak), format::bytes(b.lower_bound), b.flags.join(" ")) }
-                <code>{ format!("memplan plan {file} FLAGS") }</code>{ " plans it; the same table: " }<code>{ format!("memplan advise {file}") }</code>
+                { format!("Baseline: peak {} (lower bound {}), {}. Each row is the plan of ", format::bytes(b.peak), format::bytes(b.lower_bound), b.flags.join(" ")) }
+                <code>{ format!("memplan plan {file} FLAGS") }</code>{ " with its flags; the same table: " }<code>{ format!("memplan advise {file}") }</code>
             </p>
             <table class="advisor-table">
                 <thead><tr><th>{ "lever" }</th><th>{ "peak" }</th><th>{ "saving" }</th><th>{ "%" }</th><th>{ "the runtime must" }</th><th></th></tr></thead>
