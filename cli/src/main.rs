@@ -396,7 +396,7 @@ fn main() -> ExitCode {
                 run_validate(&plan, Some(&(path, s)))
             }),
             None if shape.given() => Err(Error::bad_option(
-                "--dim, --input, --size, --alias-views and --schedule say how to load --model: give the model too",
+                "--dim, --input, --size, --alias-views, --schedule, --fuse and --in-place say how to load --model: give the model too",
             )),
             None => run_validate(&plan, None),
         },
@@ -1481,6 +1481,17 @@ fn run_validate(
                         .map_err(|e| e.at(&shown))?,
                     None => memplan_core::graph::ScheduleOrder::File,
                 });
+            }
+            // the plan's fusions and in-place rules, unless given
+            if let Some(r) = &file.problem.rewrites {
+                if !opts.fuse.any() {
+                    opts.fuse = memplan_core::graph::rewrite::Fuse::parse(&r.fuse)
+                        .map_err(|e| e.at(&shown))?;
+                }
+                if !opts.in_place.any() {
+                    opts.in_place = memplan_core::graph::rewrite::InPlace::parse(&r.in_place_ops)
+                        .map_err(|e| e.at(&shown))?;
+                }
             }
             let loaded = load::read(m, &opts)?;
             for w in &loaded.lowered.warnings {

@@ -75,4 +75,18 @@ fn the_plan_file_names_what_was_fused_and_written_in_place() {
     assert!(fused[0].contains("QUANTIZE"), "{fused:?}");
     assert!(fused.iter().skip(1).all(|n| n.contains("PAD")), "{fused:?}");
     assert!(!r["in_place"].as_array().expect("in place").is_empty());
+    assert_eq!(r["fuse"], "pad,quantize");
+    assert_eq!(r["in_place_ops"], "depthwise");
+    // validate --model loads vww again with the plan's own rewrites
+    let dir = std::env::temp_dir().join(format!("memplan-rewrites-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let plan = dir.join("plan.json");
+    std::fs::write(&plan, &out).unwrap();
+    let plan = plan.display().to_string();
+    let (code, _, err) = common::run_in(
+        "../testdata/models/tflite/tinyengine",
+        &["validate", &plan, "--model", "vww.tflite"],
+    );
+    assert_eq!(code, 0, "{err}");
+    std::fs::remove_dir_all(&dir).ok();
 }

@@ -244,6 +244,50 @@ test('the op order: GE depth-first plans as `memplan plan --schedule ge-dfs` and
   await expect(page.getByTestId('pane1-peak')).toHaveAttribute('data-bytes', String(inFile[1]));
 });
 
+test('the op order: least memory plans as `memplan plan --schedule memory` and travels in the link', async ({ page }) => {
+  // the graph of the test above: file order A, B, C, D holds a and b (1 MiB each) together
+  // at B; the memory-aware order (exact search, proven) runs A, C, B, D as GE's does.
+  const graph = JSON.stringify({
+    format: 'memplan.graph/1', name: 'order',
+    tensors: [
+      { name: 'x', bytes: 64 }, { name: 'w', bytes: 64, kind: 'weight' },
+      { name: 'a', bytes: 1048576 }, { name: 'b', bytes: 1048576 },
+      { name: 'c', bytes: 64 }, { name: 'd', bytes: 64 },
+    ],
+    ops: [
+      { name: 'A', inputs: ['x'], outputs: ['a'] },
+      { name: 'B', inputs: ['x', 'w'], outputs: ['b'] },
+      { name: 'C', inputs: ['a'], outputs: ['c'] },
+      { name: 'D', inputs: ['b', 'c'], outputs: ['d'] },
+    ],
+    inputs: ['x'], outputs: ['d'],
+  });
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'memplan-order-'));
+  const file = path.join(dir, 'order.json');
+  fs.writeFileSync(file, graph);
+  const run = (extra) => JSON.parse(memplan([
+    'plan', file, '--strategy', 'ge-block', '--strategy', 'greedy-size-best-fit', '--format', 'json', ...extra,
+  ]));
+  const inFile = run([]).plans.map((p) => p.peak_bytes);
+  const planned = run(['--schedule', 'memory']);
+  expect(planned.problem.op_order).toEqual(['A', 'C', 'B', 'D']);
+  const mem = planned.plans.map((p) => p.peak_bytes);
+  expect(mem[1]).toBeLessThan(inFile[1]);
+  await page.goto('/');
+  await expect(page.locator('html[data-ready]')).toHaveCount(1);
+  await page.getByTestId('file').setInputFiles({ name: 'order.json', mimeType: 'application/json', buffer: Buffer.from(graph) });
+  await expect(page.getByTestId('pane1-peak')).toHaveAttribute('data-bytes', String(inFile[1]));
+  await page.getByTestId('schedule').selectOption('memory');
+  for (const i of [0, 1]) {
+    await expect(page.getByTestId(`pane${i}-peak`)).toHaveAttribute('data-bytes', String(mem[i]));
+  }
+  const url = page.url();
+  await page.goto('about:blank');
+  await page.goto(url);
+  await expect(page.getByTestId('schedule')).toHaveValue('memory');
+  await expect(page.getByTestId('pane1-peak')).toHaveAttribute('data-bytes', String(mem[1]));
+});
+
 test('the two-streams sample, whose graph input a Data op writes, plans in GE depth-first order as the CLI does', async ({ page }) => {
   // a new user found it refused ("waits for the op at step 7"), the model gone and the op
   // order control with it: the Data op is GE's Data node, popped first

@@ -5,6 +5,8 @@
 // Natively the crate is built only for its unit tests; the app itself starts on wasm32.
 #![cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
 
+mod advise_job;
+mod advisor;
 mod analysis;
 mod app;
 mod export;

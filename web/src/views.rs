@@ -37,6 +37,7 @@ impl App {
                     { self.view_messages(ctx) }
                     { self.view_load(ctx) }
                     { self.view_summary(ctx) }
+                    { self.view_advisor(ctx) }
                     // a phone shows the picture first, then each pane's settings and figures:
                     // in the document, so that Tab goes the way the eye does
                     if self.narrow {

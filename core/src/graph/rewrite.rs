@@ -134,6 +134,13 @@ impl InPlace {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct RewriteReport {
+    /// The fusions asked for (`pad,quantize`; [`Fuse::names`]): `memplan validate --model`
+    /// loads the model again with them.
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub fuse: String,
+    /// The in-place rules asked for (`depthwise`; [`InPlace::names`]).
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub in_place_ops: String,
     /// Ops removed by fusion, by name.
     pub fused: Vec<String>,
     /// Outputs written over their input's buffer: `(output, input)` tensor names.

@@ -640,8 +640,8 @@ fn lower(graph: &Graph, dims: &Bindings, opts: &LoadOptions) -> Result<Lowered> 
     if opts.in_place.any() {
         let merged = rewrite::in_place(graph, &mut l, &opts.in_place)?;
         l.rewrites = Some(rewrite::RewriteReport {
-            fused: Vec::new(),
             in_place: merged,
+            ..rewrite::RewriteReport::default()
         });
     }
     Ok(l)
@@ -650,7 +650,10 @@ fn lower(graph: &Graph, dims: &Bindings, opts: &LoadOptions) -> Result<Lowered> 
 /// Records the ops `--fuse` removed in the lowering's report (with those `--in-place` merged).
 fn note_fused(l: &mut Lowered, opts: &LoadOptions, fused: Vec<String>) {
     if opts.fuse.any() || opts.in_place.any() {
-        l.rewrites.get_or_insert_with(Default::default).fused = fused;
+        let r = l.rewrites.get_or_insert_with(Default::default);
+        r.fused = fused;
+        r.fuse = opts.fuse.names();
+        r.in_place_ops = opts.in_place.names();
     }
 }
 

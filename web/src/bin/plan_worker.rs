@@ -4,6 +4,8 @@
 // Shares the page's planning modules; the page-only parts of them are unused here.
 #![allow(dead_code)]
 
+#[path = "../advise_job.rs"]
+mod advise_job;
 #[path = "../analysis.rs"]
 mod analysis;
 #[path = "../settings.rs"]
@@ -43,6 +45,19 @@ mod run {
 
     /// Parses the file of a `[header, bytes]` message and answers with [`worker::PARSED`].
     fn parse(parts: &js_sys::Array) {
+        // the Advisor panel's job travels as a parse job does, its header marked
+        if let Some(answer) = parts
+            .get(0)
+            .as_string()
+            .filter(|h| h.starts_with(crate::advise_job::ADVISE))
+            .and_then(|h| {
+                let bytes = js_sys::Uint8Array::new(&parts.get(1)).to_vec();
+                crate::advise_job::answer(&h, &bytes)
+            })
+        {
+            let _ = scope().post_message(&JsValue::from_str(&answer));
+            return;
+        }
         let job: worker::ParseJob = match parts.get(0).as_string().map(|h| serde_json::from_str(&h))
         {
             Some(Ok(j)) => j,
