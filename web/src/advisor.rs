@@ -277,19 +277,20 @@ impl App {
         let input = Input {
             job: AdviseJob {
                 name: source.name.clone(),
-                dims: self.bindings.clone(),
-                gears: self.gears.clone(),
-                sizes: self.sizes.clone(),
+                dims: self.state.bindings.clone(),
+                gears: self.state.gears.clone(),
+                sizes: self.state.sizes.clone(),
             },
             bytes: source.bytes.clone(),
         };
         let name = source.name.clone();
         let base = self
+            .state
             .panes
-            .get(self.focus)
+            .get(self.state.focus)
             .cloned()
             .unwrap_or_else(|| PaneSettings::default_for(0, true, &[]));
-        let (panes, focus) = (self.panes.len(), self.focus);
+        let (panes, focus) = (self.state.panes.len(), self.state.focus);
         let on_open = ctx.link().batch_callback(move |flags: Vec<String>| {
             messages(apply(&name, &flags, &base), panes, focus)
         });

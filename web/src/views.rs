@@ -8,6 +8,7 @@ use crate::format;
 use crate::model::{Format, Origin, MAX_FILE_BYTES};
 use crate::pane::Pane;
 use crate::platform;
+use crate::state::Field;
 use crate::samples::SAMPLES;
 use crate::timeline::{self, H, MARGIN, W};
 
@@ -104,7 +105,7 @@ impl App {
     /// While the default sample stands in for a model the link left out: says so, in the
     /// full page and in an embed.
     fn view_missing_model(&self) -> Html {
-        let Some(name) = &self.missing_model else {
+        let Some(name) = &self.state.missing_model else {
             return html! {};
         };
         let which = if name.is_empty() {
@@ -131,7 +132,7 @@ impl App {
         html! {
             <>
                 { self.view_missing_model() }
-                if let Some(e) = &self.link_error {
+                if let Some(e) = &self.state.link_error {
                     <div class="banner error" role="alert" data-testid="link-error">
                         <strong>{ "This link could not be opened: " }</strong>{ e }
                         <span class="muted">{ " — showing the default sample instead." }</span>
@@ -140,7 +141,7 @@ impl App {
                 if let Some(e) = &self.error {
                     <div class="banner error" role="alert" data-testid="load-error">{ e }</div>
                 }
-                if let Some(n) = self.notice.as_ref().filter(|n| !n.is_empty()) {
+                if let Some(n) = self.state.notice.as_ref().filter(|n| !n.is_empty()) {
                     <div class="banner note" role="status" data-testid="notice">{ n }{ " " }<button type="button" class="icon" aria-label="dismiss" onclick={close}>{ "×" }</button></div>
                 }
                 if let Some(p) = &self.parsing {
@@ -185,17 +186,18 @@ impl App {
         let is_graph = self.built.as_ref().is_some_and(|b| b.is_graph);
         let on_gears = link.callback(|e: Event| Msg::Gears(platform::event_value(&e)));
         let gears_text = self
+            .state
             .gears
             .iter()
             .map(u64::to_string)
             .collect::<Vec<_>>()
             .join(",");
-        let gears = self.field("gears", "gears-error", "gears-error", gears_text);
+        let gears = self.field(&Field::Gears, "gears-error", "gears-error", gears_text);
         let sizes = self.field(
-            "sizes",
+            &Field::Sizes,
             "sizes-error",
             "sizes-error",
-            self.sizes
+            self.state.sizes
                 .iter()
                 .map(|(k, v)| format!("{k}={v}"))
                 .collect::<Vec<_>>()
@@ -237,14 +239,14 @@ impl App {
                             // a dim the user has not given shows empty: a named one is assumed
                             // 1 (the placeholder, and the panes' "Assumed" line say so), one
                             // the file leaves unnamed is unknown
-                            let given = self.user_dims.contains(d.as_str()) || memplan_core::graph::is_unknown_dim(d);
-                            let current = if given { self.bindings.get(d).map(ToString::to_string).unwrap_or_default() } else { String::new() };
+                            let given = self.state.user_dims.contains(d.as_str()) || memplan_core::graph::is_unknown_dim(d);
+                            let current = if given { self.state.bindings.get(d).map(ToString::to_string).unwrap_or_default() } else { String::new() };
                             let (placeholder, hint) = if memplan_core::graph::is_unknown_dim(d) {
                                 ("?", "unknown until you give it")
                             } else {
                                 ("1", "not given: assumed 1 until you give it")
                             };
-                            let (value, invalid, described, error) = self.field(&format!("dim:{d}"), &format!("dim-error-{i}"), &format!("dim-{d}-error"), current);
+                            let (value, invalid, described, error) = self.field(&Field::Dim(d.to_string()), &format!("dim-error-{i}"), &format!("dim-{d}-error"), current);
                             html! {
                                 <span class="field">
                                     <label>{ d }{ " = " }
@@ -264,7 +266,7 @@ impl App {
                             </span>
                             if let Some(d) = &gear_dim { <span class="muted small">{ format!("batch dim: {d}") }</span> }
                             <label title="Reshape, Flatten, Squeeze, Unsqueeze and Identity outputs share their input's buffer when the input dies there, as onnxruntime, TFLite and GE do (the CLI's --alias-views; off: every tensor its own buffer, comparable with per-tensor references)">
-                                <input type="checkbox" data-testid="alias-views" checked={self.alias_views} onchange={link.callback(|e: Event| Msg::AliasViews(platform::event_checked(&e)))} />
+                                <input type="checkbox" data-testid="alias-views" checked={self.state.alias_views} onchange={link.callback(|e: Event| Msg::AliasViews(platform::event_checked(&e)))} />
                                 { " views share their input" }
                             </label>
                             <span class="field">
@@ -278,11 +280,11 @@ impl App {
                             </span>
                             <label title="The order the ops run in, which sets every lifetime: as the file says (its \"schedule\", else file order), file order, GE's default depth-first topological sort (compute_graph.cc DFSTopologicalSorting), or the order of lowest live-set lower bound found (exact search where the state space allows, never above the file order; the CLI's --schedule)">
                                 { "Op order " }
-                                <select data-testid="schedule" ~value={self.schedule.map_or("", ScheduleOrder::name)} onchange={link.callback(|e: Event| Msg::Schedule(ScheduleOrder::from_name(&platform::event_value(&e)).ok()))}>
-                                    <option value="" selected={self.schedule.is_none()}>{ "as in the file" }</option>
-                                    <option value="file" selected={self.schedule == Some(ScheduleOrder::File)}>{ "file order" }</option>
-                                    <option value="ge-dfs" selected={self.schedule == Some(ScheduleOrder::GeDfs)}>{ "GE depth-first" }</option>
-                                    <option value="memory" selected={self.schedule == Some(ScheduleOrder::Memory)}>{ "least memory" }</option>
+                                <select data-testid="schedule" ~value={self.state.schedule.map_or("", ScheduleOrder::name)} onchange={link.callback(|e: Event| Msg::Schedule(ScheduleOrder::from_name(&platform::event_value(&e)).ok()))}>
+                                    <option value="" selected={self.state.schedule.is_none()}>{ "as in the file" }</option>
+                                    <option value="file" selected={self.state.schedule == Some(ScheduleOrder::File)}>{ "file order" }</option>
+                                    <option value="ge-dfs" selected={self.state.schedule == Some(ScheduleOrder::GeDfs)}>{ "GE depth-first" }</option>
+                                    <option value="memory" selected={self.state.schedule == Some(ScheduleOrder::Memory)}>{ "least memory" }</option>
                                 </select>
                             </label>
                         }
@@ -297,17 +299,17 @@ impl App {
     /// under it (element `id`, test id `testid`).
     fn field(
         &self,
-        key: &str,
+        key: &Field,
         id: &str,
         testid: &str,
         current: String,
     ) -> (String, Option<AttrValue>, Option<AttrValue>, Html) {
-        match self.drafts.get(key) {
-            Some((text, e)) => (
-                text.clone(),
+        match self.state.drafts.get(key) {
+            Some(d) => (
+                d.text.clone(),
                 Some("true".into()),
                 Some(AttrValue::from(id.to_string())),
-                crate::pane::error_note(id, testid, e),
+                crate::pane::error_note(id, testid, &d.error),
             ),
             None => (current, None, None, html! {}),
         }
@@ -317,6 +319,7 @@ impl App {
     fn lowered_note(&self, b: &crate::model::Built) -> String {
         let name = self.source.as_ref().map_or("", |s| s.name.as_str());
         let mut how: Vec<String> = self
+            .state
             .bindings
             .iter()
             .map(|(k, v)| format!("{k} = {v}"))
@@ -369,7 +372,7 @@ impl App {
                 if !b.unknown.is_empty() {
                     <p class="banner note" data-testid="unknown-size" data-count={b.unknown.len().to_string()}>
                         { format!("{} tensor(s) of unknown size are not planned: no figure here counts them. ", b.unknown.len()) }
-                        { unknown_dims_hint(&b.symbols, &self.bindings) }
+                        { unknown_dims_hint(&b.symbols, &self.state.bindings) }
                     </p>
                 }
                 if b.tflm.is_some() {
@@ -430,11 +433,11 @@ impl App {
     /// The memory budget field (read-only text in an embed), and a word when even the raw
     /// lower bound is over it.
     fn view_budget(&self, ctx: &Context<Self>, raw_lb: u64) -> Html {
-        let below = self.budget.filter(|&b| b < raw_lb).map(|b| {
+        let below = self.state.budget.filter(|&b| b < raw_lb).map(|b| {
             html! { <span class="error small" data-testid="budget-infeasible">{ format!("no plan can fit: the lower bound is {} over it", format::bytes(raw_lb - b)) }</span> }
         });
         if self.embed {
-            return match self.budget {
+            return match self.state.budget {
                 Some(b) => {
                     html! { <p class="budget muted">{ format!("Memory budget {} ", format::bytes(b)) }{ for below }</p> }
                 }
@@ -445,10 +448,10 @@ impl App {
             .link()
             .callback(|e: Event| Msg::Budget(platform::event_value(&e)));
         let (value, invalid, described, error) = self.field(
-            "budget",
+            &Field::Budget,
             "budget-error",
             "budget-error",
-            self.budget.map(exact_bytes).unwrap_or_default(),
+            self.state.budget.map(exact_bytes).unwrap_or_default(),
         );
         html! {
             <p class="budget">
@@ -459,7 +462,7 @@ impl App {
                     </label>
                     { error }
                 </span>
-                if let Some(b) = self.budget { <span class="muted small">{ format!(" = {}", format::binary(b)) }</span> }
+                if let Some(b) = self.state.budget { <span class="muted small">{ format!(" = {}", format::binary(b)) }</span> }
                 { " " }{ for below }
             </p>
         }
@@ -487,7 +490,7 @@ impl App {
         let unknown = self.built.as_ref().map_or(0, |b| b.unknown.len());
         let defaulted = self.defaulted_dims();
         let planning_ms = |s: &crate::settings::PaneSettings| {
-            let key = crate::analysis::PlanKey::new(s, self.budget);
+            let key = crate::analysis::PlanKey::new(s, self.state.budget);
             self.running
                 .as_ref()
                 .filter(|r| r.key == key)
@@ -495,9 +498,9 @@ impl App {
         };
         html! {
             <section class="panes" aria-label="compare strategies">
-                { for self.panes.iter().enumerate().map(|(i, s)| html! {
-                    <Pane index={i} settings={s.clone()} result={self.results.get(i).cloned().map(crate::pane::ResultRef)} {baseline} budget={self.budget}
-                        focused={i == self.focus} removable={self.panes.len() > 1} readonly={self.embed} {gears} {graph}
+                { for self.state.panes.iter().enumerate().map(|(i, s)| html! {
+                    <Pane index={i} settings={s.clone()} result={self.results.get(i).cloned().map(crate::pane::ResultRef)} {baseline} budget={self.state.budget}
+                        focused={i == self.state.focus} removable={self.state.panes.len() > 1} readonly={self.embed} {gears} {graph}
                         on_change={on_change.clone()} on_remove={on_remove.clone()} on_focus={on_focus.clone()}
                         planning_ms={planning_ms(s)} on_cancel={on_cancel.clone()} on_retry={on_retry.clone()}
                         {unknown} defaulted={defaulted.clone()}
@@ -505,7 +508,7 @@ impl App {
                         tflm_error={self.tflm_error.as_ref().filter(|(j, _)| *j == i).map(|(_, e)| e.clone())}
                         on_tflm={link.callback(|(i, f)| Msg::Tflm(i, f))} />
                 }) }
-                if !self.embed && self.panes.len() < crate::settings::MAX_PANES {
+                if !self.embed && self.state.panes.len() < crate::settings::MAX_PANES {
                     <button type="button" class="add-pane" data-testid="add-pane" onclick={link.callback(|_| Msg::AddPane)}>{ "+ Add pane" }</button>
                 }
             </section>
@@ -520,14 +523,14 @@ impl App {
         let dark = self.dark();
         // The boxes are painted on the canvas after rendering (`App::rendered`), only when the
         // picture changes; what follows the pointer is this small overlay.
-        let search = self.search.to_lowercase();
+        let search = self.state.search.to_lowercase();
         let overlay = timeline::overlay_svg(
             &b.problem,
             r,
             &vp,
             &timeline::Marks {
-                hover: self.hover.map(|h| h.0),
-                selected: self.selected,
+                hover: self.state.hover.map(|h| h.buffer),
+                selected: self.state.selected,
                 search: &search,
                 step: Some(self.table_step()),
                 dark,
@@ -544,7 +547,7 @@ impl App {
             crate::platform::svg_point(&e, W, H).map(|(x, y, _, _)| Msg::Down(x, y))
         });
         let onclick = {
-            let dragged = self.drag.is_some_and(|d| d.3);
+            let dragged = self.state.drag.is_some_and(|d| d.moved);
             link.batch_callback(move |e: MouseEvent| {
                 if dragged {
                     return None;
@@ -580,7 +583,7 @@ impl App {
             let f = if e.delta_y() > 0.0 { 1.25 } else { 0.8 };
             Some(Msg::Zoom(f, fx, fy))
         });
-        let tooltip = self.hover.and_then(|(i, lx, ly)| {
+        let tooltip = self.state.hover.and_then(|crate::state::Hover { buffer: i, x: lx, y: ly }| {
             let buf = b.problem.buffers.get(i)?;
             let inf = b.info.get(i).cloned().unwrap_or_default();
             let planned = r.plan.sizes.get(i).copied().unwrap_or(0);
@@ -631,14 +634,14 @@ impl App {
                 </div>
             })
         });
-        let zoomed = self.vp.is_some();
+        let zoomed = self.state.vp.is_some();
         let step = self.table_step();
         let live = crate::analysis::live_at_step(&r.curve, step);
         let compare = self.view_compare(ctx, b, r, &vp);
         html! {
             <section class="plots card" aria-label="memory timeline">
                 <div class="toolbar">
-                    <h2>{ format!("Timeline — pane {}: {}", self.focus + 1, self.panes[self.focus].label()) }</h2>
+                    <h2>{ format!("Timeline — pane {}: {}", self.state.focus + 1, self.state.panes[self.state.focus].label()) }</h2>
                     { self.view_compare_pick(ctx) }
                     if let (Some((_, gears)), Some(shown)) = (b.gears.as_ref(), self.gear_shown()) {
                         <label class="gear-pick">{ "gear " }
@@ -693,12 +696,12 @@ impl App {
     /// an embed, which shows what its link says).
     fn view_compare_pick(&self, ctx: &Context<Self>) -> Html {
         use crate::settings::{Compare, CompareMode};
-        if self.embed || self.panes.len() < 2 {
+        if self.embed || self.state.panes.len() < 2 {
             return html! {};
         }
         let link = ctx.link();
-        let c = self.compare;
-        let with = c.other(self.focus, self.panes.len()).unwrap_or(0);
+        let c = self.state.compare;
+        let with = c.other(self.state.focus, self.state.panes.len()).unwrap_or(0);
         let on_mode = link.batch_callback(move |e: Event| {
             let mode = match platform::event_value(&e).as_str() {
                 "side" => CompareMode::Side,
@@ -727,8 +730,8 @@ impl App {
                 if c.mode == CompareMode::Diff {
                     <label>{ " against " }
                         <select data-testid="compare-with" ~value={with.to_string()} onchange={on_with}>
-                            { for (0..self.panes.len()).filter(|&j| j != self.focus).map(|j| html! {
-                                <option value={j.to_string()} selected={j == with}>{ format!("pane {}: {}", j + 1, self.panes[j].label()) }</option>
+                            { for (0..self.state.panes.len()).filter(|&j| j != self.state.focus).map(|j| html! {
+                                <option value={j.to_string()} selected={j == with}>{ format!("pane {}: {}", j + 1, self.state.panes[j].label()) }</option>
                             }) }
                         </select>
                     </label>
@@ -757,12 +760,12 @@ impl App {
             format::binary(vp.y0 as u64),
             format::binary(vp.y1 as u64)
         );
-        match self.compare.mode {
+        match self.state.compare.mode {
             CompareMode::Off => html! {},
             CompareMode::Side => html! {
                 <div class="compare" data-testid="compare-side" data-y-max={format!("{:.0}", vp.y1)}>
                     <p class="muted small" data-testid="compare-note">
-                        { format!("{axes} Pane {} (above): peak {}. ", self.focus + 1, format::binary(r.plan.peak)) }
+                        { format!("{axes} Pane {} (above): peak {}. ", self.state.focus + 1, format::binary(r.plan.peak)) }
                         { for others.iter().map(|(j, o)| format!("Pane {}: peak {}. ", j + 1, format::binary(o.plan.peak))) }
                         if others.is_empty() { { "No other pane has a plan yet." } }
                     </p>
@@ -773,7 +776,7 @@ impl App {
                             <figure class="compare-item" data-testid={format!("compare-pane{j}")} data-peak={o.plan.peak.to_string()} data-live-peak={live_peak(o).to_string()}>
                                 <figcaption>
                                     <button type="button" class="linkish" title="show this pane's timeline above" {onclick}>
-                                        { format!("Pane {}: {}", j + 1, self.panes[j].label()) }
+                                        { format!("Pane {}: {}", j + 1, self.state.panes[j].label()) }
                                     </button>
                                     { format!(" · peak {}", format::bytes(o.plan.peak)) }
                                 </figcaption>
@@ -806,9 +809,9 @@ impl App {
                         <span class="swatch-moved" aria-hidden="true" />
                         { format!(
                             "{} of {} tensors are at another offset than in pane {} ({}){}. Outlined: where pane {} puts them; dashed: where pane {} does. Peaks {} vs {}. {axes}",
-                            moved.len(), placed, j + 1, self.panes[*j].label(),
+                            moved.len(), placed, j + 1, self.state.panes[*j].label(),
                             if names.is_empty() { String::new() } else { format!(": {}{more}", names.join(", ")) },
-                            self.focus + 1, j + 1,
+                            self.state.focus + 1, j + 1,
                             format::binary(r.plan.peak), format::binary(o.plan.peak),
                         ) }
                     </p>
@@ -825,7 +828,7 @@ impl App {
         r: &crate::analysis::PaneResult,
     ) -> Vec<usize> {
         let step = self.rows_step();
-        let q = self.search.to_lowercase();
+        let q = self.state.search.to_lowercase();
         let gear = self.gear_shown();
         let mut rows: Vec<usize> = crate::analysis::live_buffers(&b.problem, step)
             .into_iter()
@@ -838,7 +841,7 @@ impl App {
                         .is_some_and(|f| f.op.to_lowercase().contains(&q))
             })
             .collect();
-        let (col, desc) = self.sort;
+        let (col, desc) = self.state.sort;
         let key_u = |i: usize| -> u64 {
             let bf = &b.problem.buffers[i];
             match col {
@@ -870,7 +873,7 @@ impl App {
         };
         let step = self.rows_step();
         let rows = self.table_rows(b, r);
-        let (col, desc) = self.sort;
+        let (col, desc) = self.state.sort;
         let total: u64 = rows.iter().map(|&i| r.plan.sizes[i]).sum();
         // only the rows near the scroll position are in the page, spacers stand for the rest
         let start = table_window(self.table_top).min(rows.len().saturating_sub(TABLE_WINDOW));
@@ -900,7 +903,7 @@ impl App {
             html! { <th aria-sort={aria}><button type="button" class="th" onclick={link.callback(move |_| Msg::Sort(c))}>{ label }{ arrow }</button></th> }
         };
         let oninput = link.callback(|e: InputEvent| Msg::Search(platform::event_value(&e)));
-        let hover = self.hover.map(|h| h.0);
+        let hover = self.state.hover.map(|h| h.buffer);
         let cols = 9 + usize::from(streams) + usize::from(types);
         let spacer = |n: usize| {
             (n > 0).then(|| html! {
@@ -913,7 +916,7 @@ impl App {
             <section class="table card" aria-label="tensors live at the step">
                 <div class="toolbar">
                     <h2 data-testid="table-title">{ format!("Tensors live at step {step}{}", if Some(step) == self.focused().map(|r| r.peak_step) { " (peak)" } else { "" }) }</h2>
-                    <input id="tensor-search" type="search" placeholder="search tensors (/)" aria-label="search tensors" value={self.search.clone()} {oninput} />
+                    <input id="tensor-search" type="search" placeholder="search tensors (/)" aria-label="search tensors" value={self.state.search.clone()} {oninput} />
                 </div>
                 <p class="muted small">{ format!("{} tensors, {} planned", rows.len(), format::bytes(total)) }<span class="swipe-hint">{ " · swipe the table sideways for sizes, steps and offsets →" }</span></p>
                 <div class="scroll" id="tensor-scroll" {onscroll}>
@@ -929,7 +932,7 @@ impl App {
                             { for rows[start..end].iter().map(|&i| {
                                 let bf = &b.problem.buffers[i];
                                 let inf = b.info.get(i).cloned().unwrap_or_default();
-                                let selected = self.selected == Some(i);
+                                let selected = self.state.selected == Some(i);
                                 let onclick = link.callback(move |_| Msg::Select((!selected).then_some(i)));
                                 html! {
                                     <tr class={classes!((hover == Some(i)).then_some("hl"), selected.then_some("sel"))}
@@ -957,8 +960,8 @@ impl App {
         self.built.as_ref().map_or_else(Vec::new, |b| {
             b.symbols
                 .iter()
-                .filter(|d| !self.user_dims.contains(*d))
-                .filter_map(|d| self.bindings.get(d).map(|v| format!("{d} = {v}")))
+                .filter(|d| !self.state.user_dims.contains(*d))
+                .filter_map(|d| self.state.bindings.get(d).map(|v| format!("{d} = {v}")))
                 .collect()
         })
     }
@@ -984,7 +987,7 @@ impl App {
                     </h1>
                     <a href={open} target="_blank" rel="noopener" data-testid="open-in-playground">{ "Open in playground ↗" }</a>
                 </header>
-                if let Some(e) = self.error.as_ref().or(self.link_error.as_ref()) {
+                if let Some(e) = self.error.as_ref().or(self.state.link_error.as_ref()) {
                     <div class="banner error" role="alert" data-testid="load-error">{ e }</div>
                 }
                 { self.view_missing_model() }
