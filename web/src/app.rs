@@ -13,9 +13,9 @@ use crate::model::{self, Built, Format, Origin, Source};
 use crate::platform;
 use crate::samples;
 use crate::settings::{Compare, CompareMode, PaneSettings};
-pub(crate) use crate::state::{After, Col};
-use crate::state::{Action, Address, Effect, Field, ModelKind, Request, State};
 use crate::share::{self, ModelRef, Shared};
+use crate::state::{Action, Address, Effect, Field, ModelKind, Request, State};
+pub(crate) use crate::state::{After, Col};
 use crate::timeline::Viewport;
 
 mod canvas;
@@ -40,7 +40,6 @@ pub enum Theme {
     Dark,
 }
 
-
 /// Export kinds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Export {
@@ -53,7 +52,6 @@ pub enum Export {
     /// Tensors CSV.
     Csv,
 }
-
 
 /// Messages.
 pub enum Msg {
@@ -201,7 +199,6 @@ pub(crate) struct Parsing {
     sent: bool,
 }
 
-
 /// The playground component.
 pub struct App {
     /// What the page shows and every setting a link carries ([`State::apply`]).
@@ -310,7 +307,8 @@ impl App {
     /// The gear the views show, when the model has gears.
     pub(crate) fn gear_shown(&self) -> Option<u64> {
         let (_, gears) = self.built.as_ref()?.gears.as_ref()?;
-        self.state.shown_gear
+        self.state
+            .shown_gear
             .filter(|g| gears.contains(g))
             .or_else(|| gears.last().copied())
     }
@@ -366,7 +364,8 @@ impl App {
 
     /// The step shown in the table: the selected one, else the focused plan's peak step.
     pub(crate) fn table_step(&self) -> u64 {
-        self.state.step
+        self.state
+            .step
             .or_else(|| self.focused().map(|r| r.peak_step))
             .unwrap_or(0)
     }
@@ -395,9 +394,7 @@ impl App {
                 Effect::Open(Request::Fetch { url, origin, name }, after) => {
                     self.start_fetch(ctx, url, origin, name, after)
                 }
-                Effect::Open(Request::Bytes(source), after) => {
-                    self.open_source(ctx, source, after)
-                }
+                Effect::Open(Request::Bytes(source), after) => self.open_source(ctx, source, after),
                 Effect::Open(Request::Lowered { source, part }, after) => {
                     self.link_part = Some(part);
                     self.open_source(ctx, source, after);
@@ -408,7 +405,8 @@ impl App {
                 Effect::SyncLink => self.sync_hash(),
                 Effect::SyncLinkSoon => self.sync_hash_soon(),
                 Effect::ReportToHost { name } => {
-                    let mut fields = vec![("name", name.into()), ("ok", self.error.is_none().into())];
+                    let mut fields =
+                        vec![("name", name.into()), ("ok", self.error.is_none().into())];
                     if let Some(e) = &self.error {
                         fields.push(("error", e.as_str().into()));
                     }
@@ -420,7 +418,10 @@ impl App {
 
     /// The plan of pane `i` (its settings, and the budget if its strategy searches under one).
     pub(crate) fn key(&self, i: usize) -> Option<PlanKey> {
-        self.state.panes.get(i).map(|s| PlanKey::new(s, self.state.budget))
+        self.state
+            .panes
+            .get(i)
+            .map(|s| PlanKey::new(s, self.state.budget))
     }
 
     /// Light after dark, dark after light (remembered outside embeds).
@@ -634,11 +635,4 @@ impl Component for App {
             platform::mark_ready();
         }
     }
-}
-
-/// Whether a newly built model is of another kind (graph or buffer list) than the last one
-/// that built (`None`: none yet, the panes start with graph defaults), so that the panes'
-/// alignment and padding should follow it.
-fn kind_changed(last: Option<bool>, is_graph: bool) -> bool {
-    last.map_or(!is_graph, |g| g != is_graph)
 }

@@ -128,10 +128,10 @@ mod tests {
         let src =
             crate::model::Source::new(file, crate::model::Origin::File, bytes.clone()).unwrap();
         let built = crate::model::build(&src, &bindings, gears).unwrap();
-        let panes = [
-            PaneSettings::default_for(0, true, &[]),
-            PaneSettings::default_for(1, true, &[]),
-        ];
+        // two static plans at GE's defaults (the CLI's `plan` has no runtime allocator)
+        let mut packed = PaneSettings::default_for(1, true, &[]);
+        packed.strategy = "greedy-size-best-fit".into();
+        let panes = [PaneSettings::default_for(0, true, &[]), packed];
         let results: Vec<_> = panes
             .iter()
             .map(|s| {

@@ -97,6 +97,9 @@ pub struct PaneProps {
     /// Why this pane's plan could not be exported to TFLM (last download asked).
     #[prop_or_default]
     pub tflm_error: Option<String>,
+    /// Why the pane opens with its strategy, one line ([`settings::Rules::why`]).
+    #[prop_or_default]
+    pub why: Option<&'static str>,
     /// "Download planned .tflite" / "Download C header" clicked.
     #[prop_or_default]
     pub on_tflm: Callback<(usize, crate::tflm::TflmFile)>,
@@ -461,6 +464,9 @@ pub fn pane(p: &PaneProps) -> Html {
                     }) }
                 </select>
                 <p class="muted small summary-line" data-testid={format!("pane{i}-summary")}>{ settings::summary(&s.strategy) }</p>
+                if let Some(why) = p.why {
+                    <p class="small why-line" data-testid={format!("pane{i}-why")}>{ why }</p>
+                }
                 if settings::is_anytime(&s.strategy) {
                     <label for={id("time-limit")} title="the search stops here and keeps its best plan (the CLI's --time-limit); links carry it">{ "Time limit" }</label>
                     // a select, not a number field: a pane that plans re-renders five times a

@@ -414,7 +414,8 @@ impl State {
             step: self.step,
             view: self.vp.map(|v| [v.x0, v.x1, v.y0, v.y1]),
             search: self.search.clone(),
-            sort: (self.sort != DEFAULT_SORT).then(|| (self.sort.0.name().to_string(), self.sort.1)),
+            sort: (self.sort != DEFAULT_SORT)
+                .then(|| (self.sort.0.name().to_string(), self.sort.1)),
             selected,
             // a diff against a pane since removed names the one it now shows
             compare: (self.compare.mode != CompareMode::Off).then(|| Compare {
@@ -675,7 +676,19 @@ impl State {
         let was = self.kind;
         if after == After::Fresh {
             if kind_changed(was.map(|k| k.graph), kind.graph) {
-                self.panes.iter_mut().for_each(|p| p.retarget(kind.graph));
+                // a pane still on the old kind's defaults takes the new kind's (a buffer list
+                // has no runtime to compare GE's plan with); the others keep their strategy
+                let (old, new) = (self.rules(), Rules::of(kind.graph, kind.tflm));
+                for i in 0..self.panes.len() {
+                    let used: Vec<String> =
+                        self.panes[..i].iter().map(|p| p.strategy.clone()).collect();
+                    let used: Vec<&str> = used.iter().map(String::as_str).collect();
+                    if self.panes[i] == PaneSettings::default_under(i, old, &used) {
+                        self.panes[i].reset_to(i, new, &used);
+                    } else {
+                        self.panes[i].retarget(kind.graph);
+                    }
+                }
             }
             if kind.tflm != was.is_some_and(|k| k.tflm) {
                 let rules = Rules::of(kind.graph, kind.tflm);
@@ -888,9 +901,15 @@ mod tests {
             model: Some("ftp://x/m.onnx".into()),
             ..Address::default()
         }));
-        assert_eq!(s.link_error.as_deref(), Some("?model= must be an http(s) URL"));
+        assert_eq!(
+            s.link_error.as_deref(),
+            Some("?model= must be an http(s) URL")
+        );
         // Keep: the fresh load would clear the message
-        assert!(matches!(opened(&e[0]), Some((Request::Sample(_), After::Keep))));
+        assert!(matches!(
+            opened(&e[0]),
+            Some((Request::Sample(_), After::Keep))
+        ));
     }
 
     #[test]
@@ -901,13 +920,39 @@ mod tests {
             kind: CSV,
             after: After::Fresh,
         });
-        // exact sizes: alignment 1, no GE padding (PlanOptions::exact)
+        // exact sizes: alignment 1, no GE padding (PlanOptions::exact); the runtime pane of a
+        // graph becomes a plain packing (a buffer list has no runtime)
         assert!(s.panes.iter().all(|p| p.alignment == 1 && !p.ge_padding));
+        assert_eq!(s.panes[1].strategy, "greedy-size-best-fit");
         s.apply(Action::ModelBuilt {
             kind: GRAPH,
             after: After::Fresh,
         });
-        assert!(s.panes.iter().all(|p| p.alignment == 512 && p.ge_padding));
+        assert_eq!(s.panes, default_panes(GRAPH));
+        // a strategy the user chose stays; only its sizes follow the model
+        let mut p = s.panes[1].clone();
+        p.strategy = "no-reuse".into();
+        s.apply(Action::SetPane(1, p));
+        s.apply(Action::ModelBuilt {
+            kind: CSV,
+            after: After::Fresh,
+        });
+        assert_eq!(s.panes[1].strategy, "no-reuse");
+        assert_eq!(s.panes[1].alignment, 1);
+    }
+
+    #[test]
+    fn the_default_panes_differ_and_say_why() {
+        // a graph: GE's static plan against GE's runtime allocator
+        let p = default_panes(GRAPH);
+        assert_eq!(p[0].strategy, "ge-block");
+        assert_eq!(p[1].strategy, "runtime-ge-v2");
+        let s = State::default();
+        assert!(s.rules().why(0, "ge-block").is_some());
+        assert!(s.rules().why(1, "runtime-ge-v2").is_some());
+        // a strategy the user chose has no reason shown
+        assert!(s.rules().why(1, "no-reuse").is_none());
+        assert!(s.rules().why(2, "ge-block").is_none());
     }
 
     #[test]

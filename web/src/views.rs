@@ -8,8 +8,8 @@ use crate::format;
 use crate::model::{Format, Origin, MAX_FILE_BYTES};
 use crate::pane::Pane;
 use crate::platform;
-use crate::state::Field;
 use crate::samples::SAMPLES;
+use crate::state::Field;
 use crate::timeline::{self, H, MARGIN, W};
 
 impl App {
@@ -197,7 +197,8 @@ impl App {
             &Field::Sizes,
             "sizes-error",
             "sizes-error",
-            self.state.sizes
+            self.state
+                .sizes
                 .iter()
                 .map(|(k, v)| format!("{k}={v}"))
                 .collect::<Vec<_>>()
@@ -504,6 +505,7 @@ impl App {
                         on_change={on_change.clone()} on_remove={on_remove.clone()} on_focus={on_focus.clone()}
                         planning_ms={planning_ms(s)} on_cancel={on_cancel.clone()} on_retry={on_retry.clone()}
                         {unknown} defaulted={defaulted.clone()}
+                        why={self.state.rules().why(i, &s.strategy)}
                         tflm={self.built.as_ref().and_then(|b| b.tflm.clone())}
                         tflm_error={self.tflm_error.as_ref().filter(|(j, _)| *j == i).map(|(_, e)| e.clone())}
                         on_tflm={link.callback(|(i, f)| Msg::Tflm(i, f))} />
@@ -701,7 +703,9 @@ impl App {
         }
         let link = ctx.link();
         let c = self.state.compare;
-        let with = c.other(self.state.focus, self.state.panes.len()).unwrap_or(0);
+        let with = c
+            .other(self.state.focus, self.state.panes.len())
+            .unwrap_or(0);
         let on_mode = link.batch_callback(move |e: Event| {
             let mode = match platform::event_value(&e).as_str() {
                 "side" => CompareMode::Side,

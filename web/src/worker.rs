@@ -140,6 +140,32 @@ pub fn parsed_message(mut parsed: Parsed) -> String {
     format!("{PARSED}{text}")
 }
 
+/// A message from the worker to the page, read by [`read_answer`]: the page matches on this,
+/// never on the text's envelope.
+#[derive(Debug)]
+pub enum Answer {
+    /// The worker listens ([`READY`]).
+    Ready,
+    /// A file parsed ([`PARSED`]).
+    Parsed(Box<Parsed>),
+    /// A plan finished, failed or crashed.
+    Done(Box<Done>),
+}
+
+/// Reads a worker message: `None` for one that is none of the [`Answer`]s (another job's
+/// answer, as the advisor's, or a message that does not decode).
+pub fn read_answer(text: &str) -> Option<Answer> {
+    if text == READY {
+        return Some(Answer::Ready);
+    }
+    if let Some(json) = text.strip_prefix(PARSED) {
+        return read_parsed(json).ok().map(|p| Answer::Parsed(Box::new(p)));
+    }
+    serde_json::from_str::<Done>(text)
+        .ok()
+        .map(|d| Answer::Done(Box::new(d)))
+}
+
 /// Reads the JSON after [`PARSED`] (on the page).
 ///
 /// # Errors
@@ -347,7 +373,9 @@ mod tests {
         // plain buffers travel in columns, and come back equal
         assert!(text.contains(r#""names":"a\nb""#), "{text}");
         assert!(text.contains(r#""numbers":[8,0,0,16,1,1]"#), "{text}");
-        let p = read_parsed(text.strip_prefix(PARSED).unwrap()).unwrap();
+        let Some(Answer::Parsed(p)) = read_answer(&text) else {
+            panic!("not a parsed answer")
+        };
         assert_eq!(p.outcome, sent.outcome);
         assert_eq!(p.id, 9);
         assert!(p.outcome.gears.is_empty());

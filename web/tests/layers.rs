@@ -1,6 +1,7 @@
 //! The playground's layers, as `core/tests/layers.rs` checks the core's (ARCHITECTURE.md, "The
 //! playground's state"): the pure modules (planning, settings, models, links, formats, the
-//! worker's messages, exports, the timeline's drawing) name neither Yew, the browser
+//! worker's messages, exports, the timeline's drawing, and the page's state with its reducer,
+//! `state.rs`) name neither Yew, the browser
 //! (`platform`), nor the component (`app`), so native tests run them and no import circle can
 //! come back through them; one pane (`pane.rs`) names no part of the component either.
 
@@ -8,7 +9,8 @@ use std::path::Path;
 
 /// Modules that must stay plain Rust: no `yew`, no `platform`, no `app`.
 const PURE: &[&str] = &[
-    "analysis", "settings", "model", "share", "format", "samples", "worker", "export", "timeline",
+    "state", "analysis", "settings", "model", "share", "format", "samples", "worker", "export",
+    "timeline",
 ];
 
 /// Modules that may use Yew but must not name the component (`app`).

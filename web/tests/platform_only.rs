@@ -8,7 +8,11 @@ fn only_platform_names_the_browser() {
     let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
     let mut checked = 0;
     let mut leaks = Vec::new();
-    for entry in std::fs::read_dir(&src).expect("web/src") {
+    // the component's own modules (src/app/) too
+    let files = std::fs::read_dir(&src)
+        .expect("web/src")
+        .chain(std::fs::read_dir(src.join("app")).expect("web/src/app"));
+    for entry in files {
         let path = entry.expect("entry").path();
         if path.extension().is_none_or(|x| x != "rs") || path.ends_with("platform.rs") {
             continue;

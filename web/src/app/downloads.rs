@@ -8,7 +8,8 @@ impl App {
     /// # Errors
     /// The pane's message: no plan yet, or core's refusal to export it.
     pub(crate) fn export_tflm(&self, i: usize, file: crate::tflm::TflmFile) -> Result<(), String> {
-        let (Some(b), Some(src), Some(s)) = (&self.built, &self.source, self.state.panes.get(i)) else {
+        let (Some(b), Some(src), Some(s)) = (&self.built, &self.source, self.state.panes.get(i))
+        else {
             return Err("No model loaded.".to_string());
         };
         let Some(r) = self.results.get(i).and_then(|r| r.done()) else {

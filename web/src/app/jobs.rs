@@ -170,7 +170,11 @@ impl App {
                     let since_ms = platform::now_ms();
                     // the panes showing this plan go from queued to planning
                     for (i, r) in self.results.iter_mut().enumerate() {
-                        let shows = self.state.panes.get(i).map(|s| PlanKey::new(s, self.state.budget));
+                        let shows = self
+                            .state
+                            .panes
+                            .get(i)
+                            .map(|s| PlanKey::new(s, self.state.budget));
                         if shows.as_ref() == Some(&key) && matches!(**r, PaneState::Queued) {
                             *r = Rc::new(PaneState::Planning { since_ms });
                         }
@@ -201,42 +205,41 @@ impl App {
         self.replan();
     }
 
+    /// A message from the worker ([`crate::worker::Answer`]): it listens, a file parsed, or a
+    /// plan is done. Decoding is this task; showing the result is the next one.
     pub(crate) fn worker_text(&mut self, ctx: &Context<Self>, text: String) -> bool {
-        if text == crate::worker::READY {
-            self.worker_ready = true;
-            self.pump();
-            return false;
-        }
-        if let Some(json) = text.strip_prefix(crate::worker::PARSED) {
-            let Ok(parsed) = crate::worker::read_parsed(json) else {
-                return false;
-            };
-            if self.parsing.as_ref().map(|p| p.id) != Some(parsed.id) {
-                return false;
+        use crate::worker::Answer;
+        match crate::worker::read_answer(&text) {
+            Some(Answer::Ready) => {
+                self.worker_ready = true;
+                self.pump();
             }
-            // decoding was this task; showing the model is the next one
-            self.parsed_ready = Some(parsed);
-            let link = ctx.link().clone();
-            platform::after(0, move || link.send_message(Msg::InstallParsed)).forget();
-            return false;
+            Some(Answer::Parsed(parsed)) => {
+                if self.parsing.as_ref().map(|p| p.id) != Some(parsed.id) {
+                    return false;
+                }
+                self.parsed_ready = Some(*parsed);
+                let link = ctx.link().clone();
+                platform::after(0, move || link.send_message(Msg::InstallParsed)).forget();
+            }
+            Some(Answer::Done(done)) => {
+                if self.running.as_ref().map(|r| r.id) != Some(done.id) {
+                    return false;
+                }
+                self.running = None;
+                self.jobs_done += 1;
+                platform::set_root_attr("data-worker-done", &self.jobs_done.to_string());
+                if done.crashed {
+                    // a worker that panicked is unusable: the next job starts a new one
+                    self.stop_worker();
+                }
+                let done = *done;
+                self.cache.insert(done.key, Rc::new(done.result.into()));
+                let link = ctx.link().clone();
+                platform::after(0, move || link.send_message(Msg::Replan)).forget();
+            }
+            None => {}
         }
-        let Ok(done) = serde_json::from_str::<crate::worker::Done>(&text) else {
-            return false;
-        };
-        if self.running.as_ref().map(|r| r.id) != Some(done.id) {
-            return false;
-        }
-        self.running = None;
-        self.jobs_done += 1;
-        platform::set_root_attr("data-worker-done", &self.jobs_done.to_string());
-        if done.crashed {
-            // a worker that panicked is unusable: the next job starts a new one
-            self.stop_worker();
-        }
-        // decoding was this task; drawing the plan is the next one
-        self.cache.insert(done.key, Rc::new(done.result.into()));
-        let link = ctx.link().clone();
-        platform::after(0, move || link.send_message(Msg::Replan)).forget();
         false
     }
 
@@ -310,9 +313,7 @@ impl App {
             self.worker_parsed = Some(parsed.id);
         }
         match p.after {
-            Some(after) => {
-                self.loaded(ctx, p.source, after, parsed.outcome, Some(parsed.id))
-            }
+            Some(after) => self.loaded(ctx, p.source, after, parsed.outcome, Some(parsed.id)),
             None => self.install(parsed.outcome, Some(parsed.id)),
         }
         self.pump();

@@ -265,7 +265,12 @@ impl App {
         });
     }
 
-    pub(crate) fn open_source(&mut self, ctx: &Context<Self>, r: Result<Source, String>, after: After) {
+    pub(crate) fn open_source(
+        &mut self,
+        ctx: &Context<Self>,
+        r: Result<Source, String>,
+        after: After,
+    ) {
         self.loading = None;
         let from_link = (after == After::Keep || self.source.is_none()) && !self.fell_back;
         if !self.ready_posted {
@@ -282,12 +287,7 @@ impl App {
                     After::Fresh => (
                         match &src.origin {
                             model::Origin::Sample(id) => samples::find(id)
-                                .map(|s| {
-                                    s.dims
-                                        .iter()
-                                        .map(|&(d, v)| (d.to_string(), v))
-                                        .collect()
-                                })
+                                .map(|s| s.dims.iter().map(|&(d, v)| (d.to_string(), v)).collect())
                                 .unwrap_or_default(),
                             _ => Bindings::new(),
                         },
@@ -302,8 +302,7 @@ impl App {
                 if self.parse_in_worker(&src) {
                     self.request_parse(src, Some(after), bindings, gears);
                 } else {
-                    let outcome =
-                        model::build_settled(&src, &bindings, &gears, &self.lowering());
+                    let outcome = model::build_settled(&src, &bindings, &gears, &self.lowering());
                     self.loaded(ctx, src, after, outcome, None);
                 }
             }

@@ -9,7 +9,8 @@ impl App {
     /// is in view, if it is out of it: only the rows near the scroll position are rendered.
     pub(crate) fn reveal_selected_row(&mut self) {
         use crate::views::TABLE_ROW_PX;
-        let (Some(b), Some(r), Some(sel)) = (self.built.as_ref(), self.focused(), self.state.selected)
+        let (Some(b), Some(r), Some(sel)) =
+            (self.built.as_ref(), self.focused(), self.state.selected)
         else {
             return;
         };
@@ -64,9 +65,7 @@ impl App {
             .iter()
             .enumerate()
             .filter(|(i, t)| {
-                t.start <= step
-                    && step <= t.end
-                    && r.plan.sizes.get(*i).is_some_and(|s| *s > 0)
+                t.start <= step && step <= t.end && r.plan.sizes.get(*i).is_some_and(|s| *s > 0)
             })
             .filter_map(|(i, _)| Some((*r.plan.offsets.get(i)?, i)))
             .collect();
@@ -102,12 +101,8 @@ impl App {
                     let (_, _, pw, ph) = (
                         0.0,
                         0.0,
-                        crate::timeline::W
-                            - crate::timeline::MARGIN.0
-                            - crate::timeline::MARGIN.1,
-                        crate::timeline::H
-                            - crate::timeline::MARGIN.2
-                            - crate::timeline::MARGIN.3,
+                        crate::timeline::W - crate::timeline::MARGIN.0 - crate::timeline::MARGIN.1,
+                        crate::timeline::H - crate::timeline::MARGIN.2 - crate::timeline::MARGIN.3,
                     );
                     self.state.vp = Some(start.pan(-dx / pw, dy / ph, &full));
                     self.state.drag = Some(Drag {
@@ -121,8 +116,7 @@ impl App {
                 }
             }
         }
-        let (Some(b), Some(r), Some(vp)) = (&self.built, self.focused(), self.view())
-        else {
+        let (Some(b), Some(r), Some(vp)) = (&self.built, self.focused(), self.view()) else {
             return false;
         };
         let h = crate::timeline::hit(&b.problem, r, &vp, ux, uy).map(|buffer| Hover {
@@ -151,11 +145,11 @@ impl App {
             self.embed_active = true;
             if let Some(vp) = self.view() {
                 self.state.drag = Some(Drag {
-                x: ux,
-                y: uy,
-                start: vp,
-                moved: false,
-            });
+                    x: ux,
+                    y: uy,
+                    start: vp,
+                    moved: false,
+                });
             }
             return true;
         }
