@@ -3,7 +3,7 @@
 // leaves the model out; and a model referenced by URL (`?model=`) opens and plans as the CLI
 // says.
 import { test, expect } from '@playwright/test';
-import { setGears } from './page.mjs';
+import { packSecondPane, setGears } from './page.mjs';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { memplan } from './memplan.mjs';
@@ -34,6 +34,7 @@ test('an ONNX file travels in the link as its lowered problem and plans to the s
   ])).plans;
   await page.goto('/');
   await ready(page);
+  await packSecondPane(page);
   // a local file, not the sample: a link cannot name it
   await page.getByTestId('file').setInputFiles(`${samples}/resnet50_randinit.stripped.onnx`);
   await expect(page.locator('section.summary')).toContainText('122 steps');
@@ -145,6 +146,7 @@ test('a model opened by ?model=<url> plans as `memplan plan` says, and its link 
   await expect(page.getByTestId('model-name')).toHaveText('resnet50_randinit.stripped');
   await expect(page.locator('section.summary')).toContainText('resnet50_randinit.stripped.onnx · ONNX');
   await expect(page.locator('section.summary')).toContainText('122 steps');
+  await packSecondPane(page);
   for (const i of [0, 1]) {
     await expect(page.getByTestId(`pane${i}-peak`)).toHaveAttribute('data-bytes', String(cli[i].peak_bytes));
   }

@@ -1,7 +1,7 @@
 // The playground and the CLI are two front ends of one planner: for the same model and settings
 // they must print the same peak. The CLI is the debug build of this checkout (global-setup.mjs).
 import { test, expect } from '@playwright/test';
-import { setGears } from './page.mjs';
+import { packSecondPane, setGears } from './page.mjs';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -23,10 +23,27 @@ async function peak(page, i) {
 
 test('the default sample plans to the same peaks as the CLI', async ({ page }) => {
   const [ge, packed] = cliPeaks('mobilenet_v2_randinit.stripped.onnx');
+  // pane 2 opens on GE's runtime allocator. `memplan simulate --allocator ge-v2` holds more
+  // than GE's plan too (13,631,488 B); the page's pane pads each request to the pane's 512 B
+  // before the allocator sees it and reads 13,603,328 B (see the issue 28 report: the two
+  // front ends do not pad runtime requests alike yet)
+  const runtime = JSON.parse(memplan([
+    'simulate', 'static/samples/mobilenet_v2_randinit.stripped.onnx',
+    '--dim', 'batch=1', '--allocator', 'ge-v2', '--align', '512', '--padding', 'ge', '--format', 'json',
+  ])).allocators[0];
+  expect(runtime.peak_bytes).toBeGreaterThan(ge);
   await page.goto('/');
   await expect(page.locator('html[data-ready]')).toHaveCount(1);
   expect(await peak(page, 0)).toBe(ge);
+  await expect(page.getByTestId('pane1-strategy')).toHaveValue('runtime-ge-v2');
+  // the first view compares two answers that differ, and says why each pane is there
+  expect(await peak(page, 1)).toBeGreaterThan(ge);
+  await expect(page.getByTestId('pane0-why')).toContainText("GE's static plan");
+  await expect(page.getByTestId('pane1-why')).toContainText("GE's own runtime allocator");
+  // a packing chosen in pane 2 plans as the CLI's, and the reason goes (the user chose it)
+  await packSecondPane(page);
   expect(await peak(page, 1)).toBe(packed);
+  await expect(page.getByTestId('pane1-why')).toHaveCount(0);
   // the Blocks figure counts every block and gives GE's own (top-level) count beside it
   const plan = JSON.parse(memplan([
     'plan', 'static/samples/mobilenet_v2_randinit.stripped.onnx', '--dim', 'batch=1',
@@ -40,7 +57,9 @@ test('changing the alignment of one pane changes its peak as the CLI says', asyn
   const at32 = cliPeaks('resnet50_randinit.stripped.onnx', ['--align', '32']);
   await page.goto('/?sample=resnet50');
   await expect(page.locator('html[data-ready]')).toHaveCount(1);
+  await packSecondPane(page);
   expect(await peak(page, 0)).toBe(at512[0]);
+  expect(await peak(page, 1)).toBe(at512[1]);
   await page.getByTestId('pane0-align').selectOption('32');
   await expect(page.getByTestId('pane0-peak')).toHaveAttribute('data-bytes', String(at32[0]));
   // the other pane keeps its settings and its number
@@ -80,6 +99,7 @@ test('dynamic batch gears overlay as `memplan plan --batch` says', async ({ page
   const plans = JSON.parse(out).plans;
   await page.goto('/?sample=resnet50');
   await expect(page.locator('html[data-ready]')).toHaveCount(1);
+  await packSecondPane(page);
   await setGears(page, '1,2,4,8');
   for (const i of [0, 1]) {
     const o = page.getByTestId(`pane${i}-overlay`);
@@ -112,12 +132,13 @@ test('the exact solver plans in a background worker and agrees with the CLI', as
   const optimal = JSON.parse(out).plans[0];
   expect(optimal.search.proven_optimal).toBe(true);
   expect(optimal.search.best_peak).toBe(optimal.peak_bytes);
+  // the worker is started only when a pane needs it: here, at once, for pane 2's runtime
+  // allocator (a graph's default), then it plans the exact solver too
+  const worker = page.waitForEvent('worker');
   await page.goto('/?sample=resnet50');
   await expect(page.locator('html[data-ready]')).toHaveCount(1);
-  // the worker is started only when a pane needs it: here, for the exact solver
-  const worker = page.waitForEvent('worker');
-  await page.getByTestId('pane1-strategy').selectOption('optimal');
   await worker;
+  await page.getByTestId('pane1-strategy').selectOption('optimal');
   await expect(page.getByTestId('pane1-peak')).toHaveAttribute('data-bytes', String(optimal.peak_bytes));
   // the page says why, as the CLI does: the same proof, found with the same search
   await expect(page.getByTestId('pane1-notes')).toContainText(optimal.notes[0].split('; ')[0]);
@@ -179,6 +200,7 @@ test('views that alias their input: the switch plans as `memplan plan --alias-vi
   expect(on.problem.aliased_views).toBeGreaterThan(0);
   await page.goto('/?sample=vit_b_16');
   await expect(page.locator('html[data-ready]')).toHaveCount(1);
+  await packSecondPane(page);
   await expect(page.getByTestId('alias-views')).not.toBeChecked();
   await expect(page.getByTestId('views-aliased')).toHaveCount(0);
   for (const i of [0, 1]) {
@@ -228,6 +250,7 @@ test('the op order: GE depth-first plans as `memplan plan --schedule ge-dfs` and
   expect(dfs[1]).toBeLessThan(inFile[1]);
   await page.goto('/');
   await expect(page.locator('html[data-ready]')).toHaveCount(1);
+  await packSecondPane(page);
   await page.getByTestId('file').setInputFiles({ name: 'order.json', mimeType: 'application/json', buffer: Buffer.from(graph) });
   await expect(page.getByTestId('pane1-peak')).toHaveAttribute('data-bytes', String(inFile[1]));
   await expect(page.getByTestId('schedule')).toHaveValue('');
@@ -275,6 +298,7 @@ test('the op order: least memory plans as `memplan plan --schedule memory` and t
   expect(mem[1]).toBeLessThan(inFile[1]);
   await page.goto('/');
   await expect(page.locator('html[data-ready]')).toHaveCount(1);
+  await packSecondPane(page);
   await page.getByTestId('file').setInputFiles({ name: 'order.json', mimeType: 'application/json', buffer: Buffer.from(graph) });
   await expect(page.getByTestId('pane1-peak')).toHaveAttribute('data-bytes', String(inFile[1]));
   await page.getByTestId('schedule').selectOption('memory');
@@ -298,6 +322,7 @@ test('the two-streams sample, whose graph input a Data op writes, plans in GE de
   const dfs = run(['--schedule', 'ge-dfs']);
   await page.goto('/');
   await expect(page.locator('html[data-ready]')).toHaveCount(1);
+  await packSecondPane(page);
   await page.getByTestId('sample').selectOption('ge-streams');
   await expect(page.getByTestId('model-name')).toHaveText('ge-streams');
   await page.getByTestId('schedule').selectOption('ge-dfs');

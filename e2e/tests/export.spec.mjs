@@ -1,6 +1,6 @@
 // Exports: plan JSON in the CLI's schema, the timeline as SVG and PNG, the tensors as CSV.
 import { test, expect } from '@playwright/test';
-import { setGears } from './page.mjs';
+import { packSecondPane, setGears } from './page.mjs';
 import { readFileSync } from 'node:fs';
 import { memplan, root } from './memplan.mjs';
 import { join } from 'node:path';
@@ -37,10 +37,13 @@ test('exports plan JSON, SVG, PNG and CSV of the shown view', async ({ page }) =
 
 test('the exported plan file is the CLI\'s, byte for byte but for the times and the link', async ({ page }) => {
   // one writer in core (core/src/report/plan_file.rs) for both front ends: the default view
-  // (the default sample at batch 1, ge-block and greedy-size-best-fit at GE defaults) against
-  // `memplan plan` with the same settings, run where the sample is so that `input` is its name
+  // (the default sample at batch 1, ge-block and greedy-size-best-fit, chosen in pane 2, at GE
+  // defaults) against `memplan plan` with the same settings, run where the sample is so that
+  // `input` is its name
   await page.goto('/');
   await expect(page.locator('html[data-ready]')).toHaveCount(1);
+  await packSecondPane(page);
+  await expect(page.getByTestId('pane1-peak')).toBeVisible();
   const exported = (await download(page, 'export-json')).bytes.toString('utf8');
   const cli = memplan([
     'plan', 'mobilenet_v2_randinit.stripped.onnx', '--dim', 'batch=1',

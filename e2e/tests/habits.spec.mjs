@@ -94,9 +94,11 @@ test('the Embed dialog keeps Tab and Shift+Tab inside it', async ({ page }) => {
 test('the planning worker is fetched only when a plan needs it', async ({ page }) => {
   const fetched = [];
   page.on('request', (r) => { if (/plan_worker/.test(r.url())) fetched.push(new URL(r.url()).pathname); });
-  await page.goto('/');
+  // a buffer list's panes (ge-block, a plain packing) plan on the page (small, neither
+  // anytime nor a runtime simulation); a graph's open with GE's runtime allocator, which
+  // fetches the worker at once
+  await page.goto('/?sample=tetris');
   await ready(page);
-  // the default sample plans on the page (small, neither anytime nor a runtime simulation)
   await expect(page.getByTestId('pane0-peak')).toBeVisible();
   await expect(page.getByTestId('pane1-peak')).toBeVisible();
   await page.waitForTimeout(500);
