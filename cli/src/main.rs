@@ -596,14 +596,18 @@ struct Tflm<'a> {
     bytes: &'a [u8],
 }
 
+/// The `--emit-tflite` model, the `--emit-header` text and the plan TFLM runs from them.
+type TflmFiles = (Option<Vec<u8>>, Option<String>, Plan);
+
 /// The `--emit-tflite` model and the `--emit-header` text of `plan` (core's
-/// `report::tflm_export` makes and checks both).
+/// `report::tflm_export` makes and checks both), and the plan TFLM runs from them (the same,
+/// but for scratch buffers, which TFLM places online).
 fn export_tflm(
     args: &PlanArgs,
     m: &Tflm<'_>,
     strategy: &str,
     plan: &Plan,
-) -> Result<(Option<Vec<u8>>, Option<String>), Error> {
+) -> Result<TflmFiles, Error> {
     use memplan_core::report::tflm_export;
     let (Some(graph), Some(info)) = (m.graph, m.info) else {
         return Err(Error::bad_option(
@@ -612,12 +616,13 @@ fn export_tflm(
     };
     let export = tflm_export::tflm_offsets(m.lowered, info, plan)
         .map_err(|e| e.at(format!("strategy {strategy}")))?;
-    if !info.scratch_ops.is_empty() {
-        // measured (docs/tflm.md): keyword_scrambled's exported plan runs at 800 B, TFLM's own 672 B
+    if export.head > plan.peak {
         errln!(
-            "warning: {}: TFLM places the scratch buffers of {} op(s) online, after the exported offsets: its head can exceed the plan's peak",
+            "warning: {}: TFLM places the scratch buffers online around the exported offsets: its head is {} B, {} B above the plan's {} B (tflm-greedy's own plan has none of this loss)",
             args.input.display(),
-            info.scratch_ops.len()
+            export.head,
+            export.head - plan.peak,
+            plan.peak
         );
     }
     let model = match args.emit_tflite {
@@ -631,7 +636,7 @@ fn export_tflm(
             .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
         tflm_export::c_header(&export, info, graph, &name, strategy)
     });
-    Ok((model, header))
+    Ok((model, header, export.deployed))
 }
 
 /// `memplan advise`: the advisor's rows as a table or JSON.
@@ -769,6 +774,31 @@ fn run_plan(args: &PlanArgs) -> Result<bool, Error> {
             .next()
             .unwrap_or_else(|| Error::bad_option("no strategy to run")));
     }
+    // the exported files are made before anything is written: a refusal writes nothing. The
+    // plan shown and written is the one TFLM runs (scratch buffers placed online by TFLM).
+    let exported = match (exporting, plans.first_mut()) {
+        (true, Some((name, a))) => {
+            let tflm = Tflm {
+                graph: graph.as_ref(),
+                info: input.tflite.as_ref(),
+                lowered: &lowered,
+                bytes: &model_bytes,
+            };
+            let (model, header, deployed) =
+                export_tflm(args, &tflm, name, &a.plan).map_err(|e| e.at(&shown))?;
+            memplan_core::validate_with(problem, &deployed, &memplan_core::Rules::from(&opts))
+                .map_err(|v| {
+                    Error::invalid(format!(
+                        "the plan TFLM runs is invalid: {v} (please report this bug)"
+                    ))
+                    .at(format!("strategy {name}"))
+                    .at(&shown)
+                })?;
+            a.plan = deployed;
+            Some((model, header))
+        }
+        _ => None,
+    };
     let runs: Vec<Run> = plans.iter().map(|(name, a)| Run::of(name, a)).collect();
     let extras = Extras {
         unknown: &lowered.unknown,
@@ -825,20 +855,6 @@ fn run_plan(args: &PlanArgs) -> Result<bool, Error> {
         file.add_atomic_clean(problem, &ps, &opts)
             .map_err(|e| e.at(&shown))?;
     }
-    // the exported files are made before anything is written: a refusal writes nothing
-    let exported = match (exporting, plans.first()) {
-        (true, Some((name, a))) => {
-            let plan = &a.plan;
-            let tflm = Tflm {
-                graph: graph.as_ref(),
-                info: input.tflite.as_ref(),
-                lowered: &lowered,
-                bytes: &model_bytes,
-            };
-            Some(export_tflm(args, &tflm, name, plan).map_err(|e| e.at(&shown))?)
-        }
-        _ => None,
-    };
     let text = match args.format {
         Format::Json => term::json(&file.to_json()?).into_owned(),
         Format::Table => term::clean(&table(&file, &opts)).into_owned(),

@@ -20,9 +20,12 @@ pub struct TflmArena {
     /// `None` when one has an unknown size.
     pub persistent_bytes: Option<u64>,
     /// Ops whose TFLM reference kernel requests scratch buffers in the head
-    /// (`RequestScratchBufferInArena`), `(op name, op type)`: their sizes depend on the kernel
-    /// build (reference, CMSIS-NN, Xtensa) and are not in the file.
+    /// (`RequestScratchBufferInArena`) of a size memplan cannot tell, `(op name, op type)`:
+    /// not planned.
     pub scratch_ops: Vec<(String, String)>,
+    /// Scratch requests of TFLM's reference kernels that memplan sizes and plans (as the ops'
+    /// workspaces): how many, by how many ops, and their bytes (each rounded up to 16 B).
+    pub scratch_planned: (usize, usize, u64),
 }
 
 impl TflmArena {
@@ -31,7 +34,20 @@ impl TflmArena {
         TflmArena {
             persistent_tensors: info.persistent.len(),
             persistent_bytes: info.persistent_bytes,
-            scratch_ops: info.scratch_ops.clone(),
+            scratch_ops: info
+                .scratch_ops
+                .iter()
+                .filter(|s| s.unknown.is_some())
+                .map(|s| (s.op.clone(), s.op_type.clone()))
+                .collect(),
+            scratch_planned: {
+                let known = info.scratch_ops.iter().filter(|s| s.unknown.is_none());
+                (
+                    known.clone().map(|s| s.bytes.len()).sum(),
+                    known.count(),
+                    info.scratch_bytes(),
+                )
+            },
         }
     }
 
@@ -55,6 +71,15 @@ impl TflmArena {
                 if n == 1 { "" } else { "s" }
             ),
         });
+        let (requests, ops, bytes) = self.scratch_planned;
+        if requests > 0 {
+            lines.push(format!(
+                "Scratch buffers: {requests} request{} of TFLM's reference kernels ({ops} op{}, {} B in all) are in the head, planned like tensors, live during their op; CMSIS-NN and Xtensa kernels request other sizes.",
+                if requests == 1 { "" } else { "s" },
+                if ops == 1 { "" } else { "s" },
+                crate::format::grouped(bytes)
+            ));
+        }
         if !self.scratch_ops.is_empty() {
             let ops: Vec<String> = self
                 .scratch_ops
@@ -64,7 +89,7 @@ impl TflmArena {
                 .collect();
             let more = self.scratch_ops.len().saturating_sub(ops.len());
             lines.push(format!(
-                "Scratch buffers: unknown. {} op{} request{} them in the head ({}{}); their sizes depend on the kernels (reference, CMSIS-NN, Xtensa), so TFLM's head can exceed this plan's.",
+                "Scratch buffers not known: {} op{} request{} them in the head ({}{}) at sizes memplan cannot tell, so TFLM's head can exceed this plan's.",
                 self.scratch_ops.len(),
                 if self.scratch_ops.len() == 1 { "" } else { "s" },
                 if self.scratch_ops.len() == 1 { "s" } else { "" },
@@ -92,7 +117,8 @@ pub struct TflmFiles {
     pub tflite: Vec<u8>,
     /// The C header: head size, every offset, TFLM's `BufferPlan`.
     pub header: String,
-    /// The head TFLM computes for the plan, bytes (= the plan's peak).
+    /// The head TFLM computes for the plan, bytes: the plan's peak, or above it when TFLM
+    /// places scratch buffers higher around the exported offsets.
     pub head: u64,
 }
 

@@ -253,6 +253,10 @@ pub struct BufferEntry {
     pub end: u64,
     /// Offset, bytes.
     pub offset: u64,
+    /// What it holds, when not an activation: `graph_input`, `graph_output`, `workspace` (an
+    /// op's scratch, e.g. a TFLM kernel's request), `constant`.
+    #[serde(default, skip_serializing_if = "is_activation")]
+    pub kind: crate::problem::BufferKind,
     /// Gear (batch size) with dynamic batch.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gear: Option<u64>,
@@ -287,6 +291,10 @@ pub struct BufferEntry {
 
 fn is_zero(v: &u32) -> bool {
     *v == 0
+}
+
+fn is_activation(k: &crate::problem::BufferKind) -> bool {
+    *k == crate::problem::BufferKind::Activation
 }
 
 fn one() -> u64 {
@@ -530,6 +538,7 @@ fn entry(problem: &Problem, r: &Run<'_>, streams: bool) -> PlanEntry {
                 start: b.start,
                 end: b.end,
                 offset: plan.offsets.get(i).copied().unwrap_or(0),
+                kind: b.kind,
                 gear: b.gear,
                 alignment: b.alignment.max(1),
                 fixed_offset: b.fixed_offset,

@@ -17,6 +17,16 @@
 //!
 //! A plan that breaks one of these is refused, naming the tensor and the rule; the plan's
 //! validity itself is [`crate::validate`]'s business, checked before export by every caller.
+//!
+//! Scratch buffers (the kernels' requests, workspaces of the problem) cannot be written into
+//! the file: the offline array has one entry per tensor. TFLM places them online, by its
+//! greedy rule (size descending, each at the lowest offset clear of everything placed), around
+//! the pinned tensors. [`TflmExport::deployed`] is that placement: the plan TFLM runs, whose
+//! peak is the head TFLM reports. For `tflm-greedy`'s own plan it is the same plan (each
+//! scratch buffer's first fit among more buffers is still its old offset, which stays clear);
+//! another plan's scratch can land higher. The C header's `BufferPlan` (for
+//! `NonPersistentMemoryPlannerShim`, which takes every offset from the plan) carries the
+//! deployed offsets of the tensors then the scratch buffers, so both routes run at one head.
 
 use alloc::format;
 use alloc::string::String;
@@ -33,12 +43,17 @@ pub struct TflmExport {
     /// By global tensor index (all tensors of all subgraphs in order): bytes from the start of
     /// TFLM's arena head, or -1 (not planned by this plan).
     pub offsets: Vec<i32>,
-    /// The arena head this plan needs, bytes: the largest offset + 16 B-rounded size, equal to
-    /// the plan's peak.
+    /// The arena head TFLM needs for this plan, bytes: the deployed plan's peak (the plan's own
+    /// peak when the model has no scratch buffers).
     pub head: u64,
     /// Buffers of the problem that are not tensors (scratch buffers from a kernel table): TFLM
-    /// requests and places them online, around the offsets; named here.
+    /// requests and places them online, around the offsets; named here, in request order.
     pub online: Vec<String>,
+    /// Their offsets in the deployed plan, in the same order (for the `BufferPlan`).
+    pub online_offsets: Vec<i32>,
+    /// The plan TFLM runs: the tensors at the exported offsets, the scratch buffers where
+    /// TFLM's greedy planner puts them around those (see the module).
+    pub deployed: Plan,
 }
 
 /// The offsets of `plan` (a plan of `lowered.problem`) for a model of `info.tensor_count()`
@@ -121,17 +136,66 @@ pub fn tflm_offsets(lowered: &Lowered, info: &TfliteInfo, plan: &Plan) -> Result
         }
         head = head.max(end);
     }
-    if plan.peak != head {
+    // every buffer's end: a block strategy's peak lies above it
+    let mut all_end = head;
+    for (&o, &z) in plan.offsets.iter().zip(&plan.sizes) {
+        all_end = all_end.max(crate::error::add(o, z, "a buffer's end")?);
+    }
+    if plan.peak != all_end {
         return Err(Error::bad_option(format!(
-            "the plan's peak is {} B but TFLM would need a head of {head} B for its offsets: export a packing plan planned with TFLM's sizes",
+            "the plan's peak is {} B but TFLM would need a head of {all_end} B for its offsets: export a packing plan planned with TFLM's sizes",
             plan.peak
         )));
     }
+    let (deployed, online_offsets) = if online.is_empty() {
+        (plan.clone(), Vec::new())
+    } else {
+        deploy(problem, &lowered.tensor_of, plan)?
+    };
     Ok(TflmExport {
         offsets,
-        head,
+        head: deployed.peak,
         online,
+        online_offsets,
+        deployed,
     })
+}
+
+/// The plan TFLM runs from `plan`'s tensor offsets: tensors pinned, the other buffers placed
+/// by TFLM's greedy rule (`tflm-greedy` honours pins first); the online offsets in order.
+fn deploy(
+    problem: &crate::Problem,
+    tensor_of: &[Option<crate::graph::TensorId>],
+    plan: &Plan,
+) -> Result<(Plan, Vec<i32>)> {
+    let mut pinned = problem.clone();
+    for (i, b) in pinned.buffers.iter_mut().enumerate() {
+        b.fixed_offset = tensor_of[i].map(|_| plan.offsets[i]);
+    }
+    let o = crate::import::tflite::tflm_plan_options();
+    let mut deployed = crate::strategy::plan(&pinned, "tflm-greedy", &o)?;
+    deployed.strategy.clone_from(&plan.strategy);
+    if deployed.peak > plan.peak {
+        deployed.notes.push(format!(
+            "TFLM places the scratch buffers online around the exported offsets: head {} B, {} B above this plan's own {} B",
+            deployed.peak,
+            deployed.peak - plan.peak,
+            plan.peak
+        ));
+    }
+    let mut online = Vec::new();
+    for (i, t) in tensor_of.iter().enumerate() {
+        if t.is_none() {
+            let off = deployed.offsets[i];
+            online.push(i32::try_from(off).map_err(|_| {
+                Error::bad_option(format!(
+                    "scratch buffer '{}' lands at {off} B, past TFLM's int32 offsets",
+                    problem.buffers[i].name
+                ))
+            })?);
+        }
+    }
+    Ok((deployed, online))
 }
 
 /// `model` (the `.tflite` bytes) with `export` as its `OfflineMemoryAllocation` entry (any
@@ -175,7 +239,14 @@ pub fn c_header(
 ) -> String {
     use core::fmt::Write;
     let mut h = String::new();
-    let planned: Vec<i32> = export.offsets.iter().copied().filter(|&o| o >= 0).collect();
+    // TFLM's AddBuffer order: the planned tensors, then the scratch buffers
+    let planned: Vec<i32> = export
+        .offsets
+        .iter()
+        .copied()
+        .filter(|&o| o >= 0)
+        .chain(export.online_offsets.iter().copied())
+        .collect();
     // writing to a String cannot fail
     let _ = writeln!(
         h,
@@ -205,8 +276,9 @@ pub fn c_header(
     if !export.online.is_empty() {
         let _ = writeln!(
             h,
-            "/* Scratch buffers planned online by TFLM around this plan: {} */",
-            comment_safe(&export.online.join(", "))
+            "/* {} scratch buffer(s), placed by TFLM online around the offsets below (the head\n * counts them); the BufferPlan lists them after the tensors. First: {} */",
+            export.online.len(),
+            comment_safe(&export.online[0])
         );
     }
     let _ = writeln!(
@@ -232,7 +304,7 @@ pub fn c_header(
     h.push_str("};\n\n");
     let _ = writeln!(
         h,
-        "/* TFLM's BufferPlan for NonPersistentMemoryPlannerShim (memory_plan_struct.h), same layout:\n *   tflite::NonPersistentMemoryPlannerShim planner(\n *       reinterpret_cast<const tflite::BufferPlan*>(&memplan_buffer_plan));\n * Entries: the planned tensors above, in TFLM's AddBuffer order. */\n#define MEMPLAN_BUFFER_COUNT {}\nstruct memplan_buffer_plan_t {{\n    int32_t buffer_count;\n    struct {{ int32_t offset; }} buffer_plan_entries[MEMPLAN_BUFFER_COUNT > 0 ? MEMPLAN_BUFFER_COUNT : 1];\n}};\nstatic const struct memplan_buffer_plan_t memplan_buffer_plan = {{\n    MEMPLAN_BUFFER_COUNT,\n    {{",
+        "/* TFLM's BufferPlan for NonPersistentMemoryPlannerShim (memory_plan_struct.h), same layout:\n *   tflite::NonPersistentMemoryPlannerShim planner(\n *       reinterpret_cast<const tflite::BufferPlan*>(&memplan_buffer_plan));\n * Entries: the planned tensors above, then the scratch buffers: TFLM's AddBuffer order. */\n#define MEMPLAN_BUFFER_COUNT {}\nstruct memplan_buffer_plan_t {{\n    int32_t buffer_count;\n    struct {{ int32_t offset; }} buffer_plan_entries[MEMPLAN_BUFFER_COUNT > 0 ? MEMPLAN_BUFFER_COUNT : 1];\n}};\nstatic const struct memplan_buffer_plan_t memplan_buffer_plan = {{\n    MEMPLAN_BUFFER_COUNT,\n    {{",
         planned.len()
     );
     for off in &planned {

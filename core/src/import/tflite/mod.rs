@@ -33,9 +33,12 @@
 //! bytes; the load pipeline ([`crate::import::load`]) then rounds them up to 16 as TFLM's
 //! `CreatePlan` does, so its bounds are TFLM's.
 //!
-//! Scratch buffers are requested by kernels at `Prepare` and are not in the file: the ops
-//! whose reference kernels request them are named in a warning ([`TfliteInfo::scratch_ops`]);
-//! their sizes depend on the kernel variant (reference, CMSIS-NN, Xtensa).
+//! Scratch buffers are requested by kernels at `Prepare` and are not in the file. Those of
+//! TFLM's reference kernels are sized from a per-kernel table (`scratch.rs`) and become the
+//! workspaces of their op ([`Op::workspace_bytes`]): the lowering appends them after every
+//! tensor, live during their op, as TFLM does, so `tflm-greedy` gives TFLM's head. Ops whose
+//! scratch cannot be sized are named in a warning and in [`TfliteInfo::scratch_ops`].
+//! CMSIS-NN and Xtensa kernels request other sizes.
 
 use alloc::collections::BTreeSet;
 use alloc::format;
@@ -64,6 +67,7 @@ use crate::{Error, Result};
 mod generated;
 mod names;
 pub mod offline;
+mod scratch;
 #[cfg(test)]
 mod tests;
 mod walk;
@@ -71,6 +75,7 @@ mod walk;
 pub use offline::{
     offline_offsets, read_offline_plan, with_offline_plan, OfflinePlan, OFFLINE_PLAN_METADATA,
 };
+pub use scratch::POINTER_BYTES;
 pub use walk::MAX_SCOPES;
 
 use generated::tflite as fb;
@@ -128,13 +133,39 @@ pub struct TfliteInfo {
     /// (`micro_allocator.cc` `AllocateVariables`); `None` when one has an unknown size.
     pub persistent_bytes: Option<u64>,
     /// Ops whose TFLM reference kernel requests scratch buffers in the arena head
-    /// (`RequestScratchBufferInArena`): `(op name, op type)`. Their sizes are not in the file.
-    pub scratch_ops: Vec<(String, String)>,
+    /// (`RequestScratchBufferInArena`), in walk order: each one's requests are the op's
+    /// [`Op::workspace_bytes`] in the graph when known. The file does not hold them.
+    pub scratch_ops: Vec<ScratchOp>,
     /// The file's `OfflineMemoryAllocation` plan, if it has one (validated).
     pub offline_plan: Option<OfflinePlan>,
 }
 
+/// One op's scratch requests in TFLM's reference kernels (see `scratch.rs` for the table).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ScratchOp {
+    /// The op's name in the graph.
+    pub op: String,
+    /// Its type (`SVDF`, ...).
+    pub op_type: String,
+    /// Bytes of each request in request order, before TFLM's 16 B rounding; empty when
+    /// `unknown`.
+    pub bytes: Vec<u64>,
+    /// The reference kernel's source file that makes the requests.
+    pub kernel: String,
+    /// Why the sizes are not known (the op's requests are then not planned).
+    pub unknown: Option<String>,
+}
+
 impl TfliteInfo {
+    /// Bytes of all known scratch requests, each rounded up to 16 B as TFLM plans them.
+    pub fn scratch_bytes(&self) -> u64 {
+        self.scratch_ops
+            .iter()
+            .flat_map(|s| &s.bytes)
+            .map(|&b| b.div_ceil(TFLM_ALIGNMENT).saturating_mul(TFLM_ALIGNMENT))
+            .fold(0u64, u64::saturating_add)
+    }
+
     /// Tensors of all subgraphs: the length of an offline plan.
     pub fn tensor_count(&self) -> usize {
         self.origin.len()
@@ -312,29 +343,6 @@ fn tflm_dtype(ty: i8) -> Option<DType> {
         18 => DType::Bfloat16,
         _ => return None, // STRING 5, VARIANT 14, INT2 19, UINT4 20, FLOAT8 21/22, unknown
     })
-}
-
-/// The ops whose reference kernel (tflite-micro `tensorflow/lite/micro/kernels/`) calls
-/// `RequestScratchBufferInArena`, and when: `add_n.cc`, `conv_common.cc`,
-/// `depthwise_conv_common.cc` and `fully_connected.cc` (INT4 filter only),
-/// `detection_postprocess.cc`, `mirror_pad.cc`, `reduce_common.cc`, `svdf_common.cc`,
-/// `transpose_conv.cc`, `unidirectional_sequence_lstm.cc`.
-fn needs_scratch(op_type: &str, filter_int4: bool) -> bool {
-    match op_type {
-        "CONV_2D" | "DEPTHWISE_CONV_2D" | "FULLY_CONNECTED" => filter_int4,
-        "ADD_N"
-        | "MIRROR_PAD"
-        | "MEAN"
-        | "SUM"
-        | "REDUCE_MAX"
-        | "REDUCE_MIN"
-        | "REDUCE_PROD"
-        | "SVDF"
-        | "TRANSPOSE_CONV"
-        | "UNIDIRECTIONAL_SEQUENCE_LSTM"
-        | "TFLite_Detection_PostProcess" => true,
-        _ => false,
-    }
 }
 
 impl File {
@@ -679,7 +687,7 @@ impl File {
                 && !empty[g]
                 && !lone_intermediate[g]
         };
-        let (ops, inputs, outputs) =
+        let (mut ops, inputs, outputs, op_of_walked) =
             self.scope_ops(&w, &subgraph_offsets, &planned, &mut warnings)?;
 
         // intermediates: TFLM refuses non-empty ones (micro_allocation_info.cc ValidateSubgraph)
@@ -701,29 +709,83 @@ impl File {
             }
         }
 
-        // scratch buffers
+        // scratch buffers: TFLM's reference kernels' requests, as workspaces of their op
+        let tensor_dims = |g: usize| -> Option<Vec<u64>> {
+            tensors[g]
+                .shape
+                .as_ref()?
+                .iter()
+                .map(|d| match d {
+                    Dim::Known(v) => Some(*v),
+                    Dim::Sym(s) => dims.get(s).copied(),
+                })
+                .collect()
+        };
+        let mut calls = alloc::collections::BTreeMap::new();
+        for (_, s, k) in &w.op_names {
+            *calls.entry((*s, *k)).or_insert(0usize) += 1;
+        }
         let mut scratch_ops = Vec::new();
-        for (name, s, k) in &w.op_names {
+        for (i, (name, s, k)) in w.op_names.iter().enumerate() {
             let op = &self.subgraphs[*s].ops[*k];
             let ty = self.op_type(op);
-            let filter_int4 = op
-                .inputs
-                .get(1)
-                .is_some_and(|&t| t >= 0 && self.subgraphs[*s].tensors[t as usize].ty == 17);
-            if needs_scratch(ty, filter_int4) {
-                scratch_ops.push((name.clone(), ty.to_string()));
+            let facts = |list: &[i32]| -> Vec<Option<scratch::TensorFacts>> {
+                list.iter()
+                    .map(|&t| {
+                        (t >= 0).then(|| {
+                            let g = global(*s, t);
+                            scratch::TensorFacts {
+                                dims: tensor_dims(g),
+                                ty: file_tensor(g).ty,
+                            }
+                        })
+                    })
+                    .collect()
+            };
+            let (bytes, kernel, mut unknown) =
+                match scratch::requests(ty, &facts(&op.inputs), &facts(&op.outputs)) {
+                    scratch::Scratch::None => continue,
+                    scratch::Scratch::Known(b, file) => (b, file, None),
+                    scratch::Scratch::Unknown(why) => (Vec::new(), "", Some(why)),
+                };
+            if unknown.is_none() && calls[&(*s, *k)] > 1 {
+                // TFLM keeps one scratch buffer per request from the op's first call to its
+                // last; per-call workspaces would let other buffers in between
+                unknown = Some(format!(
+                    "{ty} '{name}' runs {} times (a control-flow body): TFLM keeps its scratch across the calls, which memplan does not model",
+                    calls[&(*s, *k)]
+                ));
             }
+            if unknown.is_none() {
+                ops[op_of_walked[i]].workspace_bytes = bytes.clone();
+            }
+            scratch_ops.push(ScratchOp {
+                op: name.clone(),
+                op_type: ty.to_string(),
+                bytes: if unknown.is_some() { Vec::new() } else { bytes },
+                kernel: kernel.to_string(),
+                unknown,
+            });
         }
-        if !scratch_ops.is_empty() {
-            let mut kinds: Vec<String> = Vec::new();
-            for (_, ty) in &scratch_ops {
-                if !kinds.contains(ty) {
-                    kinds.push(ty.clone());
+        let unknown: Vec<&ScratchOp> = scratch_ops.iter().filter(|s| s.unknown.is_some()).collect();
+        if let Some(first) = unknown.first() {
+            warnings.push(format!(
+                "scratch buffers of {} op(s) are not planned: {} (TFLM's head exceeds these figures by them; tensorflow/tflite-micro#2474)",
+                unknown.len(),
+                first.unknown.as_deref().unwrap_or_default()
+            ));
+        }
+        let known = scratch_ops.len() - unknown.len();
+        if known > 0 {
+            let mut kinds: Vec<&str> = Vec::new();
+            for s in scratch_ops.iter().filter(|s| s.unknown.is_none()) {
+                if !kinds.contains(&s.op_type.as_str()) {
+                    kinds.push(&s.op_type);
                 }
             }
+            let n: usize = scratch_ops.iter().map(|s| s.bytes.len()).sum();
             warnings.push(format!(
-                "scratch buffers are not in the file: TFLM's reference kernels request arena scratch for {} op(s) here ({}), sized at Prepare by the kernel (reference, CMSIS-NN and Xtensa differ); they are not planned, so TFLM's head can exceed these figures (tensorflow/tflite-micro#2474)",
-                scratch_ops.len(),
+                "scratch buffers are not in the file: {n} of TFLM's reference kernels' requests ({known} op(s): {}) are planned as workspaces, live during their op; CMSIS-NN and Xtensa kernels request other sizes",
                 kinds.join(", ")
             ));
         }
@@ -761,7 +823,8 @@ impl File {
         })
     }
 
-    /// The graph's ops from TFLM's scopes (see the module): one op per kept scope.
+    /// The graph's ops from TFLM's scopes (see the module): one op per kept scope; with the
+    /// graph inputs and outputs, and the graph op of each walked op.
     ///
     /// Tensors TFLM plans that the walk never creates (read before any write, or never used:
     /// TFLM's `first_created` = -1, the time before scope 0) are created at scope 0 here, with
@@ -774,7 +837,7 @@ impl File {
         offsets: &[usize],
         planned: &dyn Fn(usize) -> bool,
         warnings: &mut Vec<String>,
-    ) -> Result<(Vec<Op>, Vec<TensorId>, Vec<TensorId>)> {
+    ) -> Result<(Vec<Op>, Vec<TensorId>, Vec<TensorId>, Vec<usize>)> {
         let n = w.first.len();
         let scopes = w.scopes.len();
         let first = |g: usize| w.first[g].unwrap_or(0);
@@ -797,10 +860,12 @@ impl File {
             step_of[s] = next;
         }
         let mut ops: Vec<Op> = Vec::with_capacity(kept.len());
+        let mut op_of_walked = alloc::vec![0usize; w.op_names.len()];
         for &s in &kept {
             let scope = &w.scopes[s];
             let (name, op_type) = match scope.op {
                 Some(i) => {
+                    op_of_walked[i] = ops.len();
                     let (name, sg, k) = &w.op_names[i];
                     (
                         name.clone(),
@@ -874,7 +939,7 @@ impl File {
             .filter(|&g| planned(g) || self.is_weight(g, offsets))
             .map(TensorId::new)
             .collect();
-        Ok((ops, inputs, outputs))
+        Ok((ops, inputs, outputs, op_of_walked))
     }
 
     fn is_weight(&self, g: usize, offsets: &[usize]) -> bool {
