@@ -69,6 +69,8 @@ pub enum Msg {
     ShowGear(u64),
     /// Set the memory budget from text (`200MiB`; empty: none).
     Budget(String),
+    /// Text typed in a field, not committed yet ([`Action::Typing`]).
+    Typing(Field, String),
     /// A pane's settings changed.
     SetPane(usize, PaneSettings),
     /// Add a pane.
@@ -543,6 +545,7 @@ impl Component for App {
             Msg::AliasViews(on) => self.dispatch(ctx, Action::AliasViews(on)),
             Msg::Gears(text) => self.dispatch(ctx, Action::Gears(text)),
             Msg::Budget(text) => self.dispatch(ctx, Action::Budget(text)),
+            Msg::Typing(field, text) => self.dispatch(ctx, Action::Typing(field, text)),
             Msg::ShowGear(g) => self.dispatch(ctx, Action::ShowGear(g)),
             Msg::Bind(dim, text) => self.dispatch(ctx, Action::Bind(dim, text)),
             Msg::SetPane(i, s) => self.dispatch(ctx, Action::SetPane(i, s)),

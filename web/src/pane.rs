@@ -142,10 +142,12 @@ fn knob_field(
             }
         })
     };
-    let bad = errors.get(&key).cloned();
-    let value = bad
+    let draft = errors.get(&key).cloned();
+    let oninput = on_typing(errors, &key);
+    let value = draft
         .as_ref()
         .map_or_else(|| s.knobs.get(name), |(typed, _)| typed.clone());
+    let bad = draft.and_then(|(_, why)| why);
     match name {
         "no-stats" | "no-leak-detector" => html! {
             <span class="checks" title={summary}><label><input type="checkbox" id={id.clone()} data-testid={id} checked={value == "true"} {onchange} />{ format!(" {}", name.trim_start_matches("no-").replace('-', " ")) }{ " off" }</label></span>
@@ -163,22 +165,40 @@ fn knob_field(
             <>
                 <label for={id.clone()} title={summary}>{ name.replace('-', " ") }</label>
                 <span class="field">
-                    <input type="text" class="num" id={id.clone()} data-testid={id.clone()} title={summary} placeholder="default" value={value} {onchange}
+                    <input type="text" class="num" id={id.clone()} data-testid={id.clone()} title={summary} placeholder="default" value={value} {onchange} {oninput}
                         aria-invalid={bad.is_some().then_some("true")} aria-describedby={bad.is_some().then(|| format!("{id}-error"))} />
-                    { field_error(&id, bad.as_ref().map(|b| b.1.as_str())) }
+                    { field_error(&id, bad.as_deref()) }
                 </span>
             </>
         },
     }
 }
 
-/// Fields whose last typed value was refused: key → (the text typed, why it was refused).
-pub type FieldErrors = std::collections::BTreeMap<String, (String, String)>;
+/// Fields holding text that is not their value: key → (the text typed, why it was refused;
+/// `None` while it is being typed). The field shows this text, so a re-render of the pane (five
+/// a second while a pane plans) does not wipe what is being typed.
+pub type FieldErrors = std::collections::BTreeMap<String, (String, Option<String>)>;
 
 fn with(errors: &FieldErrors, key: &str, typed: String, why: String) -> FieldErrors {
     let mut e = errors.clone();
+    e.insert(key.to_string(), (typed, Some(why)));
+    e
+}
+
+/// Text typed in field `key`, not committed yet: a refused value's reason stays until the next
+/// commit.
+fn typing(errors: &FieldErrors, key: &str, typed: String) -> FieldErrors {
+    let mut e = errors.clone();
+    let why = e.remove(key).and_then(|(_, why)| why);
     e.insert(key.to_string(), (typed, why));
     e
+}
+
+/// The `oninput` of field `key`: keeps what is typed in the pane's field state.
+fn on_typing(errors: &UseStateHandle<FieldErrors>, key: &str) -> Callback<InputEvent> {
+    let errors = errors.clone();
+    let key = key.to_string();
+    Callback::from(move |e: InputEvent| errors.set(typing(&errors, &key, event_value(&e))))
 }
 
 fn without(errors: &FieldErrors, key: &str) -> FieldErrors {
@@ -233,7 +253,10 @@ pub fn pane(p: &PaneProps) -> Html {
     let custom = !ALIGNMENTS.contains(&s.alignment);
     // a custom alignment the planner refuses stays typed, with the reason under it
     let align_custom = id("align-custom");
-    let align_bad = errors.get("align").cloned();
+    let align_draft = errors.get("align").cloned();
+    let align_typed = align_draft.as_ref().map(|d| d.0.clone());
+    let align_bad = align_draft.and_then(|d| d.1);
+    let on_align_typing = on_typing(&errors, "align");
     let on_align_custom = {
         let s = s.clone();
         let cb = p.on_change.clone();
@@ -493,10 +516,10 @@ pub fn pane(p: &PaneProps) -> Html {
                         <span class="field">
                             <input type="number" min="1" max={MAX_ALIGNMENT.to_string()} class="num" aria-label="custom alignment in bytes"
                                 id={align_custom.clone()} data-testid={align_custom.clone()}
-                                value={align_bad.as_ref().map_or_else(|| s.alignment.to_string(), |b| b.0.clone())}
+                                value={align_typed.unwrap_or_else(|| s.alignment.to_string())}
                                 aria-invalid={align_bad.is_some().then_some("true")} aria-describedby={align_bad.is_some().then(|| format!("{align_custom}-error"))}
-                                onchange={on_align_custom} />
-                            { field_error(&align_custom, align_bad.as_ref().map(|b| b.1.as_str())) }
+                                onchange={on_align_custom} oninput={on_align_typing} />
+                            { field_error(&align_custom, align_bad.as_deref()) }
                         </span>
                     }
                 </span>

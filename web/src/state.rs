@@ -99,13 +99,16 @@ pub enum Field {
     Schedule,
 }
 
-/// Text typed in a [`Field`] that did not parse, and why.
+/// Text typed in a [`Field`] that is not (yet) its value: being typed, or refused and why.
+///
+/// The field shows this text, not the state's value, so a re-render (five a second while a
+/// pane plans) cannot wipe what is being typed.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Draft {
     /// What was typed (kept in the field).
     pub text: String,
-    /// Why it was refused (shown under the field).
-    pub error: String,
+    /// Why it was refused (shown under the field); `None` while it is being typed.
+    pub error: Option<String>,
 }
 
 /// The tensor under the pointer on the timeline.
@@ -257,6 +260,10 @@ pub enum Action {
     Gears(String),
     /// The tensor sizes' text (`name=bytes, ...`).
     Sizes(String),
+    /// Text typed in a field, not committed yet (its `change` event commits it with
+    /// [`Action::Budget`], [`Action::Bind`], [`Action::Gears`] or [`Action::Sizes`]): kept as
+    /// the field's [`Draft`] so a re-render shows it.
+    Typing(Field, String),
     /// The op order (`None`: the graph's own).
     Schedule(Option<ScheduleOrder>),
     /// The views-alias switch.
@@ -497,6 +504,12 @@ impl State {
                 vec![Effect::RefreshViews, Effect::SyncLink]
             }
             A::Budget(text) => self.set_budget(text),
+            A::Typing(field, text) => {
+                // a refused value's reason stays until the text is committed again
+                let error = self.drafts.remove(&field).and_then(|d| d.error);
+                self.drafts.insert(field, Draft { text, error });
+                Vec::new()
+            }
             A::Bind(dim, text) => self.bind(dim, text),
             A::Gears(text) => match crate::model::parse_gears(&text) {
                 Ok(g) => {
@@ -653,7 +666,7 @@ impl State {
             field.clone(),
             Draft {
                 text,
-                error: error.clone(),
+                error: Some(error.clone()),
             },
         );
         self.field_notice(field, error);
@@ -1177,6 +1190,47 @@ mod tests {
         s.apply(Action::Bind("N".into(), " ".into()));
         assert_eq!(s.bindings.get("N"), None);
         assert!(!s.user_dims.contains("N"));
+    }
+
+    #[test]
+    fn typed_text_is_the_fields_draft_until_it_is_committed() {
+        let mut s = State::default();
+        // typing changes nothing but the draft: no plan, no link
+        for (f, text) in [
+            (Field::Gears, "1,2,"),
+            (Field::Sizes, "y=4M"),
+            (Field::Budget, "200M"),
+            (Field::Dim("N".into()), "3"),
+        ] {
+            assert!(s.apply(Action::Typing(f.clone(), text.into())).is_empty());
+            assert_eq!(
+                s.drafts[&f],
+                Draft {
+                    text: text.into(),
+                    error: None
+                }
+            );
+        }
+        assert!(s.gears.is_empty() && s.sizes.is_empty() && s.budget.is_none());
+        assert!(s.bindings.is_empty() && s.notice.is_none());
+        // committed: the value is the state's, the draft goes
+        s.apply(Action::Gears("1,2,4".into()));
+        assert_eq!(s.gears, vec![1, 2, 4]);
+        assert!(!s.drafts.contains_key(&Field::Gears));
+        // refused: the text stays with its reason; typing on keeps the reason until the next
+        // commit, which clears it
+        s.apply(Action::Budget("200Q".into()));
+        let refused = s.drafts[&Field::Budget].error.clone();
+        assert!(refused.is_some());
+        s.apply(Action::Typing(Field::Budget, "200".into()));
+        assert_eq!(s.drafts[&Field::Budget].text, "200");
+        assert_eq!(s.drafts[&Field::Budget].error, refused);
+        s.apply(Action::Budget("200".into()));
+        assert_eq!(s.budget, Some(200));
+        assert!(!s.drafts.contains_key(&Field::Budget) && s.notice.is_none());
+        // the other drafts were never touched
+        assert_eq!(s.drafts[&Field::Sizes].text, "y=4M");
+        assert_eq!(s.drafts[&Field::Dim("N".into())].text, "3");
     }
 
     #[test]

@@ -9,7 +9,7 @@ use crate::model::{Format, Origin, MAX_FILE_BYTES};
 use crate::pane::Pane;
 use crate::platform;
 use crate::samples::SAMPLES;
-use crate::state::Field;
+use crate::state::{Draft, Field};
 use crate::timeline::{self, H, MARGIN, W};
 
 impl App {
@@ -185,6 +185,11 @@ impl App {
             .collect();
         let is_graph = self.built.as_ref().is_some_and(|b| b.is_graph);
         let on_gears = link.callback(|e: Event| Msg::Gears(platform::event_value(&e)));
+        let typing = |field: Field| {
+            link.callback(move |e: InputEvent| {
+                Msg::Typing(field.clone(), platform::event_value(&e))
+            })
+        };
         let gears_text = self
             .state
             .gears
@@ -237,6 +242,7 @@ impl App {
                                 let v = platform::event_value(&e);
                                 Msg::Bind(name.clone(), v)
                             });
+                            let oninput = typing(Field::Dim(d.to_string()));
                             // a dim the user has not given shows empty: a named one is assumed
                             // 1 (the placeholder, and the panes' "Assumed" line say so), one
                             // the file leaves unnamed is unknown
@@ -251,7 +257,7 @@ impl App {
                             html! {
                                 <span class="field">
                                     <label>{ d }{ " = " }
-                                        <input type="number" min="1" class="num" data-testid={format!("dim-{d}")} {placeholder} title={hint} {value} aria-invalid={invalid} aria-describedby={described} {onchange} />
+                                        <input type="number" min="1" class="num" data-testid={format!("dim-{d}")} {placeholder} title={hint} {value} aria-invalid={invalid} aria-describedby={described} {onchange} {oninput} />
                                     </label>
                                     { error }
                                 </span>
@@ -261,7 +267,7 @@ impl App {
                             <span class="field">
                                 <label title="GE dynamic batch: one plan per batch size, gears overlaid in one region (the leading symbolic dim of the first input is the batch)">
                                     { "Dynamic batch gears " }
-                                    <input type="text" class="gears" placeholder="e.g. 1,2,4,8" data-testid="gears" value={gears.0} aria-invalid={gears.1} aria-describedby={gears.2} onchange={on_gears} />
+                                    <input type="text" class="gears" placeholder="e.g. 1,2,4,8" data-testid="gears" value={gears.0} aria-invalid={gears.1} aria-describedby={gears.2} onchange={on_gears} oninput={typing(Field::Gears)} />
                                 </label>
                                 { gears.3 }
                             </span>
@@ -275,7 +281,8 @@ impl App {
                                     { "Tensor sizes " }
                                     <input type="text" class="sizes" placeholder="name=bytes, …" data-testid="sizes"
                                         value={sizes.0} aria-invalid={sizes.1} aria-describedby={sizes.2}
-                                        onchange={link.callback(|e: Event| Msg::Sizes(platform::event_value(&e)))} />
+                                        onchange={link.callback(|e: Event| Msg::Sizes(platform::event_value(&e)))}
+                                        oninput={typing(Field::Sizes)} />
                                 </label>
                                 { sizes.3 }
                             </span>
@@ -295,8 +302,8 @@ impl App {
         }
     }
 
-    /// An input of field `key` (see [`App::drafts`]): its value (what was typed, if it did not
-    /// parse, else `current`), its `aria-invalid` and `aria-describedby`, and the error shown
+    /// An input of field `key` (see [`State::drafts`]): its value (what is being typed or was
+    /// refused, else `current`), its `aria-invalid` and `aria-describedby`, and the error shown
     /// under it (element `id`, test id `testid`).
     fn field(
         &self,
@@ -306,12 +313,16 @@ impl App {
         current: String,
     ) -> (String, Option<AttrValue>, Option<AttrValue>, Html) {
         match self.state.drafts.get(key) {
-            Some(d) => (
-                d.text.clone(),
+            Some(Draft {
+                text,
+                error: Some(error),
+            }) => (
+                text.clone(),
                 Some("true".into()),
                 Some(AttrValue::from(id.to_string())),
-                crate::pane::error_note(id, testid, &d.error),
+                crate::pane::error_note(id, testid, error),
             ),
+            Some(d) => (d.text.clone(), None, None, html! {}),
             None => (current, None, None, html! {}),
         }
     }
@@ -448,6 +459,9 @@ impl App {
         let on_budget = ctx
             .link()
             .callback(|e: Event| Msg::Budget(platform::event_value(&e)));
+        let oninput = ctx
+            .link()
+            .callback(|e: InputEvent| Msg::Typing(Field::Budget, platform::event_value(&e)));
         let (value, invalid, described, error) = self.field(
             &Field::Budget,
             "budget-error",
@@ -459,7 +473,7 @@ impl App {
                 <span class="field">
                     <label title="device memory you have: each pane says whether its plan fits; the timeline draws the line">
                         { "Memory budget " }
-                        <input type="text" placeholder="e.g. 200MiB" data-testid="budget" {value} aria-invalid={invalid} aria-describedby={described} onchange={on_budget} />
+                        <input type="text" placeholder="e.g. 200MiB" data-testid="budget" {value} aria-invalid={invalid} aria-describedby={described} onchange={on_budget} {oninput} />
                     </label>
                     { error }
                 </span>
