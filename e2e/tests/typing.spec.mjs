@@ -47,24 +47,25 @@ test('text typed while a plan runs stays in its field until it is committed', as
   const type = async (id, text) => {
     const field = page.getByTestId(id);
     await field.click();
+    await field.fill(''); // (a custom alignment starts at 1)
     await field.pressSequentially(text, { delay: 300 });
     await page.waitForTimeout(500);
     await expect(field).toHaveValue(text);
   };
   // (leaving a field commits it: the next field's click commits the one before)
-  await type('budget', '200MiB');
   await type('dim-batch', '4');
   await type('sizes', 't5=4KiB');
   await type('gears', '1,2');
-  // the pane still planned the whole time: the renders did happen while the text was typed
-  await expect(planning).toBeVisible();
   // a pane's own field (a custom alignment) keeps its text the same way
   await page.getByTestId('pane0-align').selectOption('custom');
   await type('pane0-align-custom', '1024');
+  // the budget last: once committed, the search stops at the first plan that fits
+  await type('budget', '200MiB');
+  // the pane still planned the whole time: the renders did happen while the text was typed
   await expect(planning).toBeVisible();
   // committed, each field shows the state's value as the page words it (the budget exactly in
   // its largest whole unit, a size in bytes); batch is the gears' dim now, so it has no field
-  await page.getByTestId('pane0-align-custom').press('Tab');
+  await page.getByTestId('budget').press('Tab');
   await expect(page.getByTestId('pane0-align-custom')).toHaveValue('1024');
   await expect(page.getByTestId('budget')).toHaveValue('200 MiB');
   await expect(page.getByTestId('gears')).toHaveValue('1,2');
