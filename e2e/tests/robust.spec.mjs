@@ -48,6 +48,10 @@ test('a plan that crashes in the worker costs one pane, not the page', async ({ 
   page.on('pageerror', (e) => { throw new Error(`page error: ${e.message}`); });
   await page.goto('/');
   await ready(page);
+  // the hook crashes the next job sent to the worker: a graph's runtime pane (pane 2 at first)
+  // plans in the worker at load, so arm it once that plan is in, or it crashes that one and
+  // the choice below replaces it
+  await expect(page.getByTestId('pane1-peak')).toBeVisible();
   await page.evaluate(() => window.wasmBindings.memplan_test_panic('worker'));
   await page.getByTestId('pane1-strategy').selectOption('runtime-bfc');
   const err = page.getByTestId('pane1-error');
