@@ -33,6 +33,9 @@ test('each pane explains its gap to the lower bound, parts adding up', async ({ 
 test('hovering a tensor of a GE plan names its block', async ({ page }) => {
   await page.goto('/');
   await expect(page.locator('html[data-ready]')).toHaveCount(1);
+  // pane 2 (GE's runtime allocator) plans in the worker after the page is ready, and its
+  // figures make the panes taller: measure the timeline once it is in, not before it moves
+  await expect(page.getByTestId('pane1-peak')).toBeVisible();
   const canvas = page.locator('#timeline-canvas[data-largest]');
   await canvas.scrollIntoViewIfNeeded();
   const c = await largestBox(canvas);

@@ -142,6 +142,9 @@ test('an embed lets the page scroll past it; after a click the wheel zooms; Rese
 test('table rows and timeline boxes are linked both ways', async ({ page }) => {
   await page.goto('/');
   await ready(page);
+  // pane 2 (GE's runtime allocator) plans in the worker after the page is ready, and its
+  // figures make the panes taller: measure the timeline once it is in, not before it moves
+  await expect(page.getByTestId('pane1-peak')).toBeVisible();
   // box → row: click the largest box; the table selects the tensor the tooltip names
   const canvas = page.locator('#timeline-canvas[data-largest]');
   await canvas.scrollIntoViewIfNeeded();
