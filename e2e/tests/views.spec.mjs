@@ -10,6 +10,9 @@ test('main views, dark theme and the docs page with embeds', async ({ page }) =>
   page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
   await page.goto('/');
   await expect(page.locator('html[data-ready]')).toHaveCount(1);
+  // pane 2 (GE's runtime allocator) plans in the worker after the page is ready, and its
+  // figures make the panes taller: measure the timeline once it is in, not before it moves
+  await expect(page.getByTestId('pane1-peak')).toBeVisible();
   await page.screenshot({ path: 'artifacts/main.png', fullPage: true });
   // hover the centre of the largest tensor box of the timeline
   await page.getByTestId('curve').scrollIntoViewIfNeeded();
