@@ -545,7 +545,13 @@ impl Component for App {
             Msg::AliasViews(on) => self.dispatch(ctx, Action::AliasViews(on)),
             Msg::Gears(text) => self.dispatch(ctx, Action::Gears(text)),
             Msg::Budget(text) => self.dispatch(ctx, Action::Budget(text)),
-            Msg::Typing(field, text) => self.dispatch(ctx, Action::Typing(field, text)),
+            // the field already shows what was typed: no render (a large model's page would
+            // render its views on every key)
+            Msg::Typing(field, text) => {
+                let effects = self.state.apply(Action::Typing(field, text));
+                self.run(ctx, effects);
+                return false;
+            }
             Msg::ShowGear(g) => self.dispatch(ctx, Action::ShowGear(g)),
             Msg::Bind(dim, text) => self.dispatch(ctx, Action::Bind(dim, text)),
             Msg::SetPane(i, s) => self.dispatch(ctx, Action::SetPane(i, s)),
