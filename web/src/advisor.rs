@@ -152,9 +152,7 @@ pub fn advisor(props: &Props) -> Html {
         let (stage, worker) = (stage.clone(), worker.clone());
         let input = props.input.clone();
         Callback::from(move |e: Event| {
-            let open = e
-                .target_dyn_into::<web_sys::HtmlElement>()
-                .is_some_and(|d| d.has_attribute("open"));
+            let open = platform::event_target_has(&e, "open");
             if open && *stage == Stage::Closed {
                 stage.set(Stage::Computing);
                 start(&input, &stage, &worker);
@@ -215,8 +213,7 @@ fn start(
         Ok(w) => *worker.borrow_mut() = Some(w),
         Err(_) => {
             let input = input.clone();
-            gloo_timers::callback::Timeout::new(30, move || done(input.job.run(&input.bytes)))
-                .forget();
+            platform::after(30, move || done(input.job.run(&input.bytes))).forget();
         }
     }
 }

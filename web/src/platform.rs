@@ -945,6 +945,14 @@ pub fn event_value(e: &web_sys::Event) -> String {
         .unwrap_or_default()
 }
 
+/// Whether the element an event came from has attribute `name` (a `<details>`'s `open` after
+/// its `toggle`).
+pub fn event_target_has(e: &web_sys::Event, name: &str) -> bool {
+    e.target()
+        .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+        .is_some_and(|el| el.has_attribute(name))
+}
+
 /// Whether the checkbox an event came from is checked (`false` for other targets).
 pub fn event_checked(e: &web_sys::Event) -> bool {
     e.target()
