@@ -166,6 +166,14 @@ struct SimArgs {
     /// fixed record table).
     #[arg(long, value_name = "N")]
     leak_records: Option<u64>,
+    /// Access cost per memory level, cost units per byte read or written (abstract, relative
+    /// prices): `NAME=COST` pairs over the defaults, `*=COST` for levels not named, e.g.
+    /// `L1=1,DDR=40,*=16`. Defaults (illustrative, not measured): L0A/L0B/L0C/UB/L1 1, L2 4,
+    /// L3 8, HBM 16, DDR/P2P_DDR 32, HOST/HOST_SVM 128, others 16. Each buffer is written
+    /// once and read once per reading op, in the level it was placed in (tiered) or its
+    /// memory type.
+    #[arg(long, value_name = "NAME=COST,...", default_value = "")]
+    access_cost: String,
     /// JSON: also the per-allocation records and the occupancy after every step.
     #[arg(long)]
     details: bool,
