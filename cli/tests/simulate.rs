@@ -485,3 +485,38 @@ fn access_cost_per_memory_level() {
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("L1: 'cheap' is not a whole number"), "{err}");
 }
+
+#[test]
+fn runtime_allocators_per_stream_on_a_graph() {
+    // tests/io/streams.json: A -> a -> B (stream 1) -> b -> C -> c -> Y -> y (output), 100 B
+    // each; a lives [0,1], b [1,2], c [2,3], y from 3. ge-v2's 64 KiB pages: one page each.
+    // ge-v2 shared: a new @0, b new @65536, c takes a's idle page (hit), y b's (hit):
+    // 131,072 B reserved, 2 hits. ge-v2-streams: stream 0 has a, c, y: a new @0, c takes a's
+    // page (hit), y new (c still live): 2 pages; stream 1 has b: 1 page, laid after stream 0's
+    // range @131072: 196,608 B reserved, 1 hit. ge-v1 (raw sizes, one shared allocator):
+    // a [0,100), b [100,200), c and y reuse them: 200 B, 2 hits.
+    let v = json(&[
+        "simulate",
+        "io/streams.json",
+        "-a",
+        "ge-v1",
+        "-a",
+        "ge-v2",
+        "-a",
+        "ge-v2-streams",
+        "--format",
+        "json",
+    ]);
+    let got: Vec<(u64, u64)> = v["allocators"]
+        .as_array()
+        .expect("allocators")
+        .iter()
+        .map(|a| {
+            (
+                a["reserved_bytes"].as_u64().expect("reserved"),
+                a["cache_hits"].as_u64().expect("hits"),
+            )
+        })
+        .collect();
+    assert_eq!(got, [(200, 2), (131_072, 2), (196_608, 1)]);
+}

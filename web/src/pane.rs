@@ -100,6 +100,9 @@ pub struct PaneProps {
     /// "Download planned .tflite" / "Download C header" clicked.
     #[prop_or_default]
     pub on_tflm: Callback<(usize, crate::tflm::TflmFile)>,
+    /// The open model, for the pane's GE run-time views ([`crate::sections`]).
+    #[prop_or_default]
+    pub sections: Option<crate::sections::Model>,
 }
 
 use crate::platform::{event_checked, event_value};
@@ -419,6 +422,7 @@ pub fn pane(p: &PaneProps) -> Html {
                     }
                 </dl>
                 { gap }
+                if let Some(m) = &p.sections { <crate::sections::Sections index={i} model={m.clone()} settings={s.clone()} result={p.result.clone()} /> }
                 if let Some(t) = &p.tflm {
                     { tflm_view(i, t, r.plan.peak, p) }
                 }
