@@ -422,7 +422,6 @@ pub fn pane(p: &PaneProps) -> Html {
                     }
                 </dl>
                 { gap }
-                if let Some(m) = &p.sections { <crate::sections::Sections index={i} model={m.clone()} settings={s.clone()} result={p.result.clone()} /> }
                 if let Some(t) = &p.tflm {
                     { tflm_view(i, t, r.plan.peak, p) }
                 }
@@ -519,6 +518,8 @@ pub fn pane(p: &PaneProps) -> Html {
                 }
             </div>
             { stats }
+            // mounted whatever the state, so the chosen tab survives a re-plan
+            if let Some(m) = &p.sections { <crate::sections::Sections index={i} model={m.clone()} settings={s.clone()} result={p.result.clone()} /> }
         </section>
     }
 }

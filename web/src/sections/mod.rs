@@ -8,7 +8,6 @@ pub mod compute;
 
 use yew::prelude::*;
 
-use crate::analysis::PaneState;
 use crate::app::App;
 use crate::format;
 use crate::pane::ResultRef;
@@ -58,18 +57,12 @@ pub struct SectionsProps {
     pub result: Option<ResultRef>,
 }
 
-/// The pane's tabs; nothing is computed until a tab is chosen.
+/// The pane's tabs, folded under one summary line; nothing is computed until a tab is chosen.
 #[function_component(Sections)]
 pub fn sections(p: &SectionsProps) -> Html {
     let i = p.index;
     let tab = use_state(|| None::<&'static str>);
     let optimizer = use_state(|| "adam".to_string());
-    let Some(r) = p.result.as_ref().and_then(|r| match &*r.0 {
-        PaneState::Done(d) => Some(d.clone()),
-        _ => None,
-    }) else {
-        return html! {};
-    };
     let tabs = TABS.iter().map(|&(key, label, title)| {
         let on = *tab == Some(key);
         let t = tab.clone();
@@ -79,40 +72,57 @@ pub fn sections(p: &SectionsProps) -> Html {
                 data-testid={format!("pane{i}-tab-{key}")} {title} {onclick}>{ label }</button>
         }
     });
-    let problem = &p.model.built.problem;
-    let s = &p.settings;
-    let body = match *tab {
-        None => html! {},
-        Some("io") => io_view(i, compute::io(&p.model, &r.plan)),
-        Some("atomic") => atomic_view(i, compute::atomic(problem, &r.plan, s)),
-        Some("single") => single_view(i, compute::single(problem, s)),
-        Some("streams") => streams_view(i, compute::streams(problem, s)),
-        Some("hybrid") => hybrid_view(i, compute::hybrid(&p.model, s)),
-        Some("stats") => stats_view(i, compute::stats(problem, s)),
-        Some("training") => {
-            let o = optimizer.clone();
-            let onchange = Callback::from(move |e: Event| o.set(event_value(&e)));
-            let chosen = (*optimizer).clone();
-            html! {
-                <>
-                <label>{ "Optimizer " }
-                    <select data-testid={format!("pane{i}-optimizer")} {onchange}>
-                        { for ["sgd", "momentum", "adam"].into_iter().map(|o| html! { <option value={o} selected={o == chosen}>{ o }</option> }) }
-                    </select>
-                </label>
-                { training_view(i, compute::train(&p.model, s, &chosen), r.plan.peak) }
-                </>
+    // computed once per (tab, optimizer, model, settings, plan): a pane re-renders often
+    let handle = optimizer.clone();
+    let body = use_memo(
+        (
+            *tab,
+            (*optimizer).clone(),
+            p.model.clone(),
+            p.settings.clone(),
+            p.result.clone(),
+        ),
+        move |(tab, chosen, model, s, r)| {
+            let problem = &model.built.problem;
+            // the summary stays in the page whatever the pane's state (open over a re-plan)
+            let done = r.as_ref().and_then(|r| r.0.done());
+            match (*tab, done) {
+                (None, _) => html! {},
+                (Some(_), None) => html! { <p class="muted">{ "No plan yet." }</p> },
+                (Some(t), Some(r)) => match t {
+                    "io" => io_view(i, compute::io(model, &r.plan)),
+                    "atomic" => atomic_view(i, compute::atomic(problem, &r.plan, s)),
+                    "single" => single_view(i, compute::single(problem, s)),
+                    "streams" => streams_view(i, compute::streams(problem, s)),
+                    "hybrid" => hybrid_view(i, compute::hybrid(model, s)),
+                    "stats" => stats_view(i, compute::stats(problem, s)),
+                    "training" => {
+                        let o = handle.clone();
+                        let onchange = Callback::from(move |e: Event| o.set(event_value(&e)));
+                        html! {
+                            <>
+                            <label>{ "Optimizer " }
+                                <select data-testid={format!("pane{i}-optimizer")} {onchange}>
+                                    { for ["sgd", "momentum", "adam"].into_iter().map(|o| html! { <option value={o} selected={o == chosen.as_str()}>{ o }</option> }) }
+                                </select>
+                            </label>
+                            { training_view(i, compute::train(model, s, chosen), r.plan.peak) }
+                            </>
+                        }
+                    }
+                    _ => expandable_view(i, &r.plan, s),
+                },
             }
-        }
-        Some(_) => expandable_view(i, &r.plan, s),
-    };
+        },
+    );
     html! {
-        <section class="sections" aria-label="GE run-time views" data-testid={format!("pane{i}-sections")}>
+        <details class="sections" data-testid={format!("pane{i}-sections")}>
+            <summary data-testid={format!("pane{i}-sections-open")} title="graph I/O, atomic clean, single-op, streams, hybrid, allocator statistics and access cost, training, expandable memory: the CLI's reports of this pane's plan">{ "GE run-time views" }</summary>
             <div class="tabs" role="tablist">{ for tabs }</div>
             if let Some(key) = *tab {
-                <div class="section-body" role="tabpanel" data-testid={format!("pane{i}-sec-{key}")}>{ body }</div>
+                <div class="section-body" role="tabpanel" data-testid={format!("pane{i}-sec-{key}")}>{ (*body).clone() }</div>
             }
-        </section>
+        </details>
     }
 }
 
