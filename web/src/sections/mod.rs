@@ -270,6 +270,10 @@ fn stats_view(i: usize, r: Result<compute::Stats, String>) -> Html {
             html! { <p class="small muted">{ "A static plan: no allocator at run time (hits, probes and leak records are a runtime pane's). The access cost is per memory type." }</p> }
         }
     };
+    if st.access.levels.is_empty() {
+        // statistics off: the replay counted no traffic
+        return sim;
+    }
     html! {
         <>
         { sim }
