@@ -166,6 +166,14 @@ struct SimArgs {
     /// fixed record table).
     #[arg(long, value_name = "N")]
     leak_records: Option<u64>,
+    /// Access cost per memory level, cost units per byte read or written (abstract, relative
+    /// prices): `NAME=COST` pairs over the defaults, `*=COST` for levels not named, e.g.
+    /// `L1=1,DDR=40,*=16`. Defaults (illustrative, not measured): L0A/L0B/L0C/UB/L1 1, L2 4,
+    /// L3 8, HBM 16, DDR/P2P_DDR 32, HOST/HOST_SVM 128, others 16. Each buffer is written
+    /// once and read once per reading op, in the level it was placed in (tiered) or its
+    /// memory type.
+    #[arg(long, value_name = "NAME=COST,...", default_value = "")]
+    access_cost: String,
     /// JSON: also the per-allocation records and the occupancy after every step.
     #[arg(long)]
     details: bool,
@@ -332,6 +340,12 @@ struct PlanArgs {
     /// caller's buffers, only its workspaces in device memory, one buffer per stream.
     #[arg(long)]
     single_op: bool,
+    /// Access cost per memory type: every buffer in its memory type at its planned size,
+    /// written once and read once per reading op, priced per byte (`NAME=COST` pairs over the
+    /// defaults, `*=COST` for types not named; "" for the defaults: HBM 16, P2P_DDR 32,
+    /// HOST/HOST_SVM 128, others 16, illustrative, not measured). As `simulate --access-cost`.
+    #[arg(long, value_name = "NAME=COST,...")]
+    access_cost: Option<String>,
     /// Training step beside inference (sgd, momentum or adam): activations kept for the
     /// backward, their gradients, weight gradients in the arena; weights and optimizer state
     /// apart (docs/ge-memory-planning.md §10). Each strategy plans it too.
@@ -846,6 +860,11 @@ fn run_plan(args: &PlanArgs) -> Result<bool, Error> {
             file.hybrid.push(r);
         }
     }
+    if let Some(spec) = &args.access_cost {
+        let costs = memplan_core::simulate::access::AccessCosts::parse(spec)?;
+        file.add_access_cost(problem, &opts, &costs)
+            .map_err(|e| e.at(&shown))?;
+    }
     if args.single_op {
         file.add_single_op(problem, &opts)
             .map_err(|e| e.at(&shown))?;
@@ -1172,6 +1191,7 @@ fn table(f: &PlanFile, o: &PlanOptions) -> String {
         graph_io_lines(&mut s, e);
         atomic_clean_lines(&mut s, e);
     }
+    access_cost_lines(&mut s, f);
     single_op_lines(&mut s, f);
     training_lines(&mut s, f);
     hybrid_lines(&mut s, f);
@@ -1273,6 +1293,30 @@ fn training_lines(s: &mut String, f: &PlanFile) {
             )
         );
     }
+}
+
+/// `--access-cost`: the traffic per memory type, priced.
+fn access_cost_lines(s: &mut String, f: &PlanFile) {
+    use std::fmt::Write as _;
+    let Some(a) = &f.access_cost else {
+        return;
+    };
+    let per: Vec<String> = a
+        .levels
+        .iter()
+        .map(|l| {
+            format!(
+                "{} {} B read + {} B written x {}/B = {}",
+                l.level, l.bytes_read, l.bytes_written, l.cost_per_byte, l.cost
+            )
+        })
+        .collect();
+    let _ = writeln!(
+        s,
+        "\naccess cost per run: {} (units); {}",
+        a.total_cost,
+        per.join("; ")
+    );
 }
 
 /// `--single-op`: each op alone (docs/ge-memory-planning.md §9).

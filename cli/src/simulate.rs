@@ -3,7 +3,7 @@
 use std::fmt::Write as _;
 
 use memplan_core::simulate::registry::{self, RuntimeOptions};
-use memplan_core::simulate::{tiered, SimReport, SimSwitches, TierPolicy};
+use memplan_core::simulate::{access, tiered, SimReport, SimSwitches, TierPolicy};
 use memplan_core::{units, Error, Problem};
 
 use crate::load;
@@ -38,6 +38,7 @@ pub fn run(args: &SimArgs) -> Result<bool, Error> {
         args.allocators.clone()
     };
     let options = options(args)?;
+    let costs = memplan_core::simulate::access::AccessCosts::parse(&args.access_cost)?;
     let mut reports = Vec::new();
     let mut tiers = None;
     for name in &names {
@@ -54,7 +55,7 @@ pub fn run(args: &SimArgs) -> Result<bool, Error> {
                 "input": shown,
                 "lower_bound_bytes": bounds.lower_bound,
                 "no_reuse_bytes": bounds.no_reuse,
-                "allocators": reports.iter().map(|r| summary_json(r, args.details)).collect::<Vec<_>>(),
+                "allocators": reports.iter().map(|r| summary_json(r, args.details, &costs)).collect::<Result<Vec<_>, Error>>()?,
                 "tiered": tiers,
             });
             let text =
@@ -67,7 +68,8 @@ pub fn run(args: &SimArgs) -> Result<bool, Error> {
             bounds.lower_bound,
             &reports,
             tiers.as_ref(),
-        ),
+            &costs,
+        )?,
     };
     crate::term::out(&text)?;
     let mut ok = true;
@@ -128,7 +130,11 @@ fn options(args: &SimArgs) -> Result<RuntimeOptions, Error> {
     })
 }
 
-fn summary_json(r: &SimReport, details: bool) -> serde_json::Value {
+fn summary_json(
+    r: &SimReport,
+    details: bool,
+    costs: &access::AccessCosts,
+) -> Result<serde_json::Value, Error> {
     let mut v = serde_json::json!({
         "allocator": r.allocator,
         "stats": r.switches.stats,
@@ -153,12 +159,13 @@ fn summary_json(r: &SimReport, details: bool) -> serde_json::Value {
         "fragmentation_at_peak": r.fragmentation_at_peak,
         "leaks": r.leaks,
         "levels": r.levels,
+        "access_cost": access::price(&r.access, costs)?,
     });
     if details {
         v["records"] = serde_json::json!(r.records);
         v["steps"] = serde_json::json!(r.steps);
     }
-    v
+    Ok(v)
 }
 
 /// Probes per request (successful or failed): each allocator's mean search cost.
@@ -177,7 +184,8 @@ fn table(
     lb: u64,
     reports: &[SimReport],
     tiers: Option<&tiered::TierReport>,
-) -> String {
+    costs: &access::AccessCosts,
+) -> Result<String, Error> {
     let mut s = String::new();
     let _ = writeln!(
         s,
@@ -265,6 +273,25 @@ fn table(
                 units::with_exact(r.system_overhead_bytes)
             );
         }
+        if r.switches.stats && !r.access.is_empty() {
+            let a = access::price(&r.access, costs)?;
+            let per: Vec<String> = a
+                .levels
+                .iter()
+                .map(|l| {
+                    format!(
+                        "{} {} B read + {} B written x {}/B = {}",
+                        l.level, l.bytes_read, l.bytes_written, l.cost_per_byte, l.cost
+                    )
+                })
+                .collect();
+            let _ = writeln!(
+                s,
+                "           access cost per run: {} (units); {}",
+                a.total_cost,
+                per.join("; ")
+            );
+        }
         for l in &r.levels {
             let cap = if l.level.capacity >= u64::MAX / 2 {
                 "inf".to_string()
@@ -318,5 +345,5 @@ fn table(
             let _ = writeln!(s, "        {} tensors fit in no level", t.unplaced.len());
         }
     }
-    s
+    Ok(s)
 }

@@ -252,3 +252,38 @@ fn hybrid_one_flow() {
         "{out}"
     );
 }
+
+#[test]
+fn plan_access_cost_per_memory_type() {
+    // static/samples/ge-chain.json, raw sizes (no padding, alignment 1): every buffer in HBM,
+    // written once (4+1+2+1+3 MiB + 64 = 11,534,400 B) and read once per reader (f none:
+    // 11,534,336 B); x 16 = 369,099,776 (the same traffic `simulate -a reuse` reports). With
+    // GE's default alignment of 512, f takes 512 B: written 11,534,848, x 16 = 369,106,944;
+    // --access-cost hbm=1 prices it at 23,069,184.
+    let run = |extra: &[&str]| {
+        let mut args = vec![
+            "plan",
+            "../../static/samples/ge-chain.json",
+            "-s",
+            "ge-block",
+            "--padding",
+            "none",
+        ];
+        args.extend_from_slice(extra);
+        let (code, out, err) = run_in("tests", &args);
+        assert_eq!(code, 0, "{err}");
+        out
+    };
+    let out = run(&["--align", "1", "--access-cost", ""]);
+    assert!(
+        out.contains("access cost per run: 369099776 (units); HBM 11534336 B read + 11534400 B written x 16/B = 369099776"),
+        "{out}"
+    );
+    let out = run(&["--access-cost", "", "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_str(&out).expect("json");
+    assert_eq!(v["access_cost"]["levels"][0]["bytes_written"], 11_534_848);
+    assert_eq!(v["access_cost"]["total_cost"], 369_106_944);
+    let out = run(&["--access-cost", "hbm=1", "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_str(&out).expect("json");
+    assert_eq!(v["access_cost"]["total_cost"], 23_069_184);
+}

@@ -407,3 +407,116 @@ fn the_default_pool_past_the_limit_is_no_bad_command_line() {
         "{err}"
     );
 }
+
+#[test]
+fn access_cost_per_memory_level() {
+    // static/samples/ge-chain.json: a 4 MiB -> b 1 MiB -> c 2 MiB -> d 1 MiB -> e 3 MiB -> f 64 B,
+    // each read once by the next op, f by none. Each buffer is written once and read once per
+    // reader: written 4+1+2+1+3 MiB + 64 = 11,534,400 B; read 4+1+2+1+3 MiB = 11,534,336 B.
+    // `reuse` keeps everything in HBM (memory type 0), 16 units/B by default:
+    // (11,534,336 + 11,534,400) x 16 = 23,068,736 x 16 = 369,099,776.
+    let (code, out, err) = run_in(
+        "tests",
+        &[
+            "simulate",
+            "../../static/samples/ge-chain.json",
+            "-a",
+            "reuse",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("access cost per run: 369099776 (units); HBM 11534336 B read + 11534400 B written x 16/B = 369099776"),
+        "{out}"
+    );
+    // acl-tiered with its default levels (L1 1 MiB, L2 8 MiB, L3 32 MiB, DDR): b, d (1 MiB
+    // each, never live together) and f (64 B) fit L1; a, c and e are larger than L1 and go to
+    // L2. L1: written 1 MiB + 1 MiB + 64 = 2,097,216 B, read
+    // b + d = 2,097,152 B, x 1 = 4,194,368. L2: written 4 + 2 + 3 MiB = 9,437,184 B, read the
+    // same, x 4 = 75,497,472. Total 79,691,840. With --access-cost L2=10: L2 18,874,368 x 10
+    // = 188,743,680, total 192,938,048.
+    let (code, json, err) = run_in(
+        "tests",
+        &[
+            "simulate",
+            "../../static/samples/ge-chain.json",
+            "-a",
+            "acl-tiered",
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&json).expect("json");
+    let a = &v["allocators"][0]["access_cost"];
+    assert_eq!(a["total_cost"], 79_691_840);
+    assert_eq!(a["levels"][0]["level"], "L1");
+    assert_eq!(a["levels"][0]["bytes_written"], 2_097_216);
+    assert_eq!(a["levels"][0]["bytes_read"], 2_097_152);
+    assert_eq!(a["levels"][1]["level"], "L2");
+    assert_eq!(a["levels"][1]["cost_per_byte"], 4);
+    assert_eq!(a["levels"][1]["cost"], 75_497_472);
+    let (code, json, err) = run_in(
+        "tests",
+        &[
+            "simulate",
+            "../../static/samples/ge-chain.json",
+            "-a",
+            "acl-tiered",
+            "--access-cost",
+            "l2=10",
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&json).expect("json");
+    assert_eq!(v["allocators"][0]["access_cost"]["total_cost"], 192_938_048);
+    // a bad entry is a bad option (exit status 2), named
+    let (code, _, err) = run_in(
+        "tests",
+        &[
+            "simulate",
+            "../../static/samples/ge-chain.json",
+            "--access-cost",
+            "L1=cheap",
+        ],
+    );
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("L1: 'cheap' is not a whole number"), "{err}");
+}
+
+#[test]
+fn runtime_allocators_per_stream_on_a_graph() {
+    // tests/io/streams.json: A -> a -> B (stream 1) -> b -> C -> c -> Y -> y (output), 100 B
+    // each; a lives [0,1], b [1,2], c [2,3], y from 3. ge-v2's 64 KiB pages: one page each.
+    // ge-v2 shared: a new @0, b new @65536, c takes a's idle page (hit), y b's (hit):
+    // 131,072 B reserved, 2 hits. ge-v2-streams: stream 0 has a, c, y: a new @0, c takes a's
+    // page (hit), y new (c still live): 2 pages; stream 1 has b: 1 page, laid after stream 0's
+    // range @131072: 196,608 B reserved, 1 hit. ge-v1 (raw sizes, one shared allocator):
+    // a [0,100), b [100,200), c and y reuse them: 200 B, 2 hits.
+    let v = json(&[
+        "simulate",
+        "io/streams.json",
+        "-a",
+        "ge-v1",
+        "-a",
+        "ge-v2",
+        "-a",
+        "ge-v2-streams",
+        "--format",
+        "json",
+    ]);
+    let got: Vec<(u64, u64)> = v["allocators"]
+        .as_array()
+        .expect("allocators")
+        .iter()
+        .map(|a| {
+            (
+                a["reserved_bytes"].as_u64().expect("reserved"),
+                a["cache_hits"].as_u64().expect("hits"),
+            )
+        })
+        .collect();
+    assert_eq!(got, [(200, 2), (131_072, 2), (196_608, 1)]);
+}

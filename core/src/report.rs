@@ -20,6 +20,28 @@ pub mod single_op;
 pub mod tflm_export;
 pub mod training;
 
+/// The dynamic-batch region's virtual blocks (GE `ResizeDynamicBatchBlocks`): the sizes of
+/// the blocks tagged `dynamic-batch`, in plan order, grouped where one starts at the previous
+/// one's end (one group per memory type: a type's blocks are adjacent). Without
+/// `expandable_memory` a group is one block, the largest gear's region; with it, pieces of at
+/// most 400 MiB (`kMaxSplitSizeForDynamicBatch`). Empty without gears.
+pub fn virtual_block_groups(plan: &Plan) -> Vec<Vec<u64>> {
+    let mut groups: Vec<Vec<u64>> = Vec::new();
+    let mut end = 0u64;
+    for b in plan.blocks.iter().filter(|b| {
+        b.tag
+            .as_deref()
+            .is_some_and(|t| t.starts_with("dynamic-batch"))
+    }) {
+        match groups.last_mut() {
+            Some(g) if b.offset == end => g.push(b.size),
+            _ => groups.push(alloc::vec![b.size]),
+        }
+        end = b.offset.saturating_add(b.size);
+    }
+    groups
+}
+
 /// One gear's figures in a plan of an expanded problem.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]

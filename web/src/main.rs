@@ -13,6 +13,7 @@ mod export;
 mod occupancy;
 mod pane;
 mod platform;
+mod sections;
 mod state;
 mod timeline;
 mod views;

@@ -50,7 +50,7 @@ impl Format {
     }
 
     /// The format of core's load pipeline, `None` for a link's inline problem.
-    fn core(self) -> Option<CoreFormat> {
+    pub fn core(self) -> Option<CoreFormat> {
         match self {
             Format::GraphJson => Some(CoreFormat::GraphJson),
             Format::Csv => Some(CoreFormat::Csv),

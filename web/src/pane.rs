@@ -103,6 +103,9 @@ pub struct PaneProps {
     /// "Download planned .tflite" / "Download C header" clicked.
     #[prop_or_default]
     pub on_tflm: Callback<(usize, crate::tflm::TflmFile)>,
+    /// The open model, for the pane's GE run-time views ([`crate::sections`]).
+    #[prop_or_default]
+    pub sections: Option<crate::sections::Model>,
 }
 
 use crate::platform::{event_checked, event_value};
@@ -544,6 +547,8 @@ pub fn pane(p: &PaneProps) -> Html {
                 }
             </div>
             { stats }
+            // mounted whatever the state, so the chosen tab survives a re-plan
+            if let Some(m) = &p.sections { <crate::sections::Sections index={i} model={m.clone()} settings={s.clone()} result={p.result.clone()} /> }
         </section>
     }
 }

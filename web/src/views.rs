@@ -522,7 +522,7 @@ impl App {
                         why={self.state.rules().why(i, &s.strategy)}
                         tflm={self.built.as_ref().and_then(|b| b.tflm.clone())}
                         tflm_error={self.tflm_error.as_ref().filter(|(j, _)| *j == i).map(|(_, e)| e.clone())}
-                        on_tflm={link.callback(|(i, f)| Msg::Tflm(i, f))} />
+                        on_tflm={link.callback(|(i, f)| Msg::Tflm(i, f))} sections={crate::sections::Model::of(self)} />
                 }) }
                 if !self.embed && self.state.panes.len() < crate::settings::MAX_PANES {
                     <button type="button" class="add-pane" data-testid="add-pane" onclick={link.callback(|_| Msg::AddPane)}>{ "+ Add pane" }</button>

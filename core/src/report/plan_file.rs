@@ -43,6 +43,11 @@ pub struct PlanFile {
     /// the tensors of known size and `ge-v2` at run time for those with a symbolic dim.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub hybrid: Vec<crate::report::hybrid::HybridReport>,
+    /// Access cost per memory type, when asked for (`memplan plan --access-cost`): every
+    /// buffer in its memory type at its planned size, written once and read once per reading
+    /// op ([`PlanFile::add_access_cost`], [`crate::simulate::access`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub access_cost: Option<crate::simulate::access::AccessReport>,
 }
 
 /// Problem figures, bytes.
@@ -420,6 +425,7 @@ impl PlanFile {
             single_op: None,
             training: None,
             hybrid: Vec::new(),
+            access_cost: None,
         })
     }
 
@@ -434,6 +440,27 @@ impl PlanFile {
         for (e, p) in self.plans.iter_mut().zip(plans) {
             e.graph_io = crate::report::graph_io::graph_io(graph, lowered, p);
         }
+    }
+
+    /// Adds the access cost per memory type of `problem` at `options`' planned sizes, priced
+    /// with `costs` ([`crate::simulate::access`]). The traffic does not depend on the
+    /// strategy: one report for every plan.
+    ///
+    /// # Errors
+    /// [`crate::ErrorKind::Overflow`].
+    pub fn add_access_cost(
+        &mut self,
+        problem: &Problem,
+        options: &PlanOptions,
+        costs: &crate::simulate::access::AccessCosts,
+    ) -> Result<()> {
+        let mut sized = problem.clone();
+        for b in &mut sized.buffers {
+            b.size = options.planned_size(b)?;
+        }
+        let bytes = crate::simulate::access::by_memory_type(&sized)?;
+        self.access_cost = Some(crate::simulate::access::price(&bytes, costs)?);
+        Ok(())
     }
 
     /// Adds the single-op view of `problem` ([`crate::report::single_op::single_op`]).

@@ -7,6 +7,7 @@
 //!
 //! Memory and time scale with the buffers (trace events), never with step numbers.
 
+pub mod access;
 pub mod acl_pool;
 pub mod acl_tiered;
 pub mod allocators;
@@ -277,6 +278,14 @@ pub struct SimReport {
     /// ops read: the tensor's size once per reader (at least once).
     #[cfg_attr(feature = "serde", serde(default))]
     pub cross_type_transfer_bytes: u64,
+    /// Bytes read and written per run in each level (tiered allocators: the level each
+    /// buffer was placed in, fastest first; others: the buffers' memory types), statistics
+    /// on; price them with [`access::price`] ([`access`] gives the rules).
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, skip_serializing_if = "Vec::is_empty")
+    )]
+    pub access: Vec<access::LevelBytes>,
     /// Number of frees.
     pub frees: u64,
     /// Allocations that failed (pool exhausted, request too large, table full).
@@ -419,6 +428,8 @@ pub fn run(
     let mut offsets: Vec<Option<u64>> = alloc::vec![None; n];
     let mut taken: Vec<u64> = alloc::vec![0; n];
     let mut record_of: Vec<Option<usize>> = alloc::vec![None; n];
+    // the tiered level each buffer was placed in (at its allocation)
+    let mut level_at: Vec<Option<usize>> = alloc::vec![None; n];
     let mut r = SimReport {
         allocator: String::from(name),
         switches,
@@ -436,6 +447,7 @@ pub fn run(
         records_dropped: 0,
         io_transfer_bytes: 0,
         cross_type_transfer_bytes: 0,
+        access: Vec::new(),
         frees: 0,
         failures: 0,
         failed: Vec::new(),
@@ -468,6 +480,7 @@ pub fn run(
                     Some((off, bytes)) => {
                         offsets[i] = Some(off);
                         taken[i] = bytes;
+                        level_at[i] = a.level_of(i);
                         current = add(current, bytes, "bytes in use")?;
                         r.peak_bytes = r.peak_bytes.max(add(off, bytes, "offset + size")?);
                         if switches.stats {
@@ -562,6 +575,23 @@ pub fn run(
         let (io, cross) = transfer_bytes(problem)?;
         r.io_transfer_bytes = io;
         r.cross_type_transfer_bytes = cross;
+        let names: Vec<String> = a.levels().into_iter().map(|l| l.name).collect();
+        r.access = if names.is_empty() {
+            // every buffer in its memory type; a failed allocation is not counted
+            let mut types: Vec<u32> = problem.buffers.iter().map(|b| b.memory_type).collect();
+            types.sort_unstable();
+            types.dedup();
+            let names: Vec<String> = types
+                .iter()
+                .map(|&t| String::from(crate::plan::memory_type_name(t)))
+                .collect();
+            access::level_bytes(problem, &names, |i| {
+                offsets[i]?;
+                types.binary_search(&problem.buffers[i].memory_type).ok()
+            })?
+        } else {
+            access::level_bytes(problem, &names, |i| offsets[i].and(level_at[i]))?
+        };
         r.system_overhead_bytes = a.system_overhead();
         r.levels = a
             .levels()
