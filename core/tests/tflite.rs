@@ -404,3 +404,32 @@ fn variable_tensors_are_the_persistent_tail() {
         }
     }
 }
+
+/// TFLite's -1s are independent and TFLM allocates each tensor's own `shape`: a tensor whose
+/// axis-0 value differs from the others' keeps it (its own dim), so the head stays TFLM's.
+/// hello_world_int8 with its second dense output's shape [1, 16] changed to [2, 16]
+/// (`shape_signature` still [-1, 16]): TFLM's head is 48 B (the wheel's print_allocations(),
+/// found by a new-user trial): 32 B for [2, 16] int8 beside the 16 B input it reads.
+#[test]
+fn a_disagreeing_batch_value_keeps_the_tensors_own_shape() {
+    let mut b = bytes("tflite-micro/hello_world_int8.tflite");
+    // the shape vector of tensor 8: length 2, then [1, 16]
+    assert_eq!(&b[1668..1680], &[2, 0, 0, 0, 1, 0, 0, 0, 16, 0, 0, 0]);
+    b[1672] = 2;
+    let l = load("h2.tflite", &b, &LoadOptions::default()).unwrap();
+    assert!(
+        l.lowered
+            .warnings
+            .iter()
+            .any(|w| w.contains("has 2 in its shape where another has 1; it gets its own dim")),
+        "{:?}",
+        l.lowered.warnings
+    );
+    let p = memplan_core::plan(
+        &l.lowered.problem,
+        "tflm-greedy",
+        &tflite::tflm_plan_options(),
+    )
+    .unwrap();
+    assert_eq!(p.peak, 48);
+}

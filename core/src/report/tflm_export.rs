@@ -207,15 +207,23 @@ pub fn planned_tflite(model: &[u8], export: &TflmExport) -> Result<Vec<u8>> {
     with_offline_plan(model, &export.offsets)
 }
 
-/// Text safe inside a C block comment: no `*/`, no control characters, at most 80 chars.
+/// Text safe inside a C block comment: no `*/` nor `/*`, no control characters, at most 80
+/// chars.
 fn comment_safe(s: &str) -> String {
     let mut out: String = s
         .chars()
         .map(|c| if c.is_control() { '?' } else { c })
         .take(80)
         .collect();
-    while let Some(p) = out.find("*/") {
-        out.replace_range(p..p + 2, "* /");
+    // neither end a comment (`*/`) nor open one inside it (`/*`: -Wcomment, an error under
+    // -Werror)
+    while let Some(p) = out.find("*/").or_else(|| out.find("/*")) {
+        let with = if out[p..].starts_with("*/") {
+            "* /"
+        } else {
+            "/ *"
+        };
+        out.replace_range(p..p + 2, with);
     }
     out
 }
@@ -354,6 +362,15 @@ mod tests {
             subgraph_offsets: vec![0],
             ..TfliteInfo::default()
         }
+    }
+
+    #[test]
+    fn comment_safe_neither_closes_nor_opens_a_comment() {
+        // a tensor name from a hostile file: `*/` would end the comment, `/*` trips -Wcomment
+        assert_eq!(comment_safe("a*/ #error x /* y"), "a* / #error x / * y");
+        assert_eq!(comment_safe("/*/"), "/ * /");
+        assert!(!comment_safe("x/*/*/").contains("/*"));
+        assert!(!comment_safe("x/*/*/").contains("*/"));
     }
 
     #[test]

@@ -180,7 +180,8 @@ pub struct TfliteModel {
     /// What the file says about TFLM's arena.
     pub info: TfliteInfo,
     /// For each symbolic dim, the value of `shape` where `shape_signature` has -1: what TFLM
-    /// allocates (the first tensor's value when tensors disagree, with a warning).
+    /// allocates. Axis-0 -1s share the dim `batch` while their `shape` values agree; a tensor
+    /// whose value differs gets its own dim (`TENSOR axis 0`), with a warning.
     pub file_dims: Bindings,
     /// Bytes of weights (buffers with data), the format's own bytes.
     pub weight_bytes: u64,
@@ -610,17 +611,22 @@ impl File {
             for (axis, &d) in ft.shape.iter().enumerate() {
                 let sig = ft.signature.as_ref().and_then(|s| s.get(axis)).copied();
                 if sig == Some(-1) {
-                    let sym = if axis == 0 {
+                    let own = format!("{} axis {axis}", tensor.name);
+                    let mut sym = if axis == 0 {
                         String::from("batch")
                     } else {
-                        format!("{} axis {axis}", tensor.name)
+                        own.clone()
                     };
                     match file_dims.get(&sym) {
-                        Some(&v) if v != d as u64 && !opts.dims.contains_key(&sym) => {
+                        Some(&v) if v != d as u64 => {
+                            // TFLM allocates every tensor's own `shape`, and TFLite's -1s are
+                            // independent: this tensor keeps its value under its own dim
                             warnings.push(format!(
-                                "dim '{sym}': tensor '{}' has {d} in its shape where another has {v}; using {v} (bind it with --dim)",
+                                "dim 'batch': tensor '{}' has {d} in its shape where another has {v}; it gets its own dim '{own}' = {d}, what TFLM allocates",
                                 tensor.name
                             ));
+                            sym = own;
+                            file_dims.insert(sym.clone(), d as u64);
                         }
                         Some(_) => {}
                         None => {
