@@ -490,10 +490,7 @@ fn run_inspect(
     let model = load::read_onnx(input, &shapes)?;
     let mut text = onnx::summary(&model, &shapes.dims);
     if tensors {
-        for (name, dtype, shape, weight) in onnx::tensor_table(&model) {
-            let kind = if weight { " weight" } else { "" };
-            text += &format!("tensor {name}: {dtype} {shape}{kind}\n");
-        }
+        text += &model.graph.tensor_lines();
     }
     std::io::stdout()
         .write_all(term::clean(&text).as_bytes())
@@ -517,10 +514,7 @@ fn run_inspect_tflite(
         tflite::parse(&bytes, &tflite::TfliteOptions::default()).map_err(|e| e.at(&shown))?;
     let mut text = tflite::summary(&model, &shapes.dims);
     if tensors {
-        for (name, dtype, shape, weight) in tflite::tensor_table(&model) {
-            let kind = if weight { " weight" } else { "" };
-            text += &format!("tensor {name}: {dtype} {shape}{kind}\n");
-        }
+        text += &model.graph.tensor_lines();
     }
     std::io::stdout()
         .write_all(term::clean(&text).as_bytes())

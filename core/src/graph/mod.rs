@@ -491,6 +491,25 @@ impl UnknownTensor {
 }
 
 impl Graph {
+    /// One line per tensor, `tensor NAME: DTYPE [SHAPE]` and ` weight` for a weight (`?` for
+    /// an unknown dtype or shape): `memplan inspect --tensors` of every format.
+    pub fn tensor_lines(&self) -> String {
+        let mut s = String::new();
+        for t in &self.tensors {
+            let shape = t.shape.as_ref().map_or_else(
+                || String::from("?"),
+                |d| {
+                    let v: Vec<String> = d.iter().map(alloc::string::ToString::to_string).collect();
+                    alloc::format!("[{}]", v.join(", "))
+                },
+            );
+            let dtype = t.dtype.map_or("?", DType::name);
+            let kind = if t.constant { " weight" } else { "" };
+            s += &alloc::format!("tensor {}: {dtype} {shape}{kind}\n", t.name);
+        }
+        s
+    }
+
     /// Finds a tensor by name.
     pub fn tensor_id(&self, name: &str) -> Option<TensorId> {
         self.tensors

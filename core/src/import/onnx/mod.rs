@@ -1069,27 +1069,3 @@ pub fn summary(model: &OnnxModel, bindings: &Bindings) -> String {
     }
     s
 }
-
-/// One line per tensor: `name dtype shape [weight]`, for a detailed listing.
-pub fn tensor_table(model: &OnnxModel) -> Vec<(String, String, String, bool)> {
-    model
-        .graph
-        .tensors
-        .iter()
-        .map(|t| {
-            let shape = t.shape.as_ref().map_or_else(
-                || "?".to_string(),
-                |d| {
-                    let v: Vec<String> = d.iter().map(Dim::to_string).collect();
-                    format!("[{}]", v.join(", "))
-                },
-            );
-            (
-                t.name.clone(),
-                t.dtype.map_or("?", DType::name).to_string(),
-                shape,
-                t.constant,
-            )
-        })
-        .collect()
-}

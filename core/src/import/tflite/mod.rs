@@ -1023,27 +1023,3 @@ pub fn summary(model: &TfliteModel, bindings: &Bindings) -> String {
     }
     s
 }
-
-/// One row per tensor (`memplan inspect --tensors`): name, dtype, shape, weight.
-pub fn tensor_table(model: &TfliteModel) -> Vec<(String, String, String, bool)> {
-    model
-        .graph
-        .tensors
-        .iter()
-        .map(|t| {
-            let shape = t.shape.as_ref().map_or_else(
-                || "?".to_string(),
-                |d| {
-                    let v: Vec<String> = d.iter().map(Dim::to_string).collect();
-                    format!("[{}]", v.join(", "))
-                },
-            );
-            (
-                t.name.clone(),
-                t.dtype.map_or("?", DType::name).to_string(),
-                shape,
-                t.constant,
-            )
-        })
-        .collect()
-}
