@@ -716,17 +716,6 @@ impl File {
         }
 
         // scratch buffers: TFLM's reference kernels' requests, as workspaces of their op
-        let tensor_dims = |g: usize| -> Option<Vec<u64>> {
-            tensors[g]
-                .shape
-                .as_ref()?
-                .iter()
-                .map(|d| match d {
-                    Dim::Known(v) => Some(*v),
-                    Dim::Sym(s) => dims.get(s).copied(),
-                })
-                .collect()
-        };
         let mut calls = alloc::collections::BTreeMap::new();
         for (_, s, k) in &w.op_names {
             *calls.entry((*s, *k)).or_insert(0usize) += 1;
@@ -741,7 +730,7 @@ impl File {
                         (t >= 0).then(|| {
                             let g = global(*s, t);
                             scratch::TensorFacts {
-                                dims: tensor_dims(g),
+                                dims: tensors[g].bound_shape(&dims),
                                 ty: file_tensor(g).ty,
                             }
                         })
