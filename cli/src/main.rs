@@ -28,6 +28,7 @@ use memplan_core::import::load::{LoadOptions, Loaded};
   memplan plan model.onnx --strategy ge-block --strategy greedy-size-best-fit --align 64
   memplan plan static/samples/ge-diamond.json --format json --out plan.json
   memplan plan model.onnx --batch 1,2,4,8          # dynamic batch: gears overlaid
+  memplan plan model.tflite -s tflm-greedy          # TFLite: TFLM's rules and head
   memplan plan buffers.csv                          # MiniMalloc CSV, exact sizes
   memplan validate plan.json
   memplan strategies"
@@ -39,7 +40,8 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Plan an input (ONNX, memplan JSON graph, MiniMalloc CSV) with one or more strategies.
+    /// Plan an input (ONNX, TFLite, memplan JSON graph, MiniMalloc CSV) with one or more
+    /// strategies.
     Plan(PlanArgs),
     /// List the strategies.
     Strategies,

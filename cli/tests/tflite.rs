@@ -71,3 +71,26 @@ fn a_bad_tflite_file_is_refused_with_its_name() {
     assert!(e.contains("cut.tflite"), "{e}");
     assert!(e.contains("outside the file"), "{e}");
 }
+
+#[test]
+fn plan_help_names_tflite_among_the_inputs() {
+    // the first line of `memplan plan --help` (and the command's line in `memplan --help`)
+    let out = memplan(&["plan", "--help"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let s = text(&out.stdout);
+    assert_eq!(
+        s.lines().next(),
+        Some("Plan an input (ONNX, TFLite, memplan JSON graph, MiniMalloc CSV) with one or more strategies"),
+        "{s}"
+    );
+    let out = memplan(&["--help"]);
+    let s = text(&out.stdout);
+    assert!(
+        s.contains("plan        Plan an input (ONNX, TFLite,"),
+        "{s}"
+    );
+    assert!(
+        s.contains("memplan plan model.tflite -s tflm-greedy"),
+        "{s}"
+    );
+}
