@@ -94,3 +94,26 @@ fn plan_help_names_tflite_among_the_inputs() {
         "{s}"
     );
 }
+
+#[test]
+fn an_onnx_model_named_tflite_is_told_to_be_renamed() {
+    // a PaddlePaddle ONNX export: ir_version 7, producer_name "PaddlePaddle" (bytes 4..8 "Padd")
+    let dir = std::env::temp_dir().join(format!("memplan-tflite-onnx-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let onnx = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../static/samples/ppocr_mobile_v2_cls.stripped.onnx");
+    let renamed = dir.join("cls.tflite");
+    std::fs::copy(&onnx, &renamed).expect("copy");
+    let path = renamed.to_string_lossy().into_owned();
+    for cmd in ["plan", "inspect", "advise"] {
+        let out = memplan(&[cmd, &path]);
+        assert_eq!(out.status.code(), Some(1), "{cmd}");
+        assert!(out.stdout.is_empty(), "{cmd}");
+        assert_eq!(
+            text(&out.stderr),
+            format!("error: {path}: this is not a TFLite flatbuffer (file identifier \"Padd\" at bytes 4..8, expected \"TFL3\"); it looks like an ONNX model: rename it to .onnx\n"),
+            "{cmd}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

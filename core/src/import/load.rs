@@ -104,6 +104,61 @@ impl Format {
     }
 }
 
+/// Whether `bytes` start like an ONNX `ModelProto` (onnx.proto), cheaply, without decoding
+/// it: a protobuf whose first field is `ir_version` (field 1, a varint of 1 to 100), followed
+/// by `ModelProto` fields with their wire types (varints 1 and 5; length-delimited 2, 3, 4, 6,
+/// 7, 8, 14, 20, 25), the first 4 fields checked. A length past the end ends the walk (the
+/// file may be cut short). For error messages only (a `.tflite` that is an ONNX model);
+/// [`Format::sniff`] takes anything not TFLite, JSON or CSV as ONNX.
+pub fn looks_like_onnx(bytes: &[u8]) -> bool {
+    fn varint(b: &[u8], at: &mut usize) -> Option<u64> {
+        let mut v = 0u64;
+        for shift in (0..64).step_by(7) {
+            let byte = *b.get(*at)?;
+            *at += 1;
+            v |= u64::from(byte & 0x7f) << shift;
+            if byte & 0x80 == 0 {
+                return Some(v);
+            }
+        }
+        None
+    }
+    let mut at = 0usize;
+    for i in 0..4 {
+        if at >= bytes.len() {
+            break;
+        }
+        let Some(key) = varint(bytes, &mut at) else {
+            return false;
+        };
+        let (field, wire) = (key >> 3, key & 7);
+        match (field, wire) {
+            (1 | 5, 0) => {
+                let Some(v) = varint(bytes, &mut at) else {
+                    return false;
+                };
+                if i == 0 && !(1..=100).contains(&v) {
+                    return false;
+                }
+            }
+            (2 | 3 | 4 | 6 | 7 | 8 | 14 | 20 | 25, 2) if i > 0 => {
+                let Some(len) = varint(bytes, &mut at) else {
+                    return false;
+                };
+                match usize::try_from(len).ok().and_then(|l| at.checked_add(l)) {
+                    Some(end) if end <= bytes.len() => at = end,
+                    _ => break, // cut short: what was read looked right
+                }
+            }
+            _ => return false,
+        }
+        if i == 0 && field != 1 {
+            return false;
+        }
+    }
+    at > 0
+}
+
 /// `bytes` without a leading UTF-8 byte-order mark (editors on Windows write one) and
 /// whitespace.
 fn trim_start(bytes: &[u8]) -> &[u8] {
@@ -732,6 +787,22 @@ pub fn apply_sizes(graph: &mut Graph, sizes: &BTreeMap<String, u64>) -> Result<(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn onnx_is_told_by_its_first_fields() {
+        // ir_version 7, producer_name "pytorch", graph of 2 bytes
+        assert!(looks_like_onnx(b"\x08\x07\x12\x07pytorch\x3a\x02\x0a\x00"));
+        // cut inside the graph: still ONNX by what was read
+        assert!(looks_like_onnx(b"\x08\x07\x12\x07pytorch\x3a\x7f\x0a"));
+        // a TFLite header, JSON, nothing, a first field other than ir_version
+        assert!(!looks_like_onnx(b"\x1c\0\0\0TFL3\0\0"));
+        assert!(!looks_like_onnx(b"{\"format\": 1}"));
+        assert!(!looks_like_onnx(b""));
+        assert!(!looks_like_onnx(b"\x12\x07pytorch"));
+        // ir_version 0 or a field ModelProto does not have
+        assert!(!looks_like_onnx(b"\x08\x00\x12\x00"));
+        assert!(!looks_like_onnx(b"\x08\x07\x4a\x00"));
+    }
 
     #[test]
     fn sniffs_formats() {

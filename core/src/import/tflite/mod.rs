@@ -213,8 +213,21 @@ pub(crate) fn read_model(bytes: &[u8]) -> Result<fb::ModelRef<'_>> {
         )));
     }
     if &bytes[4..8] != b"TFL3" {
+        use crate::import::load::{looks_like_onnx, Format};
+        // what the file looks like instead: a model or text given the wrong extension
+        let hint = if looks_like_onnx(bytes) {
+            "; it looks like an ONNX model: rename it to .onnx"
+        } else {
+            match Format::sniff(bytes) {
+                Format::GraphJson => {
+                    "; it looks like JSON (a memplan.graph/1 graph or a plan): rename it to .json"
+                }
+                Format::Csv => "; it looks like a buffer list (MiniMalloc CSV): rename it to .csv",
+                Format::Onnx | Format::Tflite => "",
+            }
+        };
         return Err(Error::parse(format!(
-            "not a TFLite flatbuffer: the file identifier (bytes 4..8) is {}, expected \"TFL3\"",
+            "this is not a TFLite flatbuffer (file identifier {} at bytes 4..8, expected \"TFL3\"){hint}",
             show_ident(&bytes[4..8])
         )));
     }

@@ -373,7 +373,13 @@ fn a_wrong_identifier_is_refused() {
     let e = parse_err(&b);
     assert_eq!(
         e.to_string(),
-        "not a TFLite flatbuffer: the file identifier (bytes 4..8) is \"ONNX\", expected \"TFL3\""
+        "this is not a TFLite flatbuffer (file identifier \"ONNX\" at bytes 4..8, expected \"TFL3\")"
+    );
+    // JSON text named .tflite
+    let e = parse_err(b"{\"format\": \"memplan.graph/1\"}");
+    assert_eq!(
+        e.to_string(),
+        "this is not a TFLite flatbuffer (file identifier \"rmat\" at bytes 4..8, expected \"TFL3\"); it looks like JSON (a memplan.graph/1 graph or a plan): rename it to .json"
     );
 }
 
