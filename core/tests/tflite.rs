@@ -433,3 +433,48 @@ fn a_disagreeing_batch_value_keeps_the_tensors_own_shape() {
     .unwrap();
     assert_eq!(p.peak, 48);
 }
+
+/// TFLM reads no tensor name: one that is not UTF-8 does not refuse the model. hello_world_int8
+/// with the first byte of two tensor names and of a metadata name made invalid UTF-8: the
+/// names shown lossily (U+FFFD), one warning, the head still TFLM's 32 B, and a plan written
+/// into the file reads back.
+#[test]
+fn a_name_that_is_not_utf8_is_shown_lossily() {
+    let mut b = bytes("tflite-micro/hello_world_int8.tflite");
+    // tensor 0 "serving_default_dense_input:0", tensor 9 "StatefulPartitionedCall:0", metadata
+    // "min_runtime_version": each string's u32 length, then its bytes
+    for (at, len, first) in [(2624, 29, b's'), (1472, 25, b'S'), (264, 19, b'm')] {
+        assert_eq!(&b[at - 4..at], &u32::to_le_bytes(len), "length before {at}");
+        assert_eq!(b[at], first);
+    }
+    b[2624] = 0xff; // never valid in UTF-8
+    b[1472] = 0xc3; // a lead byte followed by 't': an invalid sequence
+    b[264] = 0xff;
+    let l = load("bad-names.tflite", &b, &LoadOptions::default()).unwrap();
+    let g = l.graph.as_ref().unwrap();
+    assert_eq!(g.tensors[0].name, "\u{fffd}erving_default_dense_input:0");
+    assert_eq!(g.tensors[9].name, "\u{fffd}tatefulPartitionedCall:0");
+    let about: Vec<&String> = l
+        .lowered
+        .warnings
+        .iter()
+        .filter(|w| w.contains("not UTF-8"))
+        .collect();
+    assert_eq!(about.len(), 1, "{:?}", l.lowered.warnings);
+    assert!(
+        about[0].starts_with("2 name(s) are not UTF-8 (subgraph 0 tensor 0 first)"),
+        "{}",
+        about[0]
+    );
+    let p = memplan_core::plan(
+        &l.lowered.problem,
+        "tflm-greedy",
+        &tflite::tflm_plan_options(),
+    )
+    .unwrap();
+    assert_eq!(p.peak, 32);
+    let info = l.tflite.as_ref().unwrap();
+    let offsets = tflite::offline_offsets(info.tensor_count(), &l.lowered.tensor_of, &p).unwrap();
+    let out = with_offline_plan(&b, &offsets).unwrap();
+    assert_eq!(read_offline_plan(&out).unwrap().unwrap().offsets, offsets);
+}

@@ -267,6 +267,59 @@ macro_rules! get {
 }
 pub(crate) use get;
 
+/// A name TFLM never reads (a tensor's, a subgraph's) from `got`, the planus getter's answer:
+/// a string that is not UTF-8 is read again by hand and shown lossily (U+FFFD for each bad
+/// sequence; `""`, then named by index, if it cannot be), and `place` is added to `not_utf8`.
+/// Other errors are the file's.
+fn lenient_name(
+    bytes: &[u8],
+    got: core::result::Result<Option<&str>, planus::Error>,
+    field: usize,
+    place: String,
+    not_utf8: &mut Vec<String>,
+) -> Result<String> {
+    match got {
+        Ok(name) => Ok(name.unwrap_or("").to_string()),
+        Err(e) if matches!(e.error_kind, planus::errors::ErrorKind::InvalidUtf8 { .. }) => {
+            not_utf8.push(place);
+            Ok(raw_string(bytes, e.source_location.byte_offset, field)
+                .map(|b| String::from_utf8_lossy(b).into_owned())
+                .unwrap_or_default())
+        }
+        Err(e) => Err(flat_err(&e, &place)),
+    }
+}
+
+/// The bytes of the string field `field` (its schema id) of the flatbuffer table at position
+/// `table` of `bytes`, read by hand (planus hands out UTF-8 strings only): the table's i32
+/// offset back to its vtable, the field's u16 slot there, the u32 offset forward to the
+/// string, its u32 length. `None` when any of it points outside the file.
+fn raw_string(bytes: &[u8], table: usize, field: usize) -> Option<&[u8]> {
+    let word = |p: usize| -> Option<u32> {
+        let w = bytes.get(p..p.checked_add(4)?)?;
+        Some(u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
+    };
+    let half = |p: usize| -> Option<usize> {
+        let w = bytes.get(p..p.checked_add(2)?)?;
+        Some(usize::from(u16::from_le_bytes([w[0], w[1]])))
+    };
+    // soffset: vtable = table - soffset (flatbuffers' signed offset)
+    let back = i64::from(i32::from_le_bytes(word(table)?.to_le_bytes()));
+    let vtable = usize::try_from(i64::try_from(table).ok()?.checked_sub(back)?).ok()?;
+    let slot = 4usize.checked_add(field.checked_mul(2)?)?;
+    if slot.checked_add(2)? > half(vtable)? {
+        return None; // the vtable ends before the field
+    }
+    let at = match half(vtable.checked_add(slot)?)? {
+        0 => return None,
+        f => table.checked_add(f)?,
+    };
+    let start = at.checked_add(usize::try_from(word(at)?).ok()?)?;
+    let len = usize::try_from(word(start)?).ok()?;
+    let from = start.checked_add(4)?;
+    bytes.get(from..from.checked_add(len)?)
+}
+
 /// A tensor as the file gives it.
 struct FileTensor {
     name: String,
@@ -309,6 +362,8 @@ pub(crate) struct File {
     buffer_bytes: Vec<u64>,
     pub(crate) subgraphs: Vec<FileSubgraph>,
     offline_plan: Option<OfflinePlan>,
+    /// Where a name is not UTF-8 (`subgraph 0 tensor 3`): shown lossily, with a warning.
+    not_utf8: Vec<String>,
 }
 
 /// TFLite `BuiltinOperator` codes memplan names.
@@ -415,15 +470,18 @@ impl File {
         }
         let n_subgraphs = list.len();
         let mut subgraphs = Vec::with_capacity(n_subgraphs);
+        // TFLM reads no tensor or subgraph name: one that is not UTF-8 is shown lossily
+        // (schema.fbs field ids: SubGraph.name 4, Tensor.name 3)
+        let mut not_utf8 = Vec::new();
         for (s, sg) in list.iter().enumerate() {
             let at = format!("subgraph {s}");
             let sg = get!(sg, at);
-            let name = get!(sg.name(), at).unwrap_or("").to_string();
+            let name = lenient_name(bytes, sg.name(), 4, at.clone(), &mut not_utf8)?;
             let mut tensors = Vec::new();
             for (t, tensor) in get!(sg.tensors(), at).into_iter().flatten().enumerate() {
                 let at = format!("subgraph {s} tensor {t}");
                 let tensor = get!(tensor, at);
-                let tname = get!(tensor.name(), at).unwrap_or("").to_string();
+                let tname = lenient_name(bytes, tensor.name(), 3, at, &mut not_utf8)?;
                 let at = format!("subgraph {s} tensor {t} '{tname}'");
                 let shape: Vec<i32> = get!(tensor.shape(), at)
                     .map(|v| v.iter().collect())
@@ -547,6 +605,7 @@ impl File {
             buffer_bytes,
             subgraphs,
             offline_plan,
+            not_utf8,
         })
     }
 
@@ -556,6 +615,12 @@ impl File {
 
     fn build(&self, opts: &TfliteOptions) -> Result<TfliteModel> {
         let mut warnings = Vec::new();
+        if let Some(first) = self.not_utf8.first() {
+            warnings.push(format!(
+                "{} name(s) are not UTF-8 ({first} first): shown with U+FFFD for the bad bytes (TFLM reads no tensor or subgraph name)",
+                self.not_utf8.len()
+            ));
+        }
         // global tensor indices
         let mut subgraph_offsets = Vec::with_capacity(self.subgraphs.len());
         let mut origin = Vec::new();

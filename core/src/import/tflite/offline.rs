@@ -50,6 +50,21 @@ pub fn read_offline_plan(bytes: &[u8]) -> Result<Option<OfflinePlan>> {
     read_in(bytes, &model, total)
 }
 
+/// Whether a metadata entry's name (the planus getter's answer) is [`OFFLINE_PLAN_METADATA`]:
+/// a name that is not UTF-8 is not (TFLM compares the bytes), and does not refuse the file.
+fn names_offline_plan(
+    got: core::result::Result<Option<&str>, planus::Error>,
+    at: &str,
+) -> Result<bool> {
+    match got {
+        Ok(name) => Ok(name == Some(OFFLINE_PLAN_METADATA)),
+        Err(e) if matches!(e.error_kind, planus::errors::ErrorKind::InvalidUtf8 { .. }) => {
+            Ok(false)
+        }
+        Err(e) => Err(flat_err(&e, at)),
+    }
+}
+
 /// [`read_offline_plan`] on an opened model with `total` tensors.
 pub(crate) fn read_in(
     _bytes: &[u8],
@@ -63,7 +78,7 @@ pub(crate) fn read_in(
     for (i, m) in list.iter().enumerate() {
         let at = format!("metadata {i}");
         let m = get!(m, at);
-        if get!(m.name(), at) == Some(OFFLINE_PLAN_METADATA) {
+        if names_offline_plan(m.name(), &at)? {
             found = Some(get!(m.buffer(), at)); // TFLM keeps the last one
         }
     }
@@ -268,7 +283,7 @@ pub fn with_offline_plan(bytes: &[u8], offsets: &[i32]) -> Result<Vec<u8>> {
             .and_then(|v| v.get(i))
             .ok_or_else(|| Error::parse("Model.metadata changed under reading"))?;
         let m = get!(m, format!("metadata {i}"));
-        if get!(m.name(), format!("metadata {i}")) == Some(super::offline::OFFLINE_PLAN_METADATA) {
+        if names_offline_plan(m.name(), &format!("metadata {i}"))? {
             old_plan_buffer.get_or_insert(get!(m.buffer(), format!("metadata {i}")));
         } else {
             kept.push((pos, get!(m.buffer(), format!("metadata {i}"))));
