@@ -818,6 +818,10 @@ fn run_plan(args: &PlanArgs) -> Result<bool, Error> {
         rewrites: lowered.rewrites.as_ref(),
     };
     let mut file = PlanFile::new(&shown, problem, extras, &runs).map_err(|e| e.at(&shown))?;
+    if let Some(info) = input.tflite.as_ref() {
+        // kTensorArenaSize: each plan's head plus the variable tensors of TFLM's tail
+        file.add_tflm_arena(&memplan_core::report::tflm_arena::TflmArena::of(info));
+    }
     if let (true, Some(g)) = (args.io, graph.as_ref()) {
         let ps: Vec<&memplan_core::Plan> = plans.iter().map(|p| &p.1.plan).collect();
         file.add_graph_io(g, &lowered, &ps);
@@ -1138,6 +1142,9 @@ fn table(f: &PlanFile, o: &PlanOptions) -> String {
             ratio,
             e.plan_time_us as f64 / 1000.0
         );
+        if let Some(a) = &e.tflm_arena {
+            let _ = writeln!(s, "  {}", a.sentence());
+        }
         if memplan_core::find_strategy(&e.strategy).is_ok_and(|s| s.caps.anytime) {
             // the op order's note is the problem's, shown above
             for n in e.notes.iter().filter(|&n| Some(n) != order_note.as_ref()) {
@@ -1186,6 +1193,9 @@ fn table(f: &PlanFile, o: &PlanOptions) -> String {
         }
         graph_io_lines(&mut s, e);
         atomic_clean_lines(&mut s, e);
+    }
+    if let Some(a) = f.plans.iter().find_map(|e| e.tflm_arena) {
+        let _ = writeln!(s, "\n{}", a.tail_sentence());
     }
     access_cost_lines(&mut s, f);
     single_op_lines(&mut s, f);

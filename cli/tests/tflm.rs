@@ -252,3 +252,57 @@ fn emit_refusals_are_clear() {
     assert!(stderr.contains("TFLite model"), "{stderr}");
     assert!(!out.exists(), "a refusal writes nothing");
 }
+
+#[test]
+fn the_table_and_the_plan_file_give_k_tensor_arena_size() {
+    // keyword_scrambled: TFLM's head 672 B (memory_arena_threshold_test.cc); 7 variable
+    // tensors of 10,240 B in its persistent tail (16 B each rounded, from TFLite's own reader:
+    // core/tests/tflite.rs): kTensorArenaSize at least 672 + 10,240 = 10,912 B
+    let model = "tflite-micro/keyword_scrambled.tflite";
+    let (code, stdout, stderr) = run_in(MODELS, &["plan", model, "-s", "tflm-greedy"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stdout.contains("\n  kTensorArenaSize: at least the head, 672 B (this plan's peak), plus TFLM's persistent tail: 10,240 B of variable tensors (10,912 B in all) and TFLM's own structures.\n"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("\nPersistent tail: 10,240 B of 7 variable tensors (16 B each rounded)"),
+        "{stdout}"
+    );
+    let v = plan_json(&["plan", model, "-s", "tflm-greedy", "--format", "json"]);
+    assert_eq!(
+        v["plans"][0]["tflm_arena"],
+        serde_json::json!({
+            "head_bytes": 672,
+            "persistent_tensors": 7,
+            "persistent_tensor_bytes": 10240,
+            "at_least_bytes": 10912
+        })
+    );
+    // person_detect: no variable tensors, the arena is the head, 55,296 B
+    let v = plan_json(&[
+        "plan",
+        "tflite-micro/person_detect.tflite",
+        "-s",
+        "tflm-greedy",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(v["plans"][0]["tflm_arena"]["at_least_bytes"], 55_296);
+    assert_eq!(v["plans"][0]["tflm_arena"]["persistent_tensors"], 0);
+    // not a TFLite model: no such field
+    let (code, stdout, stderr) = run_in(
+        "tests/adversarial",
+        &[
+            "plan",
+            "align-lcm.csv",
+            "-s",
+            "greedy-size-best-fit",
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(code, 0, "{stderr}");
+    assert!(!stdout.contains("tflm_arena"), "{stdout}");
+    assert!(!stdout.contains("kTensorArenaSize"), "{stdout}");
+}

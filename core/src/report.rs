@@ -16,6 +16,7 @@ pub mod hybrid;
 #[cfg(feature = "serde")]
 pub mod plan_file;
 pub mod single_op;
+pub mod tflm_arena;
 #[cfg(feature = "tflite")]
 pub mod tflm_export;
 pub mod training;

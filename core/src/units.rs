@@ -86,6 +86,21 @@ pub fn parse_bytes(text: &str) -> Result<u64, String> {
     Ok(bytes)
 }
 
+/// `n` with a comma between each group of three digits, `55,296` (the page's figures and the
+/// TFLM arena sentences, [`crate::report::tflm_arena`]).
+pub fn grouped(n: u64) -> String {
+    use alloc::string::ToString;
+    let s = n.to_string();
+    let mut out = String::with_capacity(s.len() + s.len() / 3);
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -38,6 +38,10 @@ pub fn plan_json(
             }
         }
     }
+    if let Some(t) = &built.tflm {
+        // kTensorArenaSize per plan, as `memplan plan MODEL.tflite --format json` writes it
+        file.add_tflm_arena(t);
+    }
     file.playground = playground.map(str::to_string);
     file.to_json().map_err(|e| e.to_string())
 }

@@ -68,17 +68,9 @@ pub fn millis(ms: f64) -> String {
     }
 }
 
-/// Thousands separators: `1234567` → `"1,234,567"`.
+/// Thousands separators: `1234567` → `"1,234,567"` (core's, as its TFLM arena sentences).
 pub fn grouped(n: u64) -> String {
-    let s = n.to_string();
-    let mut out = String::with_capacity(s.len() + s.len() / 3);
-    for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
+    memplan_core::units::grouped(n)
 }
 
 /// Escapes text for XML/HTML element content and attribute values.

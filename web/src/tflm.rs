@@ -3,103 +3,15 @@
 //! `report::tflm_export` as the CLI's `--emit-tflite` / `--emit-header` make them).
 
 use memplan_core::import::load::{load_as, Format as CoreFormat};
-use memplan_core::import::tflite::TfliteInfo;
 use memplan_core::report::tflm_export;
 use memplan_core::Plan;
-use serde::{Deserialize, Serialize};
 
 use crate::model::{load_options, Built, Lowering, Source};
 
-/// What a `.tflite` file says about TFLM's arena beyond the head a plan needs (carried by
-/// [`Built`], so it crosses from the parsing worker as JSON).
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
-pub struct TflmArena {
-    /// `is_variable` tensors: TFLM keeps them in its persistent tail.
-    pub persistent_tensors: usize,
-    /// Their bytes, each rounded up to 16 B (`micro_allocator.cc` `AllocateVariables`);
-    /// `None` when one has an unknown size.
-    pub persistent_bytes: Option<u64>,
-    /// Ops whose TFLM reference kernel requests scratch buffers in the head
-    /// (`RequestScratchBufferInArena`) of a size memplan cannot tell, `(op name, op type)`:
-    /// not planned.
-    pub scratch_ops: Vec<(String, String)>,
-    /// Scratch requests of TFLM's reference kernels that memplan sizes and plans (as the ops'
-    /// workspaces): how many, by how many ops, and their bytes (each rounded up to 16 B).
-    pub scratch_planned: (usize, usize, u64),
-}
-
-impl TflmArena {
-    /// The arena facts of a loaded file's TFLM info.
-    pub fn of(info: &TfliteInfo) -> TflmArena {
-        TflmArena {
-            persistent_tensors: info.persistent.len(),
-            persistent_bytes: info.persistent_bytes,
-            scratch_ops: info
-                .scratch_ops
-                .iter()
-                .filter(|s| s.unknown.is_some())
-                .map(|s| (s.op.clone(), s.op_type.clone()))
-                .collect(),
-            scratch_planned: {
-                let known = info.scratch_ops.iter().filter(|s| s.unknown.is_none());
-                (
-                    known.clone().map(|s| s.bytes.len()).sum(),
-                    known.count(),
-                    info.scratch_bytes(),
-                )
-            },
-        }
-    }
-
-    /// The arena size to write (`kTensorArenaSize`) for a plan whose head is `head` bytes, as
-    /// sentences: the head (TFLM's non-persistent section = the plan's peak), the persistent
-    /// tail as far as the file tells it, the scratch buffers the file cannot tell.
-    pub fn advice(&self, head: u64) -> Vec<String> {
-        let mut lines = vec![format!(
-            "kTensorArenaSize: at least the head, {} B (this plan's peak), plus TFLM's persistent tail.",
-            crate::format::grouped(head)
-        )];
-        lines.push(match (self.persistent_tensors, self.persistent_bytes) {
-            (0, _) => "Persistent tail: no variable tensors; TFLM's own structures (tensor and node arrays, kernels' op data) depend on the TFLM build and are not known from the file.".to_string(),
-            (n, Some(b)) => format!(
-                "Persistent tail: {} B of {n} variable tensor{} (16 B each rounded), plus TFLM's own structures, which depend on the TFLM build and are not known from the file.",
-                crate::format::grouped(b),
-                if n == 1 { "" } else { "s" }
-            ),
-            (n, None) => format!(
-                "Persistent tail: not known from the file ({n} variable tensor{} of unknown size, and TFLM's own structures).",
-                if n == 1 { "" } else { "s" }
-            ),
-        });
-        let (requests, ops, bytes) = self.scratch_planned;
-        if requests > 0 {
-            lines.push(format!(
-                "Scratch buffers: {requests} request{} of TFLM's reference kernels ({ops} op{}, {} B in all) are in the head, planned like tensors, live during their op; CMSIS-NN and Xtensa kernels request other sizes.",
-                if requests == 1 { "" } else { "s" },
-                if ops == 1 { "" } else { "s" },
-                crate::format::grouped(bytes)
-            ));
-        }
-        if !self.scratch_ops.is_empty() {
-            let ops: Vec<String> = self
-                .scratch_ops
-                .iter()
-                .take(6)
-                .map(|(name, ty)| format!("{name} ({ty})"))
-                .collect();
-            let more = self.scratch_ops.len().saturating_sub(ops.len());
-            lines.push(format!(
-                "Scratch buffers not known: {} op{} request{} them in the head ({}{}) at sizes memplan cannot tell, so TFLM's head can exceed this plan's.",
-                self.scratch_ops.len(),
-                if self.scratch_ops.len() == 1 { "" } else { "s" },
-                if self.scratch_ops.len() == 1 { "s" } else { "" },
-                ops.join(", "),
-                if more > 0 { format!(", {more} more") } else { String::new() }
-            ));
-        }
-        lines
-    }
-}
+/// What a `.tflite` file says about TFLM's arena beyond the head a plan needs, and the
+/// `kTensorArenaSize` sentences: core's, which the CLI's table and plan file use too (carried
+/// by [`Built`], so it crosses from the parsing worker as JSON).
+pub use memplan_core::report::tflm_arena::TflmArena;
 
 /// Which TFLM file a pane's download button asks for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

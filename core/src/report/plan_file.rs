@@ -214,6 +214,11 @@ pub struct PlanEntry {
     /// ([`PlanFile::add_atomic_clean`], `memplan plan --atomic-clean`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub atomic_clean: Option<crate::report::atomic_clean::AtomicCleanReport>,
+    /// A TFLite model's arena for this plan ([`PlanFile::add_tflm_arena`]): the head (this
+    /// plan's peak), the variable tensors of TFLM's persistent tail and their sum, the least
+    /// `kTensorArenaSize` ([`crate::report::tflm_arena`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tflm_arena: Option<crate::report::tflm_arena::ArenaSize>,
     /// Every buffer.
     pub buffers: Vec<BufferEntry>,
 }
@@ -463,6 +468,14 @@ impl PlanFile {
         Ok(())
     }
 
+    /// Adds to each plan the arena TFLM needs for it (a TFLite model's): its peak as the head,
+    /// `arena`'s variable tensors as the known tail ([`crate::report::tflm_arena`]).
+    pub fn add_tflm_arena(&mut self, arena: &crate::report::tflm_arena::TflmArena) {
+        for e in &mut self.plans {
+            e.tflm_arena = Some(arena.size(e.peak_bytes));
+        }
+    }
+
     /// Adds the single-op view of `problem` ([`crate::report::single_op::single_op`]).
     ///
     /// # Errors
@@ -555,6 +568,7 @@ fn entry(problem: &Problem, r: &Run<'_>, streams: bool) -> PlanEntry {
             .collect(),
         graph_io: Vec::new(),
         atomic_clean: None,
+        tflm_arena: None,
         buffers: problem
             .buffers
             .iter()
