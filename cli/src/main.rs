@@ -784,6 +784,28 @@ fn run_plan(args: &PlanArgs) -> Result<bool, Error> {
             .next()
             .unwrap_or_else(|| Error::bad_option("no strategy to run")));
     }
+    if input.tflite.is_some() {
+        // a head TFLM cannot hold (int32 offsets): said once, with the smallest such head
+        use memplan_core::report::tflm_arena::{head_limit_warning, TFLM_MAX_BYTES};
+        let over: Vec<&str> = plans
+            .iter()
+            .filter(|(_, a)| a.plan.peak > TFLM_MAX_BYTES)
+            .map(|(name, _)| *name)
+            .collect();
+        let least = plans
+            .iter()
+            .map(|(_, a)| a.plan.peak)
+            .filter(|&p| p > TFLM_MAX_BYTES)
+            .min();
+        if let Some(w) = least.and_then(|p| head_limit_warning(problem, p)) {
+            let who = if over.len() == plans.len() {
+                String::from("every plan")
+            } else {
+                format!("strategy {}", over.join(", "))
+            };
+            errln!("warning: {shown}: {who}: {w}");
+        }
+    }
     // the exported files are made before anything is written: a refusal writes nothing. The
     // plan shown and written is the one TFLM runs (scratch buffers placed online by TFLM).
     let exported = match (exporting, plans.first_mut()) {

@@ -306,3 +306,46 @@ fn the_table_and_the_plan_file_give_k_tensor_arena_size() {
     assert!(!stdout.contains("tflm_arena"), "{stdout}");
     assert!(!stdout.contains("kTensorArenaSize"), "{stdout}");
 }
+
+#[test]
+fn a_head_past_int32_is_warned_and_the_export_names_its_cause() {
+    // hello_world_int8 with its second dense output's shape [1, 16] made [2^21, 2^14]: an int8
+    // tensor of 2^35 = 34,359,738,368 B; the head is it plus a 16 B tensor live beside it
+    let mut b = std::fs::read(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../testdata/models/tflite/tflite-micro/hello_world_int8.tflite"),
+    )
+    .unwrap();
+    assert_eq!(&b[1668..1680], &[2, 0, 0, 0, 1, 0, 0, 0, 16, 0, 0, 0]);
+    b[1672..1676].copy_from_slice(&(1u32 << 21).to_le_bytes());
+    b[1676..1680].copy_from_slice(&(1u32 << 14).to_le_bytes());
+    let huge = tmp("huge.tflite");
+    std::fs::write(&huge, &b).unwrap();
+    let out = tmp("huge-out.tflite");
+    let (h, o) = (huge.to_str().unwrap(), out.to_str().unwrap());
+    let cause = "sequential/dense_1/MatMul;sequential/dense_1/Relu;sequential/dense_1/BiasAdd";
+    let (code, _, stderr) = run_in(MODELS, &["plan", h, "-s", "tflm-greedy"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stderr.contains(&format!("warning: {h}: every plan: the head is 34,359,738,384 B, past 2,147,483,647 B: TFLM cannot run it")),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(&format!(
+            "the largest tensor is '{cause}', 34,359,738,368 B"
+        )),
+        "{stderr}"
+    );
+    // the 16 B tensor above it passes the limit too, but only because of it
+    let (code, _, stderr) = run_in(
+        MODELS,
+        &["plan", h, "-s", "tflm-greedy", "--emit-tflite", o],
+    );
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains(&format!("error: {h}: strategy tflm-greedy: cannot export '{cause}' to TFLM: bytes 0..34359738368 (34359738368 B) pass 2147483647 B, the int32 limit")),
+        "{stderr}"
+    );
+    assert!(!out.exists(), "a refusal writes nothing");
+    let _ = std::fs::remove_file(&huge);
+}

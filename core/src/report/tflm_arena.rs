@@ -15,6 +15,39 @@ use alloc::vec::Vec;
 
 use crate::units::grouped;
 
+/// The most bytes of TFLM's head, `i32::MAX` = 2,147,483,647: the offline plan holds int32
+/// offsets (`OfflineMemoryAllocation`, tflite-micro `docs/memory_management.md`), and TFLM's
+/// memory planners take sizes and give offsets as `int` (`micro_memory_planner.h`
+/// `AddBuffer(int size, ...)`, `GetOffsetForBuffer(int, int* offset)`). MCU arenas are far
+/// smaller.
+pub const TFLM_MAX_BYTES: u64 = 0x7fff_ffff;
+
+/// A warning when a head of `peak` bytes passes [`TFLM_MAX_BYTES`], for a plan of `problem`
+/// (a TFLite model's): it names its largest buffer, the likely cause (a shape, a dim bound too
+/// large). `None` when the head fits.
+pub fn head_limit_warning(problem: &crate::Problem, peak: u64) -> Option<String> {
+    if peak <= TFLM_MAX_BYTES {
+        return None;
+    }
+    let largest = problem
+        .buffers
+        .iter()
+        .max_by_key(|b| b.size)
+        .map(|b| {
+            format!(
+                " the largest tensor is '{}', {} B:",
+                b.name,
+                grouped(b.size)
+            )
+        })
+        .unwrap_or_default();
+    Some(format!(
+        "the head is {} B, past {} B: TFLM cannot run it (its offline plan and planner hold int32 offsets and sizes) and MCU arenas are far smaller;{largest} check the shapes and --dim values",
+        grouped(peak),
+        grouped(TFLM_MAX_BYTES)
+    ))
+}
+
 /// What a `.tflite` file says about TFLM's arena beyond the head a plan needs.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]

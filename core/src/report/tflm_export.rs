@@ -88,6 +88,9 @@ pub fn tflm_offsets(lowered: &Lowered, info: &TfliteInfo, plan: &Plan) -> Result
     let mut offsets = alloc::vec![-1i32; info.tensor_count()];
     let mut online = Vec::new();
     let mut head = 0u64;
+    // the tensor past TFLM's int32 limit that is the cause: the lowest offset (then the
+    // largest) of those ending past it; the ones above it are only pushed up by it
+    let mut past: Option<(u64, u64, &str)> = None;
     for (i, b) in problem.buffers.iter().enumerate() {
         let Some(t) = lowered.tensor_of[i] else {
             online.push(b.name.clone());
@@ -128,13 +131,24 @@ pub fn tflm_offsets(lowered: &Lowered, info: &TfliteInfo, plan: &Plan) -> Result
         match (i32::try_from(off), i32::try_from(end)) {
             (Ok(o), Ok(_)) => *slot = o,
             _ => {
-                return refuse(
-                    &b.name,
-                    format!("bytes {off}..{end} pass TFLM's int32 offsets"),
-                )
+                if past.is_none_or(|(o, z, _)| {
+                    (off, core::cmp::Reverse(size)) < (o, core::cmp::Reverse(z))
+                }) {
+                    past = Some((off, size, &b.name));
+                }
             }
         }
         head = head.max(end);
+    }
+    if let Some((off, size, name)) = past {
+        return refuse(
+            name,
+            format!(
+                "bytes {off}..{} ({size} B) pass {} B, the int32 limit of TFLM's offline offsets and planner",
+                off.saturating_add(size),
+                crate::report::tflm_arena::TFLM_MAX_BYTES
+            ),
+        );
     }
     // every buffer's end: a block strategy's peak lies above it
     let mut all_end = head;
@@ -390,6 +404,36 @@ mod tests {
         assert!(h.contains("#define MEMPLAN_BUFFER_COUNT 2"));
         assert!(h.contains("        {32},\n        {0},\n"));
         assert!(h.contains("'m* /x'"));
+    }
+
+    #[test]
+    fn past_int32_the_tensor_that_crosses_the_limit_is_named() {
+        // t0 16 B, t1 32 GiB, both live at step 1: greedy puts t1 (larger) at 0 and t0 at
+        // 2^35; both end past i32::MAX, but t1 is the cause (t0 is only pushed up by it)
+        let l = lowered(&[(16, 0, 1), (1 << 35, 0, 1)], &[Some(0), Some(1)]);
+        let o = crate::import::tflite::tflm_plan_options();
+        let plan = crate::strategy::plan(&l.problem, "tflm-greedy", &o).unwrap();
+        assert_eq!(plan.offsets, [1 << 35, 0]);
+        let e = tflm_offsets(&l, &info(2), &plan).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::BadOption);
+        assert_eq!(
+            alloc::format!("{e}"),
+            "cannot export 't1' to TFLM: bytes 0..34359738368 (34359738368 B) pass 2147483647 B, the int32 limit of TFLM's offline offsets and planner"
+        );
+        let w = crate::report::tflm_arena::head_limit_warning(&l.problem, plan.peak).unwrap();
+        assert!(
+            w.starts_with("the head is 34,359,738,384 B, past 2,147,483,647 B"),
+            "{w}"
+        );
+        assert!(
+            w.contains("the largest tensor is 't1', 34,359,738,368 B"),
+            "{w}"
+        );
+        // at the limit exactly: no warning
+        assert_eq!(
+            crate::report::tflm_arena::head_limit_warning(&l.problem, 2_147_483_647),
+            None
+        );
     }
 
     #[test]
