@@ -51,15 +51,17 @@ enum Command {
     Simulate(SimArgs),
     /// What would it take to need less: every lever (op order, fusion, views, in-place,
     /// alignment, padding, graph I/O in the arena, strategy) alone and all combined, each
-    /// planned as `memplan plan` with the flags shown, sorted by saving.
+    /// planned as `memplan plan` with the flags shown, sorted by saving. A TFLite model: only
+    /// the levers TFLM can take, against TFLM's own planner (tflm-greedy).
     Advise {
         /// Input file: .onnx, .tflite, .json (memplan.graph/1) or .csv (MiniMalloc).
         input: PathBuf,
         #[command(flatten)]
         shape: ShapeArgs,
-        /// The strategy every row is planned with (a heuristic; the strategy row tries them all).
-        #[arg(long = "strategy", short = 's', default_value = "portfolio")]
-        strategy: String,
+        /// The strategy every row is planned with (a heuristic; the strategy row tries them
+        /// all). Default: tflm-greedy for a TFLite model (what TFLM runs), else portfolio.
+        #[arg(long = "strategy", short = 's')]
+        strategy: Option<String>,
         /// Output format.
         #[arg(long, value_enum, default_value = "table")]
         format: SimFormat,
@@ -427,7 +429,7 @@ fn main() -> ExitCode {
             shape,
             strategy,
             format,
-        } => run_advise(&input, &shape, &strategy, format),
+        } => run_advise(&input, &shape, strategy.as_deref(), format),
         Command::Simulate(args) => match simulate::run(&args) {
             // Every allocation succeeded.
             Ok(true) => Ok(()),
@@ -653,12 +655,16 @@ fn export_tflm(
 fn run_advise(
     input: &std::path::Path,
     shape: &ShapeArgs,
-    strategy: &str,
+    strategy: Option<&str>,
     format: SimFormat,
 ) -> Result<(), Error> {
+    use memplan_core::import::load::Format as InputFormat;
     let opts = shape.load_options()?;
     let shown = input.display().to_string();
     let bytes = load::read_bytes(input)?;
+    let strategy = strategy.unwrap_or_else(|| {
+        memplan_core::report::advise::default_strategy(InputFormat::detect(&shown, &bytes))
+    });
     let advice = memplan_core::report::advise::advise(&shown, &bytes, &opts, strategy)
         .map_err(|e| e.at(&shown))?;
     let text = match format {

@@ -1,6 +1,7 @@
 //! `memplan advise`: every row's figures are what `memplan plan` prints with the row's flags
-//! (peak and lower bound), on a TinyEngine asset, a hand-worked graph and an ONNX model; and
-//! the rows hand-worked on `testdata/order/two-branches.json`.
+//! (peak and lower bound), on TFLite models (advised for TFLM), a hand-worked graph and an
+//! ONNX model; and the rows hand-worked on `testdata/order/two-branches.json` and tfmicro's
+//! hello_world.
 
 mod common;
 
@@ -41,15 +42,86 @@ fn rows_match_the_cli(dir: &str, model: &str) -> serde_json::Value {
 
 #[test]
 fn every_row_is_what_memplan_plan_gives_with_its_flags() {
+    // a .tflite is advised for TFLM: its own planner as the baseline (TFLM's head for vww,
+    // 161,472 B, measured with TFLM: docs/tflite-tflm.md), only levers TFLM can take
     let vww = rows_match_the_cli("../testdata/models/tflite/tinyengine", "vww.tflite");
-    // TinyEngine's figures: fusing PAD and QUANTIZE, then in-place depthwise on top
-    let levers = vww["levers"].as_array().unwrap();
-    assert_eq!(levers[0]["name"], "all combined");
-    assert_eq!(levers[0]["peak"], 89_600);
-    assert_eq!(levers[0]["saving_bytes"], 161_472 - 89_600);
-    assert_eq!(levers[1]["name"], "fuse pad,quantize");
-    assert_eq!(levers[1]["peak"], 96_000);
+    assert_eq!(vww["baseline"]["peak"], 161_472);
+    assert_eq!(
+        vww["baseline"]["flags"],
+        serde_json::json!(["--strategy", "tflm-greedy"])
+    );
+    tflm_levers_only(&vww);
     rows_match_the_cli("../static/samples", "ppocr_mobile_v2_cls.stripped.onnx");
+}
+
+/// No row of a TFLite model's advice asks for what TFLM cannot do (alignment below its 16 B,
+/// views, in-place ops, TinyEngine's pad folding); the skipped list says why.
+fn tflm_levers_only(advice: &serde_json::Value) {
+    for row in advice["levers"].as_array().expect("levers") {
+        let flags = row["flags"].to_string();
+        for no in ["--align", "--alias-views", "--in-place", "pad", "quantize"] {
+            assert!(!flags.contains(no), "{}: {flags}", row["name"]);
+        }
+        assert!(
+            ["op order", "fuse activation", "strategy", "all combined"]
+                .contains(&row["name"].as_str().expect("name")),
+            "{row}"
+        );
+    }
+    let skipped = advice["skipped"].to_string();
+    for why in [
+        "fuse pad,quantize: TFLM's kernels do not pad inside their consumer",
+        "views: TFLM plans every tensor in its own buffer",
+        "in-place elementwise, in-place depthwise: TFLM's kernels write every output to its own buffer",
+        "alignment 1: TFLM rounds every buffer to 16 B",
+    ] {
+        assert!(skipped.contains(why), "{skipped}");
+    }
+}
+
+#[test]
+fn a_tflite_model_s_strategy_lever_is_an_exported_plan() {
+    // tfmicro's hello_world: six 16 B tensors in a chain (two live at each of steps 0..4), so
+    // 32 B hold them; TFLM's greedy takes 48 B (its head, measured with TFLM). The strategy
+    // row saves the 16 B and says it takes the plan written into the model
+    let advice = rows_match_the_cli("../testdata/models/tflite/tfmicro", "hello_world.tflite");
+    assert_eq!(advice["baseline"]["peak"], 48);
+    assert_eq!(advice["baseline"]["lower_bound"], 32);
+    assert_eq!(
+        advice["baseline"]["requires"],
+        "nothing: TFLM's own planner on the file as it is"
+    );
+    let rows = advice["levers"].as_array().expect("levers");
+    let strategy = rows
+        .iter()
+        .find(|r| r["name"] == "strategy")
+        .expect("a strategy row");
+    assert_eq!(strategy["peak"], 32);
+    assert_eq!(strategy["saving_bytes"], 16);
+    assert!(
+        strategy["requires"]
+            .as_str()
+            .expect("requires")
+            .contains("OfflineMemoryAllocation metadata (memplan plan MODEL --strategy NAME --emit-tflite OUT.tflite"),
+        "{strategy}"
+    );
+    tflm_levers_only(&advice);
+    // -s still chooses the baseline
+    let given = json(
+        "../testdata/models/tflite/tfmicro",
+        &[
+            "advise",
+            "hello_world.tflite",
+            "-s",
+            "greedy-size-best-fit",
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(
+        given["baseline"]["flags"],
+        serde_json::json!(["--strategy", "greedy-size-best-fit"])
+    );
 }
 
 #[test]

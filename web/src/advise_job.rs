@@ -5,8 +5,9 @@
 //! as a parse job's does, the header starting with [`ADVISE`]; the answer is [`ADVICE`]
 //! followed by the JSON of a `Result<Advice, String>` (sizes are `u64`: JSON keeps them exact).
 
+use memplan_core::import::load::Format;
 use memplan_core::import::load::LoadOptions;
-use memplan_core::report::advise::{advise, Advice};
+use memplan_core::report::advise::{advise, default_strategy, Advice};
 use serde::{Deserialize, Serialize};
 
 /// How an advise job's header starts (then the JSON of an [`AdviseJob`]).
@@ -14,10 +15,6 @@ pub const ADVISE: &str = "memplan:advise:";
 
 /// How the worker's answer starts (then the JSON of a `Result<Advice, String>`).
 pub const ADVICE: &str = "memplan:advice:";
-
-/// The strategy every row is planned with: the CLI's `memplan advise` default, so that the
-/// page's figures are the ones `memplan advise MODEL` prints.
-pub const STRATEGY: &str = "portfolio";
 
 /// The file's name and the page's shape settings (dims, gears, sizes; not levers).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -46,7 +43,10 @@ impl AdviseJob {
 
     /// The advisor's rows for `bytes`, or the error naming the file.
     pub fn run(&self, bytes: &[u8]) -> Result<Advice, String> {
-        advise(&self.name, bytes, &self.load_options(), STRATEGY)
+        // the CLI's `memplan advise` default (TFLM's planner for a .tflite), so that the
+        // page's figures are the ones `memplan advise MODEL` prints
+        let strategy = default_strategy(Format::detect(&self.name, bytes));
+        advise(&self.name, bytes, &self.load_options(), strategy)
             .map_err(|e| format!("{}: {e}", self.name))
     }
 

@@ -59,9 +59,24 @@ fn s(x: &str) -> String {
     x.to_string()
 }
 
+/// The baseline strategy when none is given: for a TFLite model `tflm-greedy`, TFLM's own
+/// planner (what the device runs unless a plan is exported into the model), so that every
+/// saving is one over what TFLM does; otherwise `portfolio`, the best of the heuristics.
+pub fn default_strategy(format: Format) -> &'static str {
+    match format {
+        Format::Tflite => "tflm-greedy",
+        Format::GraphJson | Format::Csv | Format::Onnx => "portfolio",
+    }
+}
+
 /// Runs the advisor on the file `name` with `bytes`, the graph loaded with `base` (dims,
 /// sizes...), planned with `strategy` (a registry name; anytime strategies are refused, their
 /// figures depend on the clock) under the format's default plan options (as the CLI's).
+///
+/// A TFLite model is advised for TFLM: only the levers a TFLM user can apply (op order, fused
+/// activations, another plan exported into the model), each saying what it takes; alignment
+/// below TFLM's 16 B, views, in-place ops and TinyEngine's fusions are listed as skipped, with
+/// why ([`default_strategy`] gives TFLM's own planner as the baseline).
 ///
 /// # Errors
 /// The baseline's load and plan errors; [`crate::ErrorKind::BadOption`] for an anytime or
@@ -90,7 +105,11 @@ pub fn advise(name: &str, bytes: &[u8], base: &LoadOptions, strategy: &str) -> R
         bytes,
         &baseline_setting,
         "baseline",
-        "nothing: the settings given",
+        if first.format == Format::Tflite && strategy == "tflm-greedy" {
+            "nothing: TFLM's own planner on the file as it is"
+        } else {
+            "nothing: the settings given"
+        },
         None,
     )?;
     let mut skipped = Vec::new();
@@ -101,16 +120,45 @@ pub fn advise(name: &str, bytes: &[u8], base: &LoadOptions, strategy: &str) -> R
         st.flags.extend(extra.iter().map(|x| s(x)));
         st
     };
+    let tflm = first.format == Format::Tflite;
     if graph {
         if base.gears.is_empty() {
             rows.push((
                 with(&|st| st.load.order = Some(ScheduleOrder::Memory), &["--schedule", "memory"]),
                 "op order",
-                "runs the ops in the order given (the plan file's problem.op_order); any runtime that executes a fixed op list (TFLM, TinyEngine, ONNX Runtime sequential)",
+                if tflm {
+                    "TFLM runs the operators in the order the file lists them: the model rewritten with its operators in this order (the plan file's problem.op_order); memplan does not rewrite it"
+                } else {
+                    "runs the ops in the order given (the plan file's problem.op_order); any runtime that executes a fixed op list (TFLM, TinyEngine, ONNX Runtime sequential)"
+                },
             ));
         } else {
             skipped.push(s("op order: gears share one order (--batch)"));
         }
+    }
+    if graph && tflm {
+        // what TFLM can do: activations fused by the converter (its kernels apply a
+        // fused_activation_function); no aliasing, no padding inside a consumer, 16 B sizes
+        rows.push((
+            with(
+                &|st| {
+                    st.load.fuse = Fuse {
+                        activation: true,
+                        ..Fuse::default()
+                    }
+                },
+                &["--fuse", "activation"],
+            ),
+            "fuse activation",
+            "the model converted with each activation op fused into its producer's fused_activation_function (TFLM's kernels apply it; TFLM does not fuse at run time)",
+        ));
+        skipped.extend([
+            s("fuse pad,quantize: TFLM's kernels do not pad inside their consumer (TinyEngine's do: memplan plan --fuse pad,quantize)"),
+            s("views: TFLM plans every tensor in its own buffer, a RESHAPE's output too (its kernel copies into it)"),
+            s("in-place elementwise, in-place depthwise: TFLM's kernels write every output to its own buffer"),
+            s("alignment 1: TFLM rounds every buffer to 16 B (MicroArenaBufferAlignment())"),
+        ]);
+    } else if graph {
         let fuse_pq = Fuse {
             pad: true,
             quantize: true,
@@ -170,7 +218,7 @@ pub fn advise(name: &str, bytes: &[u8], base: &LoadOptions, strategy: &str) -> R
             "op order, fusion, views, in-place: a buffer list has no graph",
         ));
     }
-    if plan.alignment > 1 {
+    if plan.alignment > 1 && !tflm {
         rows.push((
             with(&|st| st.plan.alignment = 1, &["--align", "1"]),
             "alignment 1",
@@ -208,7 +256,11 @@ pub fn advise(name: &str, bytes: &[u8], base: &LoadOptions, strategy: &str) -> R
             bytes,
             &st,
             "strategy",
-            "nothing: another placement of the same tensors",
+            if tflm {
+                "TFLM placing the tensors at this plan's offsets: the model with the plan as its OfflineMemoryAllocation metadata (memplan plan MODEL --strategy NAME --emit-tflite OUT.tflite; scratch buffers TFLM places online can raise the head, which the export says)"
+            } else {
+                "nothing: another placement of the same tensors"
+            },
             Some(baseline.peak),
         )?);
     } else {
