@@ -176,12 +176,19 @@ impl RankTree {
     }
 }
 
+/// A union of every placed buffer at most this long is read instead of the trees when every
+/// placed buffer conflicts (it is then the answer), without looking at the trees.
+const SHORT_UNION: u64 = 64;
+
 /// Placed buffers of one gear class. Tree nodes are allocated when they first hold something
 /// (`u32` handles into one arena, `0` = none), so an index over `2^21` leaves costs 16 MiB of
 /// handles per tree, not a union per node.
 struct Layer {
-    /// Stabbing tree: the bytes of the placed buffers each node canonically covers.
+    /// Stabbing tree: the bytes of the placed buffers each node canonically covers. A long
+    /// buffer takes about `2 log n` nodes, so insertions wait in `unstabbed` until a query
+    /// reads the tree: on nested lifetimes none does.
     stab: Vec<u32>,
+    unstabbed: Vec<(usize, u64, u64)>,
     /// By start rank: the placed buffers that start in a range of times.
     starts: RankTree,
     /// By end rank: the placed buffers that end in a range of times.
@@ -203,6 +210,7 @@ impl Layer {
     fn new(leaves: usize) -> Self {
         Layer {
             stab: alloc::vec![0; 2 * leaves],
+            unstabbed: Vec::new(),
             starts: RankTree::new(leaves),
             ends: RankTree::new(leaves),
             arena: alloc::vec![ByteUnion::default()],
@@ -218,21 +226,28 @@ impl Layer {
 
     fn insert(&mut self, t: &Timeline, id: usize, lo: u64, hi: u64) {
         let (s, e) = (t.lo[id] as usize, t.hi[id] as usize);
-        let mut nodes = core::mem::take(&mut self.nodes);
-        nodes.clear();
-        canonical(s, e, t.leaves, &mut nodes);
-        for &x in &nodes {
-            let h = node(&mut self.arena, &mut self.stab[x]);
-            self.arena[h].insert(lo, hi);
-        }
-        self.work += nodes.len() as u64;
-        self.nodes = nodes;
+        self.unstabbed.push((id, lo, hi));
         self.work += self.starts.insert(&mut self.arena, s + t.leaves, lo, hi);
         self.work += self.ends.insert(&mut self.arena, e + t.leaves, lo, hi);
         self.all.insert(lo, hi);
         self.start_count.add(s);
         self.end_count.add(e);
         self.placed += 1;
+    }
+
+    /// Puts the waiting insertions into the stabbing tree.
+    fn stab_all(&mut self, t: &Timeline) {
+        let mut nodes = core::mem::take(&mut self.nodes);
+        for (id, lo, hi) in core::mem::take(&mut self.unstabbed) {
+            nodes.clear();
+            canonical(t.lo[id] as usize, t.hi[id] as usize, t.leaves, &mut nodes);
+            for &x in &nodes {
+                let h = node(&mut self.arena, &mut self.stab[x]);
+                self.arena[h].insert(lo, hi);
+            }
+            self.work += nodes.len() as u64;
+        }
+        self.nodes = nodes;
     }
 
     /// Appends the bytes of the placed buffers live at some time of buffer `id`'s range.
@@ -245,6 +260,17 @@ impl Layer {
     /// the union of every placed buffer, less the bytes only those few cover.
     fn collect(&mut self, t: &Timeline, id: usize, out: &mut Vec<(u64, u64)>) {
         let (s, e) = (t.lo[id] as usize, t.hi[id] as usize);
+        let before_end = if s > 0 { self.end_count.upto(s - 1) } else { 0 };
+        let apart = self.placed - self.start_count.upto(e) + before_end;
+        let all = self.all.len() as u64;
+        let before = out.len();
+        if apart == 0 && all <= SHORT_UNION {
+            // every placed buffer conflicts: their union is the answer, and it is short
+            self.all.extend_into(out);
+            self.work += (out.len() - before) as u64;
+            return;
+        }
+        self.stab_all(t);
         let mut pieces = core::mem::take(&mut self.pieces);
         pieces.clear();
         let mut x = s + t.leaves;
@@ -266,10 +292,6 @@ impl Layer {
             self.nodes = nodes;
         }
         let full: u64 = pieces.iter().map(|&h| self.arena[h].len() as u64).sum();
-        let before_end = if s > 0 { self.end_count.upto(s - 1) } else { 0 };
-        let apart = self.placed - self.start_count.upto(e) + before_end;
-        let all = self.all.len() as u64;
-        let before = out.len();
         if apart == 0 && all <= full {
             self.all.extend_into(out);
         } else if all.saturating_add(apart.saturating_mul(pieces.len() as u64 + 2)) < full {
