@@ -11,6 +11,7 @@ use crate::plan::{Plan, PlanOptions};
 use crate::problem::Problem;
 
 pub(crate) mod boxing;
+mod byte_union;
 pub mod ctx;
 pub mod ge_block;
 mod graph_rules;

@@ -9,13 +9,17 @@
 //! holds, in each node, the placed buffers that start under it (found in the `O(log n)` nodes
 //! covering `(s, e]`).
 //!
-//! Holes only depend on the union of the occupied bytes, so each node keeps (nearly) that
-//! union: see `Node`. Packed buffers touch, so the lists stay short even in the nodes near
-//! the root that see every buffer: a query reads `O(log n)` nodes of a few intervals each,
-//! whatever the number of conflicting buffers, and an insertion appends to `O(log n)` nodes.
+//! Holes only depend on the union of the occupied bytes, so each node keeps that union
+//! ([`ByteUnion`]): packed buffers touch, so the unions stay short even in the nodes near the
+//! root that see every buffer. Where a node holds a scattered share of the buffers (nested
+//! lifetimes: each node sees the buffers of a band of start times, placed anywhere), the
+//! query is answered from the other side: every placed buffer's bytes, less those of the few
+//! that do not conflict (an *end* tree finds those ending before `s`). A query then costs
+//! about the number of holes in its answer, not the number of conflicting buffers.
 
 use alloc::vec::Vec;
 
+use super::byte_union::{merge_sorted as merge, ByteUnion};
 use crate::error::{Error, Result};
 
 /// Every buffer's live range as compressed time ranks, and the segment-tree shape.
@@ -57,61 +61,148 @@ impl Timeline {
     }
 }
 
-/// The bytes of the placed buffers a tree node holds: appended as they come, and compacted
-/// (sorted, overlapping and touching intervals merged) whenever the list doubles past the
-/// size of its last compaction. Only the union matters to find holes, and packed buffers
-/// touch, so lists near the root, which see many buffers, stay short; appending keeps an
-/// insertion `O(1)` amortised plus `O(log)` for the compactions.
-#[derive(Default)]
-struct Node {
-    v: Vec<(u64, u64)>,
-    compacted: usize,
-}
+/// Counts of placed buffers by time rank (a Fenwick tree over the ranks).
+struct Counts(Vec<u32>);
 
-/// Lists shorter than this are never compacted.
-const COMPACT_MIN: usize = 16;
+impl Counts {
+    fn new(leaves: usize) -> Self {
+        Counts(alloc::vec![0; leaves + 1])
+    }
 
-impl Node {
-    fn push(&mut self, lo: u64, hi: u64) {
-        self.v.push((lo, hi));
-        if self.v.len() >= COMPACT_MIN.max(2 * self.compacted) {
-            self.compact();
+    fn add(&mut self, rank: usize) {
+        let mut i = rank + 1;
+        while i < self.0.len() {
+            self.0[i] += 1;
+            i += i & i.wrapping_neg();
         }
     }
 
-    /// Sorts the list and merges overlapping and touching intervals.
-    fn compact(&mut self) {
-        if self.v.len() > 1 {
-            self.v.sort_unstable();
-            let mut w = 0;
-            for r in 1..self.v.len() {
-                if self.v[r].0 <= self.v[w].1 {
-                    self.v[w].1 = self.v[w].1.max(self.v[r].1);
-                } else {
-                    w += 1;
-                    self.v[w] = self.v[r];
-                }
+    /// How many were added at a rank `<= rank`.
+    fn upto(&self, rank: usize) -> u64 {
+        let mut i = (rank + 1).min(self.0.len() - 1);
+        let mut sum = 0u64;
+        while i > 0 {
+            sum += u64::from(self.0[i]);
+            i &= i - 1;
+        }
+        sum
+    }
+}
+
+/// The handle of tree node `handle` in `arena`, allocating an empty union the first time.
+fn node(arena: &mut Vec<ByteUnion>, handle: &mut u32) -> usize {
+    if *handle == 0 {
+        *handle = u32::try_from(arena.len()).unwrap_or(u32::MAX);
+        arena.push(ByteUnion::default());
+    }
+    *handle as usize
+}
+
+/// Appends to `out` the segment-tree nodes that canonically cover ranks `[l, r]`.
+fn canonical(l: usize, r: usize, leaves: usize, out: &mut Vec<usize>) {
+    let (mut l, mut r) = (l + leaves, r + leaves + 1);
+    while l < r {
+        if l & 1 == 1 {
+            out.push(l);
+            l += 1;
+        }
+        if r & 1 == 1 {
+            r -= 1;
+            out.push(r);
+        }
+        l >>= 1;
+        r >>= 1;
+    }
+}
+
+/// The bytes of the placed buffers by one time rank of theirs (their start, or their end):
+/// each node holds the union of the buffers whose rank is under it. Kept only in leaves and
+/// in the inner nodes a query has read (*materialised*: built once from below, then kept up
+/// to date by insertions), so an insertion costs one leaf insertion plus a check per
+/// ancestor, and short-lived buffers, whose queries read leaves and low nodes only, never pay
+/// for the nodes near the root.
+struct RankTree {
+    handles: Vec<u32>,
+}
+
+impl RankTree {
+    fn new(leaves: usize) -> Self {
+        RankTree {
+            handles: alloc::vec![0; 2 * leaves],
+        }
+    }
+
+    fn insert(&mut self, arena: &mut Vec<ByteUnion>, leaf: usize, lo: u64, hi: u64) -> u64 {
+        let h = node(arena, &mut self.handles[leaf]);
+        arena[h].insert(lo, hi);
+        let mut work = 1;
+        let mut x = leaf >> 1;
+        while x >= 1 {
+            let h = self.handles[x] as usize;
+            if h != 0 {
+                arena[h].insert(lo, hi);
+                work += 1;
             }
-            self.v.truncate(w + 1);
+            x >>= 1;
         }
-        self.compacted = self.v.len();
+        work
+    }
+
+    /// The union of node `x`, materialising it if needed; `None` for an empty leaf. The
+    /// second value is the work of building it.
+    fn read(&mut self, arena: &mut Vec<ByteUnion>, x: usize) -> (Option<usize>, u64) {
+        match self.handles[x] as usize {
+            0 if x < self.handles.len() / 2 => {
+                let mut v: Vec<(u64, u64)> = Vec::new();
+                let mut stack = alloc::vec![x];
+                while let Some(y) = stack.pop() {
+                    match self.handles[y] as usize {
+                        0 if y < self.handles.len() / 2 => {
+                            stack.push(2 * y);
+                            stack.push(2 * y + 1);
+                        }
+                        0 => {}
+                        h => arena[h].extend_into(&mut v),
+                    }
+                }
+                let work = v.len() as u64;
+                let h = node(arena, &mut self.handles[x]);
+                arena[h] = ByteUnion::from_merged(merge(v));
+                (Some(h), work)
+            }
+            0 => (None, 0),
+            h => (Some(h), 0),
+        }
     }
 }
+
+/// A union of every placed buffer at most this long is read instead of the trees when every
+/// placed buffer conflicts (it is then the answer), without looking at the trees.
+const SHORT_UNION: u64 = 64;
 
 /// Placed buffers of one gear class. Tree nodes are allocated when they first hold something
 /// (`u32` handles into one arena, `0` = none), so an index over `2^21` leaves costs 16 MiB of
-/// handles, not a `Vec` per node.
+/// handles per tree, not a union per node.
 struct Layer {
-    /// Stabbing tree: the bytes of the placed buffers each node canonically covers.
+    /// Stabbing tree: the bytes of the placed buffers each node canonically covers. A long
+    /// buffer takes about `2 log n` nodes, so insertions wait in `unstabbed` until a query
+    /// reads the tree: on nested lifetimes none does.
     stab: Vec<u32>,
-    /// Start tree: the bytes of the placed buffers whose start rank is under each node.
-    /// Kept only in leaves and in the inner nodes a query has read (*materialised*: built
-    /// once from below, then kept up to date by insertions), so an insertion costs one push
-    /// plus a check per ancestor, and short-lived buffers, whose queries read leaves and low
-    /// nodes only, never pay for the nodes near the root.
-    starts: Vec<u32>,
-    arena: Vec<Node>,
-    /// Intervals pushed, copied or read so far: the work, counted for the tests.
+    unstabbed: Vec<(usize, u64, u64)>,
+    /// By start rank: the placed buffers that start in a range of times.
+    starts: RankTree,
+    /// By end rank: the placed buffers that end in a range of times.
+    ends: RankTree,
+    arena: Vec<ByteUnion>,
+    /// Every placed buffer's bytes.
+    all: ByteUnion,
+    start_count: Counts,
+    end_count: Counts,
+    placed: u64,
+    /// Scratch: arena handles of the parts of a query's conflicting set, and tree nodes.
+    pieces: Vec<usize>,
+    nodes: Vec<usize>,
+    /// Intervals inserted, copied or read so far: the work, counted for the tests.
     work: u64,
 }
 
@@ -119,111 +210,158 @@ impl Layer {
     fn new(leaves: usize) -> Self {
         Layer {
             stab: alloc::vec![0; 2 * leaves],
-            starts: alloc::vec![0; 2 * leaves],
-            arena: alloc::vec![Node::default()],
+            unstabbed: Vec::new(),
+            starts: RankTree::new(leaves),
+            ends: RankTree::new(leaves),
+            arena: alloc::vec![ByteUnion::default()],
+            all: ByteUnion::default(),
+            start_count: Counts::new(leaves),
+            end_count: Counts::new(leaves),
+            placed: 0,
+            pieces: Vec::new(),
+            nodes: Vec::new(),
             work: 0,
         }
     }
 
-    fn node(arena: &mut Vec<Node>, handle: &mut u32) -> usize {
-        if *handle == 0 {
-            *handle = u32::try_from(arena.len()).unwrap_or(u32::MAX);
-            arena.push(Node::default());
-        }
-        *handle as usize
-    }
-
     fn insert(&mut self, t: &Timeline, id: usize, lo: u64, hi: u64) {
-        let mut l = t.lo[id] as usize + t.leaves;
-        let mut r = t.hi[id] as usize + t.leaves + 1;
-        while l < r {
-            if l & 1 == 1 {
-                let h = Self::node(&mut self.arena, &mut self.stab[l]);
-                self.arena[h].push(lo, hi);
-                self.work += 1;
-                l += 1;
-            }
-            if r & 1 == 1 {
-                r -= 1;
-                let h = Self::node(&mut self.arena, &mut self.stab[r]);
-                self.arena[h].push(lo, hi);
-                self.work += 1;
-            }
-            l >>= 1;
-            r >>= 1;
-        }
-        let mut node = t.lo[id] as usize + t.leaves;
-        let h = Self::node(&mut self.arena, &mut self.starts[node]);
-        self.arena[h].push(lo, hi);
-        node >>= 1;
-        while node >= 1 {
-            let h = self.starts[node] as usize;
-            if h != 0 {
-                self.arena[h].push(lo, hi);
-                self.work += 1;
-            }
-            node >>= 1;
-        }
+        let (s, e) = (t.lo[id] as usize, t.hi[id] as usize);
+        self.unstabbed.push((id, lo, hi));
+        self.work += self.starts.insert(&mut self.arena, s + t.leaves, lo, hi);
+        self.work += self.ends.insert(&mut self.arena, e + t.leaves, lo, hi);
+        self.all.insert(lo, hi);
+        self.start_count.add(s);
+        self.end_count.add(e);
+        self.placed += 1;
     }
 
-    /// Builds start-tree node `node` from its highest materialised descendants.
-    fn materialise(&mut self, node: usize) -> usize {
-        let mut v: Vec<(u64, u64)> = Vec::new();
-        let mut stack = alloc::vec![node];
-        while let Some(x) = stack.pop() {
-            match self.starts[x] as usize {
-                0 if x < self.starts.len() / 2 => {
-                    stack.push(2 * x);
-                    stack.push(2 * x + 1);
-                }
-                0 => {}
-                h => v.extend_from_slice(&self.arena[h].v),
+    /// Puts the waiting insertions into the stabbing tree.
+    fn stab_all(&mut self, t: &Timeline) {
+        let mut nodes = core::mem::take(&mut self.nodes);
+        for (id, lo, hi) in core::mem::take(&mut self.unstabbed) {
+            nodes.clear();
+            canonical(t.lo[id] as usize, t.hi[id] as usize, t.leaves, &mut nodes);
+            for &x in &nodes {
+                let h = node(&mut self.arena, &mut self.stab[x]);
+                self.arena[h].insert(lo, hi);
             }
+            self.work += nodes.len() as u64;
         }
-        self.work += v.len() as u64;
-        let h = Self::node(&mut self.arena, &mut self.starts[node]);
-        let n = &mut self.arena[h];
-        n.v = v;
-        n.compact();
-        h
+        self.nodes = nodes;
     }
 
+    /// Appends the bytes of the placed buffers live at some time of buffer `id`'s range.
+    ///
+    /// Those buffers are the ones live at its start (the stab path) and the ones starting
+    /// after it (start-tree nodes): reading those unions costs their length, which on nested
+    /// lifetimes is about the number of buffers placed even when they pack into one interval
+    /// (each node holds a random share of them). So when few placed buffers do *not*
+    /// conflict (counted in `O(log n)`), the answer is taken from the other side instead:
+    /// the union of every placed buffer, less the bytes only those few cover.
     fn collect(&mut self, t: &Timeline, id: usize, out: &mut Vec<(u64, u64)>) {
+        let (s, e) = (t.lo[id] as usize, t.hi[id] as usize);
+        let before_end = if s > 0 { self.end_count.upto(s - 1) } else { 0 };
+        let apart = self.placed - self.start_count.upto(e) + before_end;
+        let all = self.all.len() as u64;
         let before = out.len();
-        let (lo, hi) = (t.lo[id] as usize, t.hi[id] as usize);
-        let mut node = lo + t.leaves;
-        while node >= 1 {
-            let h = self.stab[node] as usize;
-            if h != 0 {
-                out.extend_from_slice(&self.arena[h].v);
-            }
-            node >>= 1;
+        if apart == 0 && all <= SHORT_UNION {
+            // every placed buffer conflicts: their union is the answer, and it is short
+            self.all.extend_into(out);
+            self.work += (out.len() - before) as u64;
+            return;
         }
-        // starts in (lo, hi]
-        let mut l = lo + 1 + t.leaves;
-        let mut r = hi + 1 + t.leaves;
-        while l < r {
-            if l & 1 == 1 {
-                self.read_starts(l, out);
-                l += 1;
+        self.stab_all(t);
+        let mut pieces = core::mem::take(&mut self.pieces);
+        pieces.clear();
+        let mut x = s + t.leaves;
+        while x >= 1 {
+            if self.stab[x] != 0 {
+                pieces.push(self.stab[x] as usize);
             }
-            if r & 1 == 1 {
-                r -= 1;
-                self.read_starts(r, out);
+            x >>= 1;
+        }
+        if s < e {
+            let mut nodes = core::mem::take(&mut self.nodes);
+            nodes.clear();
+            canonical(s + 1, e, t.leaves, &mut nodes);
+            for &x in &nodes {
+                let (h, work) = self.starts.read(&mut self.arena, x);
+                self.work += work;
+                pieces.extend(h);
             }
-            l >>= 1;
-            r >>= 1;
+            self.nodes = nodes;
+        }
+        let full: u64 = pieces.iter().map(|&h| self.arena[h].len() as u64).sum();
+        if apart == 0 && all <= full {
+            self.all.extend_into(out);
+        } else if all.saturating_add(apart.saturating_mul(pieces.len() as u64 + 2)) < full {
+            self.all_but_apart(t, s, e, &pieces, out);
+        } else {
+            for &h in &pieces {
+                self.arena[h].extend_into(out);
+            }
         }
         self.work += (out.len() - before) as u64;
+        self.pieces = pieces;
     }
 
-    fn read_starts(&mut self, node: usize, out: &mut Vec<(u64, u64)>) {
-        let h = match self.starts[node] as usize {
-            0 if node < self.starts.len() / 2 => self.materialise(node),
-            0 => return,
-            h => h,
-        };
-        out.extend_from_slice(&self.arena[h].v);
+    /// The conflicting bytes as every placed buffer's bytes, less those covered only by the
+    /// buffers that end before `s` or start after `e` (found in the end and start trees),
+    /// plus the parts of those that the conflicting `pieces` cover too.
+    fn all_but_apart(
+        &mut self,
+        t: &Timeline,
+        s: usize,
+        e: usize,
+        pieces: &[usize],
+        out: &mut Vec<(u64, u64)>,
+    ) {
+        let mut nodes = core::mem::take(&mut self.nodes);
+        let mut apart: Vec<(u64, u64)> = Vec::new();
+        for (tree, lo, hi) in [(0, 0, s), (1, e + 1, t.leaves)] {
+            if lo >= hi {
+                continue;
+            }
+            nodes.clear();
+            canonical(lo, hi - 1, t.leaves, &mut nodes);
+            for &x in &nodes {
+                let tree = if tree == 0 {
+                    &mut self.ends
+                } else {
+                    &mut self.starts
+                };
+                let (h, work) = tree.read(&mut self.arena, x);
+                self.work += work;
+                if let Some(h) = h {
+                    self.arena[h].extend_into(&mut apart);
+                }
+            }
+        }
+        self.nodes = nodes;
+        self.work += apart.len() as u64;
+        let apart = merge(apart);
+        self.all.merge();
+        // the bytes no buffer apart covers: every one of them is covered by a conflicting
+        // buffer (apart ⊆ all, and each merged interval of it lies in one interval of all)
+        let mut k = 0;
+        for (lo, hi) in self.all.iter() {
+            let mut cur = lo;
+            while k < apart.len() && apart[k].0 < hi {
+                if apart[k].0 > cur {
+                    out.push((cur, apart[k].0));
+                }
+                cur = cur.max(apart[k].1);
+                k += 1;
+            }
+            if cur < hi {
+                out.push((cur, hi));
+            }
+        }
+        for &(a, b) in &apart {
+            for &h in pieces {
+                self.arena[h].window_into(a, b, out);
+            }
+        }
     }
 }
 
@@ -271,8 +409,8 @@ impl ConflictIndex {
     }
 
     /// Appends to `out` the bytes occupied by placed buffers that conflict with buffer `id`
-    /// (live at the same time, gears that can coexist), as intervals `[lo, hi)` in no order;
-    /// touching intervals may come merged.
+    /// (live at the same time, gears that can coexist), as intervals `[lo, hi)` in no order,
+    /// possibly overlapping or touching: their union is exactly those bytes.
     /// Reading may build tree nodes, hence `&mut self`.
     pub(crate) fn busy(&mut self, id: usize, out: &mut Vec<(u64, u64)>) {
         let c = self.class[id];
@@ -398,20 +536,87 @@ mod tests {
         assert!(ConflictIndex::new(&[(3, 2)], &[None]).is_err());
     }
 
+    /// The union of `v`, sorted.
+    fn union(v: Vec<(u64, u64)>) -> Vec<(u64, u64)> {
+        merge(v)
+    }
+
     #[test]
-    fn nodes_compact_to_the_union() {
-        let mut n = Node::default();
-        for k in 0..COMPACT_MIN as u64 {
-            n.push(10 * k, 10 * k + 10); // all touching
+    fn nested_lifetimes_with_noise_match_a_scan() {
+        // nested buffers (all live at the middle) plus short ones and some ending early, placed
+        // in a scrambled order at byte ranges that overlap between buffers that do not
+        // conflict: exercises the answer from all placed buffers less the ones apart, against a
+        // scan of every placed buffer
+        let n = 300u64;
+        let mut ranges: Vec<(u64, u64)> = (0..n).map(|i| (i, 2 * n - 1 - i)).collect();
+        ranges.extend((0..60u64).map(|k| (7 * k % (2 * n), 7 * k % (2 * n) + k % 4)));
+        ranges.extend((0..20u64).map(|k| (k, k + 3)));
+        let m = ranges.len();
+        let gears = alloc::vec![None; m];
+        // stacked in placement order as first fit does (every placed buffer's bytes are
+        // one interval, each node's a scattered share), then overlapping bytes
+        let mut stack = alloc::vec![(0u64, 0u64); m];
+        let mut top = 0;
+        for step in 0..m {
+            let i = (step * 151) % m;
+            stack[i] = (top, top + 1 + i as u64 % 5);
+            top = stack[i].1;
         }
-        assert_eq!(n.v, [(0, 10 * COMPACT_MIN as u64)]);
-        for k in 0..COMPACT_MIN as u64 {
-            n.push(1000 + 10 * k, 1000 + 10 * k + 5); // disjoint
-            n.push(3, 4); // inside
+        for stacked in [true, false] {
+            let bytes = |j: usize| {
+                if stacked {
+                    stack[j]
+                } else {
+                    let lo = (j as u64 * 7919) % 5000;
+                    (lo, lo + 1 + (j as u64 * 31) % 400)
+                }
+            };
+            let mut ix = ConflictIndex::new(&ranges, &gears).unwrap();
+            let mut placed: Vec<usize> = Vec::new();
+            for step in 0..m {
+                let i = (step * 151) % m;
+                for q in [i, (i * 13 + 5) % m] {
+                    let mut got = Vec::new();
+                    ix.busy(q, &mut got);
+                    let want: Vec<(u64, u64)> = placed
+                        .iter()
+                        .filter(|&&j| ranges[q].0 <= ranges[j].1 && ranges[j].0 <= ranges[q].1)
+                        .map(|&j| bytes(j))
+                        .collect();
+                    assert_eq!(union(got), union(want), "query {q} after {step} insertions");
+                }
+                let (lo, hi) = bytes(i);
+                ix.insert(i, lo, hi);
+                placed.push(i);
+            }
         }
-        let mut v = n.v.clone();
-        v.sort_unstable();
-        assert_eq!(v[0], (0, 10 * COMPACT_MIN as u64));
-        assert!(v.len() <= 2 * COMPACT_MIN + 1);
+    }
+
+    #[test]
+    fn nested_buffers_cost_a_flat_work_each() {
+        // issue 30: every buffer of a nested shape conflicts with every other; stacked in
+        // a scrambled order, each stab or start node holds a scattered share of them, so
+        // reading the nodes cost about n intervals per query (quadratic in all). Read from
+        // all placed buffers it stays flat as n grows 16x.
+        let per_buffer = |n: usize| {
+            let ranges: Vec<(u64, u64)> =
+                (0..n as u64).map(|i| (i, 2 * n as u64 - 1 - i)).collect();
+            let gears = alloc::vec![None; n];
+            let mut ix = ConflictIndex::new(&ranges, &gears).unwrap();
+            let mut out = Vec::new();
+            let mut top = 0;
+            for step in 0..n {
+                let i = (step * 7919) % n;
+                out.clear();
+                ix.busy(i, &mut out);
+                assert_eq!(union(core::mem::take(&mut out)).len(), usize::from(top > 0));
+                ix.insert(i, top, top + 1 + i as u64 % 5);
+                top += 1 + i as u64 % 5;
+            }
+            ix.work() as f64 / n as f64
+        };
+        let (small, large) = (per_buffer(4_000), per_buffer(64_000));
+        assert!(large < 60.0, "{large} intervals per buffer");
+        assert!(large < small * 1.5, "{small} -> {large}");
     }
 }
