@@ -73,6 +73,7 @@ mod instance;
 mod layered;
 mod local_bound;
 mod reinsert;
+mod seed_race;
 mod search;
 mod side_by_side;
 mod window;
@@ -194,6 +195,10 @@ pub struct SolverParams {
     /// ([`keep_best`] keeps the best of them). The core runs one search; threads are the
     /// caller's (the CLI and the `optimal` bench).
     pub variant: u64,
+    /// Inputs of at least this many buffers race the seed's heuristics on a sample first
+    /// ([`seed_race`]) and run them best first, so that a time limit that lets one run keeps
+    /// the one most likely to be `portfolio`'s choice.
+    pub seed_race_buffers: usize,
 }
 
 impl Default for SolverParams {
@@ -217,6 +222,7 @@ impl Default for SolverParams {
             band_moves: true,
             certificate: true,
             variant: 0,
+            seed_race_buffers: 100_000,
         }
     }
 }
@@ -269,7 +275,8 @@ const SEED_ORDER: [&str; 5] = [
 ];
 
 /// [`seed_plan`] under `limits`: the heuristics of [`super::packing::PORTFOLIO`] in the order
-/// of [`SEED_ORDER`], the smallest peak kept (ties: the first), named and counted like
+/// of [`SEED_ORDER`] (from [`SolverParams::seed_race_buffers`] buffers on, in the order of a
+/// race on a sample, [`seed_race`]), the smallest peak kept (ties: the first), named and counted like
 /// `portfolio`. A heuristic is started while the deadline has not passed, so the seed
 /// overruns the time limit by at most one heuristic run (the first always runs: there is no
 /// answer without it) and runs every heuristic it has time to start: the plan is never worse
@@ -283,9 +290,18 @@ const SEED_ORDER: [&str; 5] = [
 fn seed_within(
     problem: &Problem,
     options: &PlanOptions,
+    params: &SolverParams,
     limits: &mut Limits<'_>,
 ) -> Result<(Plan, usize)> {
-    let heuristics = SEED_ORDER.iter().filter_map(|n| {
+    let mut order: Vec<&'static str> = SEED_ORDER.to_vec();
+    if problem.buffers.len() >= params.seed_race_buffers && limits.deadline.is_some() {
+        let target = (problem.buffers.len() / 100).clamp(2_000, 20_000);
+        if let Some(race) = seed_race::race(problem, options, &SEED_ORDER, target) {
+            order = race.order;
+            limits.counts.seed_race = Some(race.summary);
+        }
+    }
+    let heuristics = order.iter().filter_map(|n| {
         super::packing::PORTFOLIO
             .iter()
             .find(|(name, _)| name == n)
@@ -458,7 +474,7 @@ fn run(
         })?;
         // the seed of the whole problem, for the figures (within what is left of the limits)
         let mut sh = shared.borrow_mut();
-        let whole = seed_within(problem, options, &mut sh.limits).map_or(0, |s| s.0.peak);
+        let whole = seed_within(problem, options, params, &mut sh.limits).map_or(0, |s| s.0.peak);
         sh.seed_peak = sh.seed_peak.max(whole);
         p
     } else {
@@ -559,6 +575,9 @@ fn run(
         } else {
             format!("no certificate: the re-solve of {band} one byte under {best} B was cut by its node budget (nothing proven)")
         });
+    }
+    if let Some(race) = c.seed_race {
+        notes.push(race.note());
     }
     let all = super::packing::PORTFOLIO.len() as u64;
     if c.seed_heuristics > 0 && c.seed_heuristics < all {
@@ -675,7 +694,7 @@ fn solve_one(
             })
         })
         .collect::<Result<_>>()?;
-    let (mut seed, seed_runs) = seed_within(problem, options, limits)?;
+    let (mut seed, seed_runs) = seed_within(problem, options, params, limits)?;
     limits.counts.seed_heuristics += seed_runs as u64;
     let mut seed_ok = crate::validate::validate_with(problem, &seed, &options.into()).is_ok();
     let exact = items

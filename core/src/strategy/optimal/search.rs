@@ -35,6 +35,8 @@ pub(crate) struct Limits<'c> {
 pub(crate) struct Counts {
     /// Heuristics the seed ran (of `packing::PORTFOLIO`).
     pub seed_heuristics: u64,
+    /// The race that ordered the seed's heuristics, if one ran.
+    pub seed_race: Option<super::seed_race::RaceSummary>,
     /// Window re-solves tried, and those that fitted (committed).
     pub windows: u64,
     pub windows_ok: u64,
