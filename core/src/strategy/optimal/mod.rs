@@ -73,8 +73,8 @@ mod instance;
 mod layered;
 mod local_bound;
 mod reinsert;
-mod seed_race;
 mod search;
+mod seed_race;
 mod side_by_side;
 mod window;
 

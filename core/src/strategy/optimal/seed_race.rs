@@ -67,8 +67,15 @@ pub(super) fn race(
     let meets = |b: &Buffer, from: u64, to: u64| b.start <= to && b.end >= from;
     let mut width = 1u64;
     let (from, to) = loop {
-        let (from, to) = (peak.saturating_sub(width), peak.saturating_add(width).min(last));
-        let count = problem.buffers.iter().filter(|b| meets(b, from, to)).count();
+        let (from, to) = (
+            peak.saturating_sub(width),
+            peak.saturating_add(width).min(last),
+        );
+        let count = problem
+            .buffers
+            .iter()
+            .filter(|b| meets(b, from, to))
+            .count();
         if count >= target || (from == 0 && to == last) {
             break (from, to);
         }
@@ -127,7 +134,11 @@ mod tests {
         let bufs = (0..n)
             .map(|i| {
                 let start = next() % steps;
-                let len = if i % long_every == 0 { next() % (steps / 10) } else { next() % 64 };
+                let len = if i % long_every == 0 {
+                    next() % (steps / 10)
+                } else {
+                    next() % 64
+                };
                 let size = 64 << (next() % size_bits);
                 Buffer::new(format!("b{i}"), size, start, (start + len).min(steps - 1))
             })
@@ -139,13 +150,18 @@ mod tests {
     fn the_race_orders_the_heuristics_by_their_peaks_on_the_buffers_around_the_peak_step() {
         let p = random(40_000);
         let o = PlanOptions::exact();
-        let names = ["greedy-breadth", "greedy-size-first-fit", "best-fit-spatial"];
+        let names = [
+            "greedy-breadth",
+            "greedy-size-first-fit",
+            "best-fit-spatial",
+        ];
         let race = race(&p, &o, &names, 1_000).expect("a race");
         let s = race.summary;
         // the sample: every buffer meeting [from, to], which holds the step of most live bytes
         let live = crate::bound::live_bytes(&p).unwrap();
         let top = *live.iter().max().unwrap();
-        assert!((s.from..=s.to).any(|t| live[t as usize] == top));
+        let at = |t: u64| usize::try_from(t).unwrap();
+        assert!(live[at(s.from)..=at(s.to)].contains(&top));
         let sample: Vec<Buffer> = p
             .buffers
             .iter()
@@ -175,7 +191,9 @@ mod tests {
         // every buffer live at every step: the sample would be the problem
         let all_live = Problem::from_buffers(
             "all-live",
-            (0..100).map(|i| Buffer::new(format!("b{i}"), 64, 0, 9)).collect(),
+            (0..100)
+                .map(|i| Buffer::new(format!("b{i}"), 64, 0, 9))
+                .collect(),
         );
         assert!(race(&all_live, &o, &names, 10).is_none());
         let mut geared = random(4_000);
@@ -230,7 +248,9 @@ mod tests {
         assert_eq!(sol.seed_peak, alone);
         // without the race the seed would have run greedy-breadth, a different plan here
         assert_eq!(first, "greedy-size-best-fit");
-        let breadth = crate::plan(&p, "greedy-breadth", &PlanOptions::exact()).unwrap().peak;
+        let breadth = crate::plan(&p, "greedy-breadth", &PlanOptions::exact())
+            .unwrap()
+            .peak;
         assert_ne!(alone, breadth);
     }
 }
