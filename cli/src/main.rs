@@ -1465,19 +1465,11 @@ fn graph_io_lines(s: &mut String, e: &memplan_core::report::plan_file::PlanEntry
 /// (`kMaxSplitSizeForDynamicBatch`), so the table shows what the option changed. A memory
 /// type's blocks are adjacent; the next type starts again at its own offset 0.
 fn virtual_blocks_line(e: &memplan_core::report::plan_file::PlanEntry) -> Option<String> {
-    let mut groups: Vec<Vec<u64>> = Vec::new();
-    let mut end = 0u64;
-    for b in e.blocks.iter().filter(|b| {
-        b.tag
-            .as_deref()
-            .is_some_and(|t| t.starts_with("dynamic-batch"))
-    }) {
-        match groups.last_mut() {
-            Some(g) if b.offset == end => g.push(b.size),
-            _ => groups.push(vec![b.size]),
-        }
-        end = b.offset.saturating_add(b.size);
-    }
+    let groups = memplan_core::report::group_virtual_blocks(
+        e.blocks
+            .iter()
+            .map(|b| (b.tag.as_deref(), b.offset, b.size)),
+    );
     if groups.is_empty() {
         return None;
     }

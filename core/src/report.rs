@@ -27,18 +27,29 @@ pub mod training;
 /// `expandable_memory` a group is one block, the largest gear's region; with it, pieces of at
 /// most 400 MiB (`kMaxSplitSizeForDynamicBatch`). Empty without gears.
 pub fn virtual_block_groups(plan: &Plan) -> Vec<Vec<u64>> {
+    group_virtual_blocks(
+        plan.blocks
+            .iter()
+            .map(|b| (b.tag.as_deref(), b.offset, b.size)),
+    )
+}
+
+/// [`virtual_block_groups`] over blocks given as `(tag, offset, size)` in plan order (bytes),
+/// e.g. the blocks of a plan file.
+pub fn group_virtual_blocks<'a>(
+    blocks: impl IntoIterator<Item = (Option<&'a str>, u64, u64)>,
+) -> Vec<Vec<u64>> {
     let mut groups: Vec<Vec<u64>> = Vec::new();
     let mut end = 0u64;
-    for b in plan.blocks.iter().filter(|b| {
-        b.tag
-            .as_deref()
-            .is_some_and(|t| t.starts_with("dynamic-batch"))
-    }) {
+    let tagged = blocks
+        .into_iter()
+        .filter(|(tag, _, _)| tag.is_some_and(|t| t.starts_with("dynamic-batch")));
+    for (_, offset, size) in tagged {
         match groups.last_mut() {
-            Some(g) if b.offset == end => g.push(b.size),
-            _ => groups.push(alloc::vec![b.size]),
+            Some(g) if offset == end => g.push(size),
+            _ => groups.push(alloc::vec![size]),
         }
-        end = b.offset.saturating_add(b.size);
+        end = offset.saturating_add(size);
     }
     groups
 }
