@@ -245,14 +245,18 @@ mod tests {
         fn below(&mut self, n: u64) -> u64 {
             self.next() % n
         }
+        /// An index below `n`.
+        fn pick(&mut self, n: usize) -> usize {
+            usize::try_from(self.below(n as u64)).unwrap_or(0)
+        }
     }
 
     /// The covered bytes of `v` over `[0, cap)` as a bitmap (the brute force).
     fn bits(v: &[(u64, u64)], cap: u64) -> Vec<bool> {
-        let mut b = alloc::vec![false; cap as usize];
+        let mut b = alloc::vec![false; usize::try_from(cap).unwrap()];
         for &(lo, hi) in v {
             for x in lo..hi {
-                b[x as usize] = true;
+                b[usize::try_from(x).unwrap()] = true;
             }
         }
         b
@@ -289,7 +293,7 @@ mod tests {
                             }
                             // one touching an interval already in
                             2 if !all.is_empty() => {
-                                let &(l, h) = &all[r.below(all.len() as u64) as usize];
+                                let &(l, h) = &all[r.pick(all.len())];
                                 if r.below(2) == 0 || l == 0 {
                                     (h, (h + 1 + r.below(5)).min(CAP))
                                 } else {
@@ -298,7 +302,7 @@ mod tests {
                             }
                             // equal to / nested in one already in
                             3 if !all.is_empty() => {
-                                let &(l, h) = &all[r.below(all.len() as u64) as usize];
+                                let &(l, h) = &all[r.pick(all.len())];
                                 let a = l + r.below(h - l);
                                 (a, a + 1 + r.below(h - a))
                             }
@@ -323,18 +327,29 @@ mod tests {
                         // windows, possibly empty, at and across interval ends
                         for _ in 0..4 {
                             let a = r.below(CAP + 1);
-                            let b = if r.below(4) == 0 { a } else { a + r.below(CAP + 1 - a) };
+                            let b = if r.below(4) == 0 {
+                                a
+                            } else {
+                                a + r.below(CAP + 1 - a)
+                            };
                             let mut w = alloc::vec![(7, 8)]; // appended after what is there
                             let n = u.window_into(a, b, &mut w);
                             assert_eq!(w[0], (7, 8));
                             assert_eq!(n, w.len() - 1, "seed {seed}");
                             for &(l, h) in &w[1..] {
-                                assert!(a <= l && l < h && h <= b, "seed {seed}: ({l}, {h}) in [{a}, {b})");
+                                assert!(
+                                    a <= l && l < h && h <= b,
+                                    "seed {seed}: ({l}, {h}) in [{a}, {b})"
+                                );
                             }
                             let clipped: Vec<bool> = (0..CAP)
-                                .map(|x| x >= a && x < b && want[x as usize])
+                                .map(|x| x >= a && x < b && want[usize::try_from(x).unwrap()])
                                 .collect();
-                            assert_eq!(bits(&w[1..], CAP), clipped, "seed {seed}: window [{a}, {b})");
+                            assert_eq!(
+                                bits(&w[1..], CAP),
+                                clipped,
+                                "seed {seed}: window [{a}, {b})"
+                            );
                             if let ByteUnion::Big(_) = u {
                                 assert!(w[1..].windows(2).all(|p| p[0].1 < p[1].0), "seed {seed}");
                             }
@@ -343,7 +358,10 @@ mod tests {
                         u.merge();
                         let it: Vec<(u64, u64)> = u.iter().collect();
                         assert!(it.iter().all(|&(l, h)| l < h), "seed {seed}");
-                        assert!(it.windows(2).all(|p| p[0].1 < p[1].0), "seed {seed}: {it:?}");
+                        assert!(
+                            it.windows(2).all(|p| p[0].1 < p[1].0),
+                            "seed {seed}: {it:?}"
+                        );
                         assert_eq!(bits(&it, CAP), want, "seed {seed}: iter");
                         assert_eq!(it, merged(all.clone()), "seed {seed}");
                         assert_eq!(u.len(), it.len());

@@ -624,6 +624,10 @@ mod tests {
         fn below(&mut self, n: u64) -> u64 {
             self.next() % n
         }
+        /// An index below `n`.
+        fn pick(&mut self, n: usize) -> usize {
+            usize::try_from(self.below(n as u64)).unwrap_or(0)
+        }
     }
 
     /// Random live ranges over `t` times (scaled by `scale`): points, short, wide, nested
@@ -647,7 +651,7 @@ mod tests {
                     let k = r.below(t / 2 + 1);
                     (k.min(t - 1), (t - 1 - k).max(k.min(t - 1)))
                 }
-                4 if k > 0 => v[r.below(k as u64) as usize],
+                4 if k > 0 => v[r.pick(k)],
                 _ => {
                     let a = r.below(t);
                     let b = r.below(t);
@@ -676,11 +680,15 @@ mod tests {
         for seed in 1..=400u64 {
             let mut r = Rng(seed.wrapping_mul(0x2545_F491_4F6C_DD1D) | 1);
             let big = seed % 8 == 0;
-            let n = if big { 60 + r.below(140) } else { 1 + r.below(40) } as usize;
-            let t = [1, 2, 3, 8, 40, 1000][r.below(6) as usize];
+            let n = if big {
+                60 + r.pick(140)
+            } else {
+                1 + r.pick(40)
+            };
+            let t = [1, 2, 3, 8, 40, 1000][r.pick(6)];
             let scale = if r.below(4) == 0 { 1 << 40 } else { 1 };
             let ranges = random_ranges(&mut r, n, t, scale, big && seed % 16 == 0);
-            let gear_kinds = [0u64, 2, 5, n as u64 + 1][r.below(4) as usize];
+            let gear_kinds = [0u64, 2, 5, n as u64 + 1][r.pick(4)];
             let gears: Vec<Option<u64>> = (0..n)
                 .map(|_| {
                     let g = r.below(gear_kinds + 1);
@@ -691,7 +699,7 @@ mod tests {
             let cap = if big { 100_000 } else { 300 };
             let mut order: Vec<usize> = (0..n).collect();
             for k in (1..n).rev() {
-                order.swap(k, r.below(k as u64 + 1) as usize);
+                order.swap(k, r.pick(k + 1));
             }
             let mut bytes: Vec<(u64, u64)> = alloc::vec![(0, 0); n];
             let mut placed: Vec<usize> = Vec::new();
@@ -704,9 +712,9 @@ mod tests {
                 let queries = if big { 1 } else { 1 + r.below(3) };
                 for _ in 0..queries {
                     let q = if !placed.is_empty() && r.below(3) == 0 {
-                        placed[r.below(placed.len() as u64) as usize]
+                        placed[r.pick(placed.len())]
                     } else {
-                        r.below(n as u64) as usize
+                        r.pick(n)
                     };
                     let want = union(
                         placed
@@ -730,14 +738,11 @@ mod tests {
                     }
                     ix.force(None);
                 }
-                if step == n {
-                    break;
-                }
-                let i = order[step];
+                let Some(&i) = order.get(step) else { break };
                 let (lo, hi) = match r.below(if big { 20 } else { 5 }) {
                     // touching a placed buffer's bytes, below or above
                     0 if !placed.is_empty() => {
-                        let (l, h) = bytes[placed[r.below(placed.len() as u64) as usize]];
+                        let (l, h) = bytes[placed[r.pick(placed.len())]];
                         if r.below(2) == 0 || l == 0 {
                             (h, h + 1 + r.below(6))
                         } else {
@@ -746,7 +751,7 @@ mod tests {
                     }
                     // nested in or equal to a placed buffer's bytes
                     1 if !placed.is_empty() => {
-                        let (l, h) = bytes[placed[r.below(placed.len() as u64) as usize]];
+                        let (l, h) = bytes[placed[r.pick(placed.len())]];
                         let a = l + r.below(h - l);
                         (a, a + 1 + r.below(h - a))
                     }

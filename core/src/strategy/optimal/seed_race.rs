@@ -57,8 +57,9 @@ pub(super) fn race(
     if !problem.ops.is_empty() || problem.buffers.iter().any(|b| b.gear.is_some()) {
         return None;
     }
-    let peak = peak_step(problem)?;
     let last = problem.steps.saturating_sub(1);
+    // a buffer's start, so a step of the schedule unless `steps` is short of the ends
+    let peak = peak_step(problem)?.min(last);
     let meets = |b: &Buffer, from: u64, to: u64| b.start <= to && b.end >= from;
     let mut width = 1u64;
     let (from, to) = loop {
@@ -241,7 +242,7 @@ mod tests {
                 .map(|i| {
                     let a = next(steps);
                     let b = next(steps);
-                    let size = [0, 1, 64, 64, 100][next(5) as usize];
+                    let size = [0, 1, 64, 64, 100][usize::try_from(next(5)).unwrap()];
                     Buffer::new(format!("b{i}"), size, a.min(b), a.max(b))
                 })
                 .collect();
@@ -315,16 +316,28 @@ mod tests {
         );
         let r = race(&zeros, &o, &names, 10).expect("a race");
         // window [0, 16]: 17 buffers (width 1, 2, 4, 8 hold 2, 3, 5, 9)
-        assert_eq!((r.summary.from, r.summary.to, r.summary.buffers), (0, 16, 17));
+        assert_eq!(
+            (r.summary.from, r.summary.to, r.summary.buffers),
+            (0, 16, 17)
+        );
     }
 
     #[test]
     fn pinned_buffers_in_the_sample_are_raced_pinned_and_a_failing_heuristic_stops_the_race() {
         let o = PlanOptions::exact();
-        let names = ["greedy-breadth", "greedy-size-first-fit", "best-fit-spatial"];
+        let names = [
+            "greedy-breadth",
+            "greedy-size-first-fit",
+            "best-fit-spatial",
+        ];
         let mut p = random(4_000);
         // pin every 10th buffer high up, each at its own bytes (sizes are at most 64 KiB)
-        for (k, b) in p.buffers.iter_mut().enumerate().filter(|(k, _)| k % 10 == 0) {
+        for (k, b) in p
+            .buffers
+            .iter_mut()
+            .enumerate()
+            .filter(|(k, _)| k % 10 == 0)
+        {
             b.fixed_offset = Some((1 << 30) + (k as u64) * (1 << 17));
         }
         let won = race(&p, &o, &names, 100).expect("a race");
