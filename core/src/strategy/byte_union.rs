@@ -232,6 +232,148 @@ mod tests {
         assert!(matches!(u, ByteUnion::Big(_)));
     }
 
+    /// A deterministic xorshift64 stream.
+    struct Rng(u64);
+
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0
+        }
+        fn below(&mut self, n: u64) -> u64 {
+            self.next() % n
+        }
+        /// An index below `n`.
+        fn pick(&mut self, n: usize) -> usize {
+            usize::try_from(self.below(n as u64)).unwrap_or(0)
+        }
+    }
+
+    /// The covered bytes of `v` over `[0, cap)` as a bitmap (the brute force).
+    fn bits(v: &[(u64, u64)], cap: u64) -> Vec<bool> {
+        let mut b = alloc::vec![false; usize::try_from(cap).unwrap()];
+        for &(lo, hi) in v {
+            for x in lo..hi {
+                b[usize::try_from(x).unwrap()] = true;
+            }
+        }
+        b
+    }
+
+    #[test]
+    fn random_operations_match_a_bitmap_in_both_forms() {
+        // interleaved insertions (overlapping, touching, nested, equal, disjoint), merges,
+        // reads and windows, against a bitmap of every byte inserted; small byte spans make
+        // touching and overlapping common, the map form is reached by many disjoint pieces
+        const CAP: u64 = 600;
+        for seed in 1..=300u64 {
+            let mut r = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
+            let start_big = r.below(4) == 0;
+            let mut all: Vec<(u64, u64)> = Vec::new();
+            let mut u = if start_big {
+                // a merged, gapped start of 33..60 pieces: the map form from the outset
+                let k = 33 + r.below(28);
+                let v: Vec<(u64, u64)> = (0..k).map(|i| (i * 9, i * 9 + 1 + i % 7)).collect();
+                all.extend_from_slice(&v);
+                ByteUnion::from_merged(v)
+            } else {
+                ByteUnion::default()
+            };
+            let ops = 20 + r.below(200);
+            for _ in 0..ops {
+                match r.below(10) {
+                    0..=5 => {
+                        let (lo, hi) = match r.below(5) {
+                            // a short one anywhere
+                            0 | 1 => {
+                                let lo = r.below(CAP - 10);
+                                (lo, lo + 1 + r.below(8))
+                            }
+                            // one touching an interval already in
+                            2 if !all.is_empty() => {
+                                let &(l, h) = &all[r.pick(all.len())];
+                                if r.below(2) == 0 || l == 0 {
+                                    (h, (h + 1 + r.below(5)).min(CAP))
+                                } else {
+                                    (l.saturating_sub(1 + r.below(5)), l)
+                                }
+                            }
+                            // equal to / nested in one already in
+                            3 if !all.is_empty() => {
+                                let &(l, h) = &all[r.pick(all.len())];
+                                let a = l + r.below(h - l);
+                                (a, a + 1 + r.below(h - a))
+                            }
+                            // a wide one
+                            _ => {
+                                let lo = r.below(CAP / 2);
+                                (lo, lo + 1 + r.below(CAP / 2))
+                            }
+                        };
+                        if lo < hi && hi <= CAP {
+                            u.insert(lo, hi);
+                            all.push((lo, hi));
+                        }
+                    }
+                    6 => u.merge(),
+                    _ => {
+                        let want = bits(&all, CAP);
+                        let mut raw = Vec::new();
+                        u.extend_into(&mut raw);
+                        assert_eq!(raw.len(), u.len(), "seed {seed}");
+                        assert_eq!(bits(&raw, CAP), want, "seed {seed}: extend_into");
+                        // windows, possibly empty, at and across interval ends
+                        for _ in 0..4 {
+                            let a = r.below(CAP + 1);
+                            let b = if r.below(4) == 0 {
+                                a
+                            } else {
+                                a + r.below(CAP + 1 - a)
+                            };
+                            let mut w = alloc::vec![(7, 8)]; // appended after what is there
+                            let n = u.window_into(a, b, &mut w);
+                            assert_eq!(w[0], (7, 8));
+                            assert_eq!(n, w.len() - 1, "seed {seed}");
+                            for &(l, h) in &w[1..] {
+                                assert!(
+                                    a <= l && l < h && h <= b,
+                                    "seed {seed}: ({l}, {h}) in [{a}, {b})"
+                                );
+                            }
+                            let clipped: Vec<bool> = (0..CAP)
+                                .map(|x| x >= a && x < b && want[usize::try_from(x).unwrap()])
+                                .collect();
+                            assert_eq!(
+                                bits(&w[1..], CAP),
+                                clipped,
+                                "seed {seed}: window [{a}, {b})"
+                            );
+                            if let ByteUnion::Big(_) = u {
+                                assert!(w[1..].windows(2).all(|p| p[0].1 < p[1].0), "seed {seed}");
+                            }
+                        }
+                        // merged: sorted, gapped, the same bytes, as iter and extend_into
+                        u.merge();
+                        let it: Vec<(u64, u64)> = u.iter().collect();
+                        assert!(it.iter().all(|&(l, h)| l < h), "seed {seed}");
+                        assert!(
+                            it.windows(2).all(|p| p[0].1 < p[1].0),
+                            "seed {seed}: {it:?}"
+                        );
+                        assert_eq!(bits(&it, CAP), want, "seed {seed}: iter");
+                        assert_eq!(it, merged(all.clone()), "seed {seed}");
+                        assert_eq!(u.len(), it.len());
+                        let mut again = Vec::new();
+                        u.extend_into(&mut again);
+                        assert_eq!(again, it);
+                    }
+                }
+            }
+        }
+    }
+
     #[test]
     fn touching_intervals_merge() {
         let mut u = ByteUnion::default();

@@ -204,6 +204,11 @@ struct Layer {
     nodes: Vec<usize>,
     /// Intervals inserted, copied or read so far: the work, counted for the tests.
     work: u64,
+    /// Tests: the branch of [`Layer::collect`] to take whatever the costs say (`0`: every
+    /// placed buffer when all conflict, `1`: every placed buffer less the ones apart, `2`:
+    /// the conflicting pieces).
+    #[cfg(test)]
+    force: Option<u8>,
 }
 
 impl Layer {
@@ -221,6 +226,8 @@ impl Layer {
             pieces: Vec::new(),
             nodes: Vec::new(),
             work: 0,
+            #[cfg(test)]
+            force: None,
         }
     }
 
@@ -264,7 +271,11 @@ impl Layer {
         let apart = self.placed - self.start_count.upto(e) + before_end;
         let all = self.all.len() as u64;
         let before = out.len();
-        if apart == 0 && all <= SHORT_UNION {
+        #[cfg(not(test))]
+        let force: Option<u8> = None;
+        #[cfg(test)]
+        let force = self.force;
+        if apart == 0 && all <= SHORT_UNION && force.is_none_or(|f| f == 0) {
             // every placed buffer conflicts: their union is the answer, and it is short
             self.all.extend_into(out);
             self.work += (out.len() - before) as u64;
@@ -292,9 +303,10 @@ impl Layer {
             self.nodes = nodes;
         }
         let full: u64 = pieces.iter().map(|&h| self.arena[h].len() as u64).sum();
-        if apart == 0 && all <= full {
+        let from_all = all.saturating_add(apart.saturating_mul(pieces.len() as u64 + 2)) < full;
+        if apart == 0 && force.map_or(all <= full, |f| f == 0) {
             self.all.extend_into(out);
-        } else if all.saturating_add(apart.saturating_mul(pieces.len() as u64 + 2)) < full {
+        } else if force.map_or(from_all, |f| f == 1) {
             self.all_but_apart(t, s, e, &pieces, out);
         } else {
             for &h in &pieces {
@@ -429,6 +441,13 @@ impl ConflictIndex {
     /// Intervals pushed, copied and read so far, over every layer.
     fn work(&self) -> u64 {
         self.layers.iter().flatten().map(|l| l.work).sum()
+    }
+
+    /// Makes every layer placed so far take branch `force` of [`Layer::collect`].
+    fn force(&mut self, force: Option<u8>) {
+        for l in self.layers.iter_mut().flatten() {
+            l.force = force;
+        }
     }
 }
 
@@ -587,6 +606,168 @@ mod tests {
                 }
                 let (lo, hi) = bytes(i);
                 ix.insert(i, lo, hi);
+                placed.push(i);
+            }
+        }
+    }
+
+    /// A deterministic xorshift64 stream.
+    struct Rng(u64);
+
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0
+        }
+        fn below(&mut self, n: u64) -> u64 {
+            self.next() % n
+        }
+        /// An index below `n`.
+        fn pick(&mut self, n: usize) -> usize {
+            usize::try_from(self.below(n as u64)).unwrap_or(0)
+        }
+    }
+
+    /// Random live ranges over `t` times (scaled by `scale`): points, short, wide, nested
+    /// and copies of earlier ones.
+    /// `nested`: wide and nested ones only.
+    fn random_ranges(r: &mut Rng, n: usize, t: u64, scale: u64, nested: bool) -> Vec<(u64, u64)> {
+        let mut v: Vec<(u64, u64)> = Vec::with_capacity(n);
+        for k in 0..n {
+            let kind = if nested { 2 + r.below(2) } else { r.below(6) };
+            let (s, e) = match kind {
+                0 => {
+                    let s = r.below(t);
+                    (s, s)
+                }
+                1 => {
+                    let s = r.below(t);
+                    (s, (s + 1 + r.below(3)).min(t - 1))
+                }
+                2 => (0, t - 1),
+                3 => {
+                    let k = r.below(t / 2 + 1);
+                    (k.min(t - 1), (t - 1 - k).max(k.min(t - 1)))
+                }
+                4 if k > 0 => v[r.pick(k)],
+                _ => {
+                    let a = r.below(t);
+                    let b = r.below(t);
+                    (a.min(b), a.max(b))
+                }
+            };
+            v.push((s, e));
+        }
+        if scale > 1 {
+            // ends at their own times, between the starts
+            for r in &mut v {
+                *r = (r.0 * scale, r.1 * scale + scale / 2);
+            }
+        }
+        v
+    }
+
+    #[test]
+    fn random_operations_in_every_branch_match_a_scan() {
+        // random live ranges (points, wide, nested, equal, sharing ranks), gears (none, a
+        // few, one per buffer), byte intervals (touching, overlapping, nested, disjoint,
+        // scattered), inserts interleaved with queries of placed and unplaced buffers; each
+        // query is asked in every branch of `collect` and compared with a scan. One seed in
+        // eight places up to 200 buffers at scattered bytes (unions past 64 intervals, map
+        // form in the nodes), every other one of those with nested ranges only.
+        for seed in 1..=400u64 {
+            let mut r = Rng(seed.wrapping_mul(0x2545_F491_4F6C_DD1D) | 1);
+            let big = seed % 8 == 0;
+            let n = if big {
+                60 + r.pick(140)
+            } else {
+                1 + r.pick(40)
+            };
+            let t = [1, 2, 3, 8, 40, 1000][r.pick(6)];
+            let scale = if r.below(4) == 0 { 1 << 40 } else { 1 };
+            let ranges = random_ranges(&mut r, n, t, scale, big && seed % 16 == 0);
+            let gear_kinds = [0u64, 2, 5, n as u64 + 1][r.pick(4)];
+            let gears: Vec<Option<u64>> = (0..n)
+                .map(|_| {
+                    let g = r.below(gear_kinds + 1);
+                    (gear_kinds > 0 && g > 0).then_some(g * 1_000_003)
+                })
+                .collect();
+            let mut ix = ConflictIndex::new(&ranges, &gears).unwrap();
+            let cap = if big { 100_000 } else { 300 };
+            let mut order: Vec<usize> = (0..n).collect();
+            for k in (1..n).rev() {
+                order.swap(k, r.pick(k + 1));
+            }
+            let mut bytes: Vec<(u64, u64)> = alloc::vec![(0, 0); n];
+            let mut placed: Vec<usize> = Vec::new();
+            let conflicts = |q: usize, j: usize| {
+                ranges[q].0 <= ranges[j].1
+                    && ranges[j].0 <= ranges[q].1
+                    && (gears[q].is_none() || gears[j].is_none() || gears[q] == gears[j])
+            };
+            for step in 0..=n {
+                let queries = if big { 1 } else { 1 + r.below(3) };
+                for _ in 0..queries {
+                    let q = if !placed.is_empty() && r.below(3) == 0 {
+                        placed[r.pick(placed.len())]
+                    } else {
+                        r.pick(n)
+                    };
+                    let want = union(
+                        placed
+                            .iter()
+                            .filter(|&&j| conflicts(q, j))
+                            .map(|&j| bytes[j])
+                            .collect(),
+                    );
+                    for force in [None, Some(0), Some(1), Some(2)] {
+                        ix.force(force);
+                        let mut got = alloc::vec![(1, 2)]; // kept: busy appends
+                        ix.busy(q, &mut got);
+                        assert_eq!(got[0], (1, 2));
+                        assert!(got[1..].iter().all(|&(lo, hi)| lo < hi), "seed {seed}");
+                        assert_eq!(
+                            union(got[1..].to_vec()),
+                            want,
+                            "seed {seed}: query {q} {:?} after {step} insertions, branch {force:?}",
+                            ranges[q]
+                        );
+                    }
+                    ix.force(None);
+                }
+                let Some(&i) = order.get(step) else { break };
+                let (lo, hi) = match r.below(if big { 20 } else { 5 }) {
+                    // touching a placed buffer's bytes, below or above
+                    0 if !placed.is_empty() => {
+                        let (l, h) = bytes[placed[r.pick(placed.len())]];
+                        if r.below(2) == 0 || l == 0 {
+                            (h, h + 1 + r.below(6))
+                        } else {
+                            (l.saturating_sub(1 + r.below(6)), l)
+                        }
+                    }
+                    // nested in or equal to a placed buffer's bytes
+                    1 if !placed.is_empty() => {
+                        let (l, h) = bytes[placed[r.pick(placed.len())]];
+                        let a = l + r.below(h - l);
+                        (a, a + 1 + r.below(h - a))
+                    }
+                    // wide
+                    2 => {
+                        let lo = r.below(cap / 2);
+                        (lo, lo + 1 + r.below(cap / 2))
+                    }
+                    // short, scattered
+                    _ => {
+                        let lo = r.below(cap);
+                        (lo, lo + 1 + r.below(4))
+                    }
+                };
+                ix.insert(i, lo, hi);
+                bytes[i] = (lo, hi);
                 placed.push(i);
             }
         }
