@@ -938,3 +938,56 @@ fn a_band_move_frees_a_long_buffer_with_everything_above_its_floor() {
     assert_eq!((c.bands, c.bands_ok), (1, 1), "{c:?}");
     assert_eq!(c.relocations, 0);
 }
+
+#[test]
+fn boxed_rounds_with_ceiling_passes_validate_and_never_rise() {
+    // 400 buffers, sizes 1-4096 B with alignment 512 (the passes' mirror argument assumes
+    // alignment 1: here only their "kept when lower" rule keeps the plan valid), lifetimes
+    // 1-40 steps: every round with its passes validates, and is no higher than the round
+    let mut r = 0x5eed_u64;
+    let mut next = || {
+        r = r
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        r >> 33
+    };
+    let buffers: Vec<Buffer> = (0..400)
+        .map(|i| {
+            let start = next() % 300;
+            let len = next() % 40;
+            Buffer::new(format!("t{i}"), 1 + next() % 4096, start, start + len)
+        })
+        .collect();
+    let problem = Problem::from_buffers("boxed", buffers);
+    for options in [PlanOptions::default(), PlanOptions::exact()] {
+        let sizes = crate::strategy::planned_sizes(&problem, &options).unwrap();
+        let items: Vec<Item> = problem
+            .buffers
+            .iter()
+            .zip(&sizes)
+            .map(|(b, &size)| Item {
+                size,
+                align: options.alignment_of(b).unwrap(),
+                start: b.start,
+                end: b.end,
+                fixed: None,
+            })
+            .collect();
+        for shift in 8..12 {
+            for factor in BOXING_FACTORS {
+                let plain =
+                    crate::strategy::boxing::plan(&problem, &options, shift, factor).unwrap();
+                let (plan, passes) =
+                    boxed(&problem, &options, &items, shift, factor, u64::MAX).unwrap();
+                assert!((1..=BOXING_PASSES).contains(&passes));
+                let (same, none) = boxed(&problem, &options, &items, shift, factor, 0).unwrap();
+                assert_eq!((same.offsets, none), (plain.offsets.clone(), 0));
+                assert!(plan.peak <= plain.peak);
+                validate(&problem, &plan).unwrap();
+                let again =
+                    Plan::new("x", options.alignment, plan.offsets.clone(), sizes.clone()).unwrap();
+                assert_eq!(again.peak, plan.peak);
+            }
+        }
+    }
+}
