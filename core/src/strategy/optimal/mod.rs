@@ -933,27 +933,30 @@ fn solve_one(
 }
 
 /// Most randomized boxing rounds the large-input seed tries ([`crate::strategy::boxing`]):
-/// round `r` shifts the height classes by seed `8 + r / 2` and makes boxes 2 or 4 times
-/// their class's tallest buffer (`r` even, odd), so each shift is tried with both factors.
-/// The rounds differ a lot: on the tiled IOPDDL trace (`docs/benchmarks.md`) the first of
-/// them (seed 8, boxes 2 x) came within 0.04 % of the bound where eight other shifts and
-/// factors stayed at 0.2-0.5 %; on IOPDDL S_1 the second (seed 8, boxes 4 x) reaches 1.0072 x
-/// the bound where boxes 2 x stay at 1.0149 and boxes 1 x at 1.0167 for every shift (issue
-/// 29), so the two go first: a loaded machine may leave time for one or two rounds only.
+/// the rounds of [`FIRST_ROUNDS`], each shift of the height classes tried with boxes 2 and
+/// 4 times their class's tallest buffer. The rounds differ a lot: on the tiled IOPDDL trace
+/// (`docs/benchmarks.md`) the first of them (seed 8, boxes 2 x) came within 0.04 % of the
+/// bound where eight other shifts and factors stayed at 0.2-0.5 %; on IOPDDL S_1 (issue 29)
+/// boxes 1 x stay at 1.0167 x the bound for every shift, and with the ceiling passes
+/// ([`boxed`]) boxes 2 x do best on the early shifts: seed 9 x 2 1.00267, 10 x 2 1.00272,
+/// 8 x 2 1.00443, against 8 x 4 1.00591, 10 x 4 1.00515, 9 x 4 1.00937 (without the passes
+/// 8 x 4 was the best, 1.00719). A loaded machine may leave time for two rounds only, so
+/// the shifts 8 and 9 with boxes 2 x go first.
 const BOXING_ROUNDS: u64 = 6;
 const BOXING_FACTORS: [u64; 2] = [2, 4];
+/// (shift above 8, box factor) of the first [`BOXING_ROUNDS`] rounds, in the order tried.
+const FIRST_ROUNDS: [(u64, u64); 6] = [(0, 2), (1, 2), (0, 4), (2, 2), (1, 4), (2, 4)];
 
 /// Class shift and box factor of boxing round `r` of search variant `variant`: the first
-/// [`BOXING_ROUNDS`] shift by `8 + r / 2 + 3 variant` (variant 0 and 1 apart), the later
-/// ones (restarts after the window search) by `8 + r / 2 + variant x 2^32`; boxes 2 or 4 x
-/// ([`BOXING_FACTORS`], `r` even or odd).
+/// [`BOXING_ROUNDS`] as [`FIRST_ROUNDS`] says, shifted by `3 variant` (variant 0 and 1
+/// apart), the later ones (restarts after the window search) shift by `8 + r / 2 + variant
+/// x 2^32`, boxes 2 or 4 x ([`BOXING_FACTORS`], `r` even or odd).
 fn boxing_round(r: u64, variant: u64) -> (u64, u64) {
-    let base = if r < BOXING_ROUNDS {
-        variant.wrapping_mul(BOXING_ROUNDS / 2)
-    } else {
-        variant << 32
-    };
-    let shift = (r / 2 + 8).wrapping_add(base);
+    if let Some(&(shift, factor)) = usize::try_from(r).ok().and_then(|i| FIRST_ROUNDS.get(i)) {
+        let shift = (shift + 8).wrapping_add(variant.wrapping_mul(BOXING_ROUNDS / 2));
+        return (shift, factor);
+    }
+    let shift = (r / 2 + 8).wrapping_add(variant << 32);
     (shift, BOXING_FACTORS[(r % 2) as usize])
 }
 
@@ -961,10 +964,8 @@ fn boxing_round(r: u64, variant: u64) -> (u64, u64) {
 /// places every buffer twice (boxes, then the squeeze), so it is charged one search node per
 /// buffer; rounds stop when they would take the node count past a quarter of the node cap,
 /// or, with a deadline, past a quarter of the time left (half for the first three rounds:
-/// one shift with both box factors, which differ most, and the next shift with boxes 2 x,
-/// which with its ceiling passes is IOPDDL S_1's best, 1.00267 x the bound: issue 29; the
-/// passes make a round two to four times slower, and with two rounds S_1 ended at 1.00443 in
-/// 10 s): the window search needs the rest
+/// two shifts with boxes 2 x and one with 4 x, which differ most; the ceiling passes make a
+/// round two to four times slower, issue 29): the window search needs the rest
 /// (with half, gen-60000-1 ended at 1.0458 x the bound instead of 1.0040: the better boxing
 /// seed was a worse start for the windows and left them less time). Returns a note
 /// saying what the rounds reached. Search variant `variant` ([`SolverParams::variant`]) runs

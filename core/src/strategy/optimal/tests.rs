@@ -991,3 +991,16 @@ fn boxed_rounds_with_ceiling_passes_validate_and_never_rise() {
         }
     }
 }
+
+#[test]
+fn boxing_rounds_try_boxes_2x_on_two_shifts_first_and_every_shift_with_both_factors() {
+    let first: Vec<(u64, u64)> = (0..BOXING_ROUNDS).map(|r| boxing_round(r, 0)).collect();
+    assert_eq!(first, [(8, 2), (9, 2), (8, 4), (10, 2), (9, 4), (10, 4)]);
+    // variant 1 runs shifts 11-13, the same factors
+    assert_eq!(boxing_round(0, 1), (11, 2));
+    assert_eq!(boxing_round(5, 1), (13, 4));
+    // restarts: shift 8 + r / 2, factor by parity, as before
+    assert_eq!(boxing_round(6, 0), (11, 2));
+    assert_eq!(boxing_round(7, 0), (11, 4));
+    assert_eq!(boxing_round(6, 1), (11 + (1 << 32), 2));
+}
