@@ -271,19 +271,23 @@ mod tests {
     }
 
     #[test]
-    fn the_ceiling_pass_closes_a_hole_the_offset_order_keeps() {
-        // Four 1-byte buffers (hand-checked): a steps 2-2, b 4-6, c 3-4, d 2-3; every step
-        // holds two of them, so the bound is 2. Greedy by size (ties by index) gives a 0,
-        // b 0, c 1 (over b), d 2 (over a and c): peak 3, and replaying it in offset order
-        // (a, b, c, d) gives it back. The ceiling pass replays by top, highest first (d 3,
-        // c 2, a 1, b 1): d 0, c 1 (over d), a 1 (over d), b 0; then by the tops of that
-        // (a 2, c 2, b 1, d 1): a 0, c 0 (not live with a), b 1 (over c), d 1 (over a and
-        // c): peak 2, the bound.
+    fn the_ceiling_pass_closes_a_hole_the_moves_cannot() {
+        // Five buffers (hand-checked): a 2 B steps 5-7, b 3 B 3-3, c 2 B 4-6, d 2 B 1-4,
+        // e 1 B 3-5; the bound is 6 (step 3: b, d, e). Greedy by size (ties by index):
+        // b 0, a 0, c 2 (over a), d 4 (over b and c), e 6 (over d): peak 7, and replaying
+        // it in offset order gives it back. The moves try e (the only buffer above 6) before
+        // each of a, b, c, d (offset order): e goes down (to 0, 0, 3, 4) but d or c goes up,
+        // peak 7, 7, 8, 7, never fewer bytes above the bound: no move helps. The pass, which
+        // `improve` tries first, replays by top, highest first (e 7, d 6, c 4, b 3, a 2):
+        // e 0, d 1 (over e), c 3 (over e and d), b 3 (over d; c is not live at step 3), a 1
+        // (over e; under c); then by the tops of that (b 6, c 5, a 3, d 3, e 1): b 0, c 0
+        // (not live with b), a 2 (over c), d 3 (over b), e 5 (over d): peak 6, the bound.
         let bufs = alloc::vec![
-            Buffer::new("a", 1, 2, 2),
-            Buffer::new("b", 1, 4, 6),
-            Buffer::new("c", 1, 3, 4),
-            Buffer::new("d", 1, 2, 3),
+            Buffer::new("a", 2, 5, 7),
+            Buffer::new("b", 3, 3, 3),
+            Buffer::new("c", 2, 4, 6),
+            Buffer::new("d", 2, 1, 4),
+            Buffer::new("e", 1, 3, 5),
         ];
         let p = Problem::from_buffers("flip", bufs);
         let items: Vec<Item> = p
@@ -297,10 +301,10 @@ mod tests {
                 fixed: None,
             })
             .collect();
-        let start = alloc::vec![0, 0, 1, 2];
+        let start = alloc::vec![0, 0, 2, 4, 6];
         let mut order = Vec::new();
         let once = flip(&p, &PlanOptions::exact(), &items, &start, &mut order).unwrap();
-        assert_eq!(once, [0, 1, 0, 1]);
+        assert_eq!(once, [2, 0, 0, 3, 5]);
         let mut offsets = start;
         let mut limits = Limits {
             counts: Default::default(),
@@ -316,14 +320,17 @@ mod tests {
             &PlanOptions::exact(),
             &items,
             &mut offsets,
-            2,
+            6,
             &mut limits,
         );
-        assert_eq!((r.from, r.to, r.flips, r.flips_kept), (3, 2, 1, 1));
-        assert_eq!(offsets, [0, 1, 0, 1]);
+        assert_eq!(
+            (r.from, r.to, r.tried, r.kept, r.flips, r.flips_kept),
+            (7, 6, 0, 0, 1, 1)
+        );
+        assert_eq!(offsets, [2, 0, 0, 3, 5]);
         let sizes = p.buffers.iter().map(|b| b.size).collect();
         let plan = crate::plan::Plan::new("t", 1, offsets, sizes).unwrap();
         crate::validate::validate(&p, &plan).unwrap();
-        assert_eq!(plan.peak, 2);
+        assert_eq!(plan.peak, 6);
     }
 }
