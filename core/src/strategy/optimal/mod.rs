@@ -846,7 +846,8 @@ fn solve_one(
                 let (shift, factor) = boxing_round(r, params.variant);
                 r += 1;
                 let now = limits.clock.now_ms();
-                let Ok((p, passes)) = boxed(problem, options, &items, shift, factor, greedy_peak)
+                let Ok((p, passes)) =
+                    boxed(problem, options, &items, shift, factor, greedy_peak, limits)
                 else {
                     break;
                 };
@@ -1010,7 +1011,7 @@ fn boxing_seed(
         {
             break;
         }
-        let (plan, passes) = boxed(problem, options, items, round, factor, greedy_peak)?;
+        let (plan, passes) = boxed(problem, options, items, round, factor, greedy_peak, limits)?;
         limits.nodes = limits.nodes.saturating_add(cost.saturating_mul(1 + passes));
         slowest = slowest.max(limits.clock.now_ms().saturating_sub(now));
         ran += 1;
@@ -1040,8 +1041,12 @@ const BOXING_PASSES: u64 = 3;
 /// boxes `factor` x the class height), then, if it is below `below` bytes (the greedy
 /// seed's peak), ceiling passes ([`reinsert::flip`]: replayed first-fit highest top first,
 /// then again from the mirrored plan's top) while they lower its peak, at most
-/// [`BOXING_PASSES`]. Returns the plan and the passes run (each places every buffer twice,
-/// as the round does: the caller charges it as much).
+/// [`BOXING_PASSES`], and while the time for one more (two greedy runs, `limits.slowest_seed`)
+/// is left before the deadline and its nodes (one per buffer) under the node cap: at 10^6
+/// buffers the seed takes most of the limit, and a round with three passes places every
+/// buffer eight times (issue 29: `optimal` ends within its limit plus one heuristic).
+/// Returns the plan and the passes run (each places every buffer twice, as the round does:
+/// the caller charges it as much).
 ///
 /// Rounds above the greedy seed get no passes: on PanGu-α 2.6B every round is (1.004-1.012
 /// x the bound against the seed's 1.0076) and stays above it after them, and under a node
@@ -1062,11 +1067,20 @@ fn boxed(
     shift: u64,
     factor: u64,
     below: u64,
+    limits: &mut Limits<'_>,
 ) -> Result<(Plan, u64)> {
     let mut plan = crate::strategy::boxing::plan(problem, options, shift, factor)?;
     let mut order = Vec::new();
     let mut passes = 0;
-    while passes < BOXING_PASSES && plan.peak < below {
+    let pass_ms = limits
+        .slowest_seed
+        .map_or(0, |(_, ms)| ms.saturating_mul(2));
+    let cost = problem.buffers.len() as u64;
+    while passes < BOXING_PASSES
+        && plan.peak < below
+        && limits.room_for(pass_ms)
+        && limits.nodes.saturating_add(cost.saturating_mul(passes + 2)) <= limits.node_cap
+    {
         passes += 1;
         let next = reinsert::flip(problem, options, items, &plan.offsets, &mut order)?;
         let peak = window::peak(items, &next);

@@ -977,10 +977,25 @@ fn boxed_rounds_with_ceiling_passes_validate_and_never_rise() {
             for factor in BOXING_FACTORS {
                 let plain =
                     crate::strategy::boxing::plan(&problem, &options, shift, factor).unwrap();
+                let mut limits = Limits {
+                    counts: Default::default(),
+                    clock: &NoClock,
+                    deadline: None,
+                    node_cap: u64::MAX,
+                    nodes: 0,
+                    stopped: false,
+                    slowest_seed: None,
+                };
+                let l = &mut limits;
                 let (plan, passes) =
-                    boxed(&problem, &options, &items, shift, factor, u64::MAX).unwrap();
+                    boxed(&problem, &options, &items, shift, factor, u64::MAX, l).unwrap();
                 assert!((1..=BOXING_PASSES).contains(&passes));
-                let (same, none) = boxed(&problem, &options, &items, shift, factor, 0).unwrap();
+                let (same, none) = boxed(&problem, &options, &items, shift, factor, 0, l).unwrap();
+                assert_eq!((same.offsets, none), (plain.offsets.clone(), 0));
+                // no nodes left for a pass: the round as it is
+                l.node_cap = 0;
+                let (same, none) =
+                    boxed(&problem, &options, &items, shift, factor, u64::MAX, l).unwrap();
                 assert_eq!((same.offsets, none), (plain.offsets.clone(), 0));
                 assert!(plan.peak <= plain.peak);
                 validate(&problem, &plan).unwrap();
