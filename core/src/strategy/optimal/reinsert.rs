@@ -16,6 +16,15 @@
 //! between them find no room under the bound; moving them before it in the order lets the
 //! 409.6 MB buffer settle above them.
 //!
+//! A second neighbourhood turns the plan upside down: the *ceiling pass* replays first-fit in
+//! the order of the buffers' tops, highest first (the mirror image of the plan, whose offsets
+//! are `peak - top`, replayed in offset order: it comes back no higher, by the same argument),
+//! then replays first-fit again in the order of the mirrored plan's offsets read from its
+//! top (the mirror of the mirror). What sat high in a hole-ridden stack drops towards the
+//! ceiling first and the holes collect at one end, so the second replay closes them from the
+//! other side. On PanGu-α 2.6B, after the moves above, one such pass reached the live-set
+//! bound (issue 29).
+//!
 //! Cost: one replay is one first-fit placement of every buffer (`O(n log n)` plus the
 //! conflicts), charged `n` search nodes; memory linear in the input.
 
@@ -40,6 +49,9 @@ pub(crate) struct Reinserted {
     /// Replays tried, and moves kept.
     pub tried: u64,
     pub kept: u64,
+    /// Ceiling passes tried (two replays each), and kept.
+    pub flips: u64,
+    pub flips_kept: u64,
     /// Peak before and after.
     pub from: u64,
     pub to: u64,
@@ -49,14 +61,33 @@ impl Reinserted {
     /// One sentence for the plan's notes.
     pub(crate) fn note(&self) -> String {
         alloc::format!(
-            "reinsertion: {} replays of the offset order with a buffer at the peak moved before one under it, {} kept: {} B to {} B",
-            self.tried, self.kept, self.from, self.to
+            "reinsertion: {} replays of the offset order with a buffer at the peak moved before one under it, {} kept; {} ceiling passes (replayed highest top first, then again from the mirrored plan's top), {} kept: {} B to {} B",
+            self.tried, self.kept, self.flips, self.flips_kept, self.from, self.to
         )
     }
 }
 
 fn top(items: &[Item], off: &[u64], i: usize) -> u64 {
     off[i].saturating_add(items[i].size)
+}
+
+/// The ceiling pass: replays first-fit in the order of the tops in `offsets` (highest first),
+/// then in the order of the tops of that plan (highest first again: the mirror image of the
+/// mirrored plan read in its offset order). Ties by index. Returns the second plan's offsets.
+pub(super) fn flip(
+    problem: &Problem,
+    options: &PlanOptions,
+    items: &[Item],
+    offsets: &[u64],
+    order: &mut Vec<usize>,
+) -> crate::error::Result<Vec<u64>> {
+    let n = items.len();
+    order.clear();
+    order.extend(0..n);
+    order.sort_unstable_by_key(|&i| (core::cmp::Reverse(top(items, offsets, i)), i));
+    let mirrored = place_in_order(problem, options, order, Fit::First, "reinsert")?;
+    order.sort_unstable_by_key(|&i| (core::cmp::Reverse(top(items, &mirrored.offsets, i)), i));
+    Ok(place_in_order(problem, options, order, Fit::First, "reinsert")?.offsets)
 }
 
 /// (peak, bytes above `lb` summed over the buffers): the move's objective, smaller is better.
@@ -98,7 +129,30 @@ pub(crate) fn improve(
     let mut slowest = limits.slowest_seed.map_or(0, |(_, ms)| ms);
     let mut keyed: Vec<(u64, u8, usize)> = Vec::with_capacity(n);
     let mut order: Vec<usize> = Vec::with_capacity(n);
+    // every round starts with a ceiling pass (a round follows a kept move, or the start)
     'round: while best.0 > lb {
+        if !limits.room_for(slowest.saturating_mul(2))
+            || limits.nodes.saturating_add(cost.saturating_mul(2)) > limits.node_cap
+        {
+            break 'round;
+        }
+        let now = limits.clock.now_ms();
+        let Ok(next) = flip(problem, options, items, offsets, &mut order) else {
+            break 'round;
+        };
+        limits.nodes = limits.nodes.saturating_add(cost.saturating_mul(2));
+        slowest = slowest.max(limits.clock.now_ms().saturating_sub(now) / 2);
+        out.flips += 1;
+        let sc = score(items, &next, lb);
+        // kept only when the peak goes down: kept for the bytes above the bound alone, it
+        // led PanGu's moves away from the path that reaches the bound (1.00379 x LB in
+        // 10 s instead of the bound)
+        if sc.0 < best.0 {
+            best = sc;
+            *offsets = next;
+            out.flips_kept += 1;
+            continue 'round;
+        }
         let mut tall: Vec<usize> = (0..n)
             .filter(|&i| items[i].size > 0 && top(items, offsets, i) > lb)
             .collect();
@@ -159,7 +213,7 @@ mod tests {
     use super::super::instance::Item;
     use super::super::search::Limits;
     use super::super::NoClock;
-    use super::improve;
+    use super::{flip, improve};
     use crate::problem::{Buffer, Problem};
     use crate::PlanOptions;
 
@@ -210,6 +264,70 @@ mod tests {
         );
         assert_eq!((r.from, r.to, r.tried, r.kept), (7, 6, 1, 1));
         assert_eq!(offsets, [0, 3, 0, 1]);
+        let sizes = p.buffers.iter().map(|b| b.size).collect();
+        let plan = crate::plan::Plan::new("t", 1, offsets, sizes).unwrap();
+        crate::validate::validate(&p, &plan).unwrap();
+        assert_eq!(plan.peak, 6);
+    }
+
+    #[test]
+    fn the_ceiling_pass_closes_a_hole_the_moves_cannot() {
+        // Five buffers (hand-checked): a 2 B steps 5-7, b 3 B 3-3, c 2 B 4-6, d 2 B 1-4,
+        // e 1 B 3-5; the bound is 6 (step 3: b, d, e). Greedy by size (ties by index):
+        // b 0, a 0, c 2 (over a), d 4 (over b and c), e 6 (over d): peak 7, and replaying
+        // it in offset order gives it back. The moves try e (the only buffer above 6) before
+        // each of a, b, c, d (offset order): e goes down (to 0, 0, 3, 4) but d or c goes up,
+        // peak 7, 7, 8, 7, never fewer bytes above the bound: no move helps. The pass, which
+        // `improve` tries first, replays by top, highest first (e 7, d 6, c 4, b 3, a 2):
+        // e 0, d 1 (over e), c 3 (over e and d), b 3 (over d; c is not live at step 3), a 1
+        // (over e; under c); then by the tops of that (b 6, c 5, a 3, d 3, e 1): b 0, c 0
+        // (not live with b), a 2 (over c), d 3 (over b), e 5 (over d): peak 6, the bound.
+        let bufs = alloc::vec![
+            Buffer::new("a", 2, 5, 7),
+            Buffer::new("b", 3, 3, 3),
+            Buffer::new("c", 2, 4, 6),
+            Buffer::new("d", 2, 1, 4),
+            Buffer::new("e", 1, 3, 5),
+        ];
+        let p = Problem::from_buffers("flip", bufs);
+        let items: Vec<Item> = p
+            .buffers
+            .iter()
+            .map(|b| Item {
+                size: b.size,
+                align: 1,
+                start: b.start,
+                end: b.end,
+                fixed: None,
+            })
+            .collect();
+        let start = alloc::vec![0, 0, 2, 4, 6];
+        let mut order = Vec::new();
+        let once = flip(&p, &PlanOptions::exact(), &items, &start, &mut order).unwrap();
+        assert_eq!(once, [2, 0, 0, 3, 5]);
+        let mut offsets = start;
+        let mut limits = Limits {
+            counts: Default::default(),
+            clock: &NoClock,
+            deadline: None,
+            node_cap: u64::MAX,
+            nodes: 0,
+            stopped: false,
+            slowest_seed: None,
+        };
+        let r = improve(
+            &p,
+            &PlanOptions::exact(),
+            &items,
+            &mut offsets,
+            6,
+            &mut limits,
+        );
+        assert_eq!(
+            (r.from, r.to, r.tried, r.kept, r.flips, r.flips_kept),
+            (7, 6, 0, 0, 1, 1)
+        );
+        assert_eq!(offsets, [2, 0, 0, 3, 5]);
         let sizes = p.buffers.iter().map(|b| b.size).collect();
         let plan = crate::plan::Plan::new("t", 1, offsets, sizes).unwrap();
         crate::validate::validate(&p, &plan).unwrap();

@@ -938,3 +938,84 @@ fn a_band_move_frees_a_long_buffer_with_everything_above_its_floor() {
     assert_eq!((c.bands, c.bands_ok), (1, 1), "{c:?}");
     assert_eq!(c.relocations, 0);
 }
+
+#[test]
+fn boxed_rounds_with_ceiling_passes_validate_and_never_rise() {
+    // 400 buffers, sizes 1-4096 B with alignment 512 (the passes' mirror argument assumes
+    // alignment 1: here only their "kept when lower" rule keeps the plan valid), lifetimes
+    // 1-40 steps: every round with its passes validates, and is no higher than the round
+    let mut r = 0x5eed_u64;
+    let mut next = || {
+        r = r
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        r >> 33
+    };
+    let buffers: Vec<Buffer> = (0..400)
+        .map(|i| {
+            let start = next() % 300;
+            let len = next() % 40;
+            Buffer::new(format!("t{i}"), 1 + next() % 4096, start, start + len)
+        })
+        .collect();
+    let problem = Problem::from_buffers("boxed", buffers);
+    for options in [PlanOptions::default(), PlanOptions::exact()] {
+        let sizes = crate::strategy::planned_sizes(&problem, &options).unwrap();
+        let items: Vec<Item> = problem
+            .buffers
+            .iter()
+            .zip(&sizes)
+            .map(|(b, &size)| Item {
+                size,
+                align: options.alignment_of(b).unwrap(),
+                start: b.start,
+                end: b.end,
+                fixed: None,
+            })
+            .collect();
+        for shift in 8..12 {
+            for factor in BOXING_FACTORS {
+                let plain =
+                    crate::strategy::boxing::plan(&problem, &options, shift, factor).unwrap();
+                let mut limits = Limits {
+                    counts: Default::default(),
+                    clock: &NoClock,
+                    deadline: None,
+                    node_cap: u64::MAX,
+                    nodes: 0,
+                    stopped: false,
+                    slowest_seed: None,
+                };
+                let l = &mut limits;
+                let (plan, passes) =
+                    boxed(&problem, &options, &items, shift, factor, u64::MAX, l).unwrap();
+                assert!((1..=BOXING_PASSES).contains(&passes));
+                let (same, none) = boxed(&problem, &options, &items, shift, factor, 0, l).unwrap();
+                assert_eq!((same.offsets, none), (plain.offsets.clone(), 0));
+                // no nodes left for a pass: the round as it is
+                l.node_cap = 0;
+                let (same, none) =
+                    boxed(&problem, &options, &items, shift, factor, u64::MAX, l).unwrap();
+                assert_eq!((same.offsets, none), (plain.offsets.clone(), 0));
+                assert!(plan.peak <= plain.peak);
+                validate(&problem, &plan).unwrap();
+                let again =
+                    Plan::new("x", options.alignment, plan.offsets.clone(), sizes.clone()).unwrap();
+                assert_eq!(again.peak, plan.peak);
+            }
+        }
+    }
+}
+
+#[test]
+fn boxing_rounds_try_boxes_2x_on_two_shifts_first_and_every_shift_with_both_factors() {
+    let first: Vec<(u64, u64)> = (0..BOXING_ROUNDS).map(|r| boxing_round(r, 0)).collect();
+    assert_eq!(first, [(8, 2), (9, 2), (8, 4), (10, 2), (9, 4), (10, 4)]);
+    // variant 1 runs shifts 11-13, the same factors
+    assert_eq!(boxing_round(0, 1), (11, 2));
+    assert_eq!(boxing_round(5, 1), (13, 4));
+    // restarts: shift 8 + r / 2, factor by parity, as before
+    assert_eq!(boxing_round(6, 0), (11, 2));
+    assert_eq!(boxing_round(7, 0), (11, 4));
+    assert_eq!(boxing_round(6, 1), (11 + (1 << 32), 2));
+}
