@@ -1019,3 +1019,36 @@ fn boxing_rounds_try_boxes_2x_on_two_shifts_first_and_every_shift_with_both_fact
     assert_eq!(boxing_round(7, 0), (11, 4));
     assert_eq!(boxing_round(6, 1), (11 + (1 << 32), 2));
 }
+
+#[test]
+fn the_window_search_gives_up_after_48_exhausted_windows_without_a_fit() {
+    // twenty 1-byte buffers all live at step 0, stacked 0..20: the optimum is 20, but the
+    // search is told the bound is 19. Each round at capacity 19 tries the one buffer on top
+    // (offset 19): 3 windows (at most 8 of the 20 freed, the rest obstacles), all exhausted
+    // (20 bytes live at step 0), then 6 relocations (to offsets 0..=5, each displacing the
+    // one buffer there, whose 3 windows are exhausted too): 21 exhausted windows a round.
+    // Without a fit the search gives up at the first round start with 48 or more exhausted:
+    // after 3 rounds, 63 (the miss rule alone would run 25 rounds, 525 windows).
+    let bufs: Vec<Tiny> = (0..20).map(|_| (1, 0, 0, 1)).collect();
+    let p = problem(&bufs);
+    let offsets: Vec<u64> = (0..20).collect();
+    let items = items_of(&p);
+    let params = SolverParams {
+        window_buffers: 8,
+        band_moves: false,
+        ..SolverParams::default()
+    };
+    let mut limits = nodes_only(10_000_000);
+    let (out, proven) = window::improve(&items, offsets.clone(), 19, None, &params, &mut limits);
+    assert_eq!(out, offsets);
+    assert_eq!(proven, 19);
+    let c = limits.counts;
+    assert_eq!(
+        (c.windows_ok, c.relocations_ok, c.bands),
+        (0, 0, 0),
+        "{c:?}"
+    );
+    assert_eq!((c.windows, c.windows_exhausted), (63, 63), "{c:?}");
+    assert_eq!(c.relocations, 18, "{c:?}");
+    assert!(!limits.stopped);
+}

@@ -20,7 +20,8 @@
 //!
 //! The search stops at the node or time limit, at the bound, or after
 //! [`MAX_MISSES`] rounds in a row at the smallest step that lowered nothing (so it ends
-//! without a clock too). Each window or band that is searched to exhaustion proves only
+//! without a clock too), or once [`GIVE_UP_EXHAUSTED`] windows and bands were searched to
+//! exhaustion with none fitted (the caller spends the time on boxing rounds). Each window or band that is searched to exhaustion proves only
 //! that its buffers do not fit under its target with the rest where it was (counted, not a
 //! bound); one that freed every movable buffer against no obstacle proves that nothing fits
 //! under its target at all, and raises the lower bound that comes back.
@@ -222,7 +223,15 @@ pub(crate) fn improve(
     let mut w = Windows::new(items, params, lb);
     let mut delta = (p - goal).div_ceil(2);
     let mut misses = 0u32;
+    let fits = |c: &super::search::Counts| c.windows_ok + c.bands_ok + c.relocations_ok;
+    let (fits0, exhausted0) = (fits(&limits.counts), exhausted(&limits.counts));
     while p > goal.max(w.proven) && !limits.stopped {
+        // nothing fitted and the neighbourhoods keep being exhausted: give the time back
+        if fits(&limits.counts) == fits0
+            && exhausted(&limits.counts).saturating_sub(exhausted0) >= GIVE_UP_EXHAUSTED
+        {
+            break;
+        }
         let goal = goal.max(w.proven);
         let t = p - delta.min(p - goal);
         let ok = w.lower_to(t, &mut offsets, limits);
@@ -254,6 +263,17 @@ pub(crate) fn improve(
         }
     }
     (offsets, proven)
+}
+
+/// Neighbourhoods (windows and bands) the window search may exhaust without any fit before
+/// it gives up and returns the time (issue 29: on IOPDDL S_1 all 400-650 windows of a 10 s
+/// run were exhausted and none fitted, while boxing rounds with ceiling passes, which the
+/// restarts then run, lowered the peak).
+const GIVE_UP_EXHAUSTED: u64 = 48;
+
+/// Windows and bands searched to exhaustion so far.
+fn exhausted(c: &super::search::Counts) -> u64 {
+    c.windows_exhausted + c.bands_exhausted
 }
 
 /// Band shapes of the certificate ([`certify`]): (steps of reach as a fraction of the
