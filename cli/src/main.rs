@@ -1335,22 +1335,7 @@ fn access_cost_lines(s: &mut String, f: &PlanFile) {
     let Some(a) = &f.access_cost else {
         return;
     };
-    let per: Vec<String> = a
-        .levels
-        .iter()
-        .map(|l| {
-            format!(
-                "{} {} B read + {} B written x {}/B = {}",
-                l.level, l.bytes_read, l.bytes_written, l.cost_per_byte, l.cost
-            )
-        })
-        .collect();
-    let _ = writeln!(
-        s,
-        "\naccess cost per run: {} (units); {}",
-        a.total_cost,
-        per.join("; ")
-    );
+    let _ = writeln!(s, "\n{}", simulate::access_cost_summary(a));
 }
 
 /// `--single-op`: each op alone (docs/ge-memory-planning.md §9).

@@ -275,22 +275,7 @@ fn table(
         }
         if r.switches.stats && !r.access.is_empty() {
             let a = access::price(&r.access, costs)?;
-            let per: Vec<String> = a
-                .levels
-                .iter()
-                .map(|l| {
-                    format!(
-                        "{} {} B read + {} B written x {}/B = {}",
-                        l.level, l.bytes_read, l.bytes_written, l.cost_per_byte, l.cost
-                    )
-                })
-                .collect();
-            let _ = writeln!(
-                s,
-                "           access cost per run: {} (units); {}",
-                a.total_cost,
-                per.join("; ")
-            );
+            let _ = writeln!(s, "           {}", access_cost_summary(&a));
         }
         for l in &r.levels {
             let cap = if l.level.capacity >= u64::MAX / 2 {
@@ -346,4 +331,23 @@ fn table(
         }
     }
     Ok(s)
+}
+
+/// `access cost per run: TOTAL (units); LEVEL R B read + W B written x C/B = COST; ...`
+pub(crate) fn access_cost_summary(a: &access::AccessReport) -> String {
+    let per: Vec<String> = a
+        .levels
+        .iter()
+        .map(|l| {
+            format!(
+                "{} {} B read + {} B written x {}/B = {}",
+                l.level, l.bytes_read, l.bytes_written, l.cost_per_byte, l.cost
+            )
+        })
+        .collect();
+    format!(
+        "access cost per run: {} (units); {}",
+        a.total_cost,
+        per.join("; ")
+    )
 }

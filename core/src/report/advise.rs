@@ -136,19 +136,22 @@ pub fn advise(name: &str, bytes: &[u8], base: &LoadOptions, strategy: &str) -> R
             skipped.push(s("op order: gears share one order (--batch)"));
         }
     }
+    let fuse_activation = || {
+        with(
+            &|st| {
+                st.load.fuse = Fuse {
+                    activation: true,
+                    ..Fuse::default()
+                }
+            },
+            &["--fuse", "activation"],
+        )
+    };
     if graph && tflm {
         // what TFLM can do: activations fused by the converter (its kernels apply a
         // fused_activation_function); no aliasing, no padding inside a consumer, 16 B sizes
         rows.push((
-            with(
-                &|st| {
-                    st.load.fuse = Fuse {
-                        activation: true,
-                        ..Fuse::default()
-                    }
-                },
-                &["--fuse", "activation"],
-            ),
+            fuse_activation(),
             "fuse activation",
             "the model converted with each activation op fused into its producer's fused_activation_function (TFLM's kernels apply it; TFLM does not fuse at run time)",
         ));
@@ -170,15 +173,7 @@ pub fn advise(name: &str, bytes: &[u8], base: &LoadOptions, strategy: &str) -> R
             "pads inside the consumer's kernel and takes the input already quantized (TinyEngine)",
         ));
         rows.push((
-            with(
-                &|st| {
-                    st.load.fuse = Fuse {
-                        activation: true,
-                        ..Fuse::default()
-                    }
-                },
-                &["--fuse", "activation"],
-            ),
+            fuse_activation(),
             "fuse activation",
             "applies activations in the producing kernel (TFLite fused activations, ONNX Runtime Conv+activation fusion)",
         ));

@@ -204,6 +204,18 @@ pub fn level_bytes(
 /// # Errors
 /// [`crate::ErrorKind::Overflow`].
 pub fn by_memory_type(problem: &Problem) -> Result<Vec<LevelBytes>> {
+    by_memory_type_of(problem, |_| true)
+}
+
+/// [`by_memory_type`] counting only the buffers `placed(i)` says were placed (a run-time
+/// allocator's failed allocations are not traffic).
+///
+/// # Errors
+/// [`crate::ErrorKind::Overflow`].
+pub fn by_memory_type_of(
+    problem: &Problem,
+    placed: impl Fn(usize) -> bool,
+) -> Result<Vec<LevelBytes>> {
     let mut types: Vec<u32> = problem.buffers.iter().map(|b| b.memory_type).collect();
     types.sort_unstable();
     types.dedup();
@@ -212,6 +224,9 @@ pub fn by_memory_type(problem: &Problem) -> Result<Vec<LevelBytes>> {
         .map(|&t| String::from(crate::plan::memory_type_name(t)))
         .collect();
     level_bytes(problem, &names, |i| {
+        if !placed(i) {
+            return None;
+        }
         types.binary_search(&problem.buffers[i].memory_type).ok()
     })
 }

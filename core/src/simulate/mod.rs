@@ -578,17 +578,7 @@ pub fn run(
         let names: Vec<String> = a.levels().into_iter().map(|l| l.name).collect();
         r.access = if names.is_empty() {
             // every buffer in its memory type; a failed allocation is not counted
-            let mut types: Vec<u32> = problem.buffers.iter().map(|b| b.memory_type).collect();
-            types.sort_unstable();
-            types.dedup();
-            let names: Vec<String> = types
-                .iter()
-                .map(|&t| String::from(crate::plan::memory_type_name(t)))
-                .collect();
-            access::level_bytes(problem, &names, |i| {
-                offsets[i]?;
-                types.binary_search(&problem.buffers[i].memory_type).ok()
-            })?
+            access::by_memory_type_of(problem, |i| offsets[i].is_some())?
         } else {
             access::level_bytes(problem, &names, |i| offsets[i].and(level_at[i]))?
         };

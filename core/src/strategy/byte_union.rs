@@ -171,7 +171,7 @@ pub(crate) fn merge_sorted(mut v: Vec<(u64, u64)>) -> Vec<(u64, u64)> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
 
     /// The union of `v` by a plain sort and sweep.
@@ -232,21 +232,21 @@ mod tests {
         assert!(matches!(u, ByteUnion::Big(_)));
     }
 
-    /// A deterministic xorshift64 stream.
-    struct Rng(u64);
+    /// A deterministic xorshift64 stream (the index's tests use it too).
+    pub(in crate::strategy) struct Rng(pub(in crate::strategy) u64);
 
     impl Rng {
-        fn next(&mut self) -> u64 {
+        pub(in crate::strategy) fn next(&mut self) -> u64 {
             self.0 ^= self.0 << 13;
             self.0 ^= self.0 >> 7;
             self.0 ^= self.0 << 17;
             self.0
         }
-        fn below(&mut self, n: u64) -> u64 {
+        pub(in crate::strategy) fn below(&mut self, n: u64) -> u64 {
             self.next() % n
         }
         /// An index below `n`.
-        fn pick(&mut self, n: usize) -> usize {
+        pub(in crate::strategy) fn pick(&mut self, n: usize) -> usize {
             usize::try_from(self.below(n as u64)).unwrap_or(0)
         }
     }

@@ -453,6 +453,7 @@ impl ConflictIndex {
 
 #[cfg(test)]
 mod tests {
+    use super::super::byte_union::tests::Rng;
     use super::*;
 
     /// Ranges of `n` buffers: 8 long ones over most of the schedule and short ones of one to
@@ -608,25 +609,6 @@ mod tests {
                 ix.insert(i, lo, hi);
                 placed.push(i);
             }
-        }
-    }
-
-    /// A deterministic xorshift64 stream.
-    struct Rng(u64);
-
-    impl Rng {
-        fn next(&mut self) -> u64 {
-            self.0 ^= self.0 << 13;
-            self.0 ^= self.0 >> 7;
-            self.0 ^= self.0 << 17;
-            self.0
-        }
-        fn below(&mut self, n: u64) -> u64 {
-            self.next() % n
-        }
-        /// An index below `n`.
-        fn pick(&mut self, n: usize) -> usize {
-            usize::try_from(self.below(n as u64)).unwrap_or(0)
         }
     }
 

@@ -700,7 +700,6 @@ mod tests {
     use super::super::search::Limits;
     use super::super::tests::{items_of, trace_like};
     use super::super::window::Rng;
-    use super::super::NoClock;
     use super::Layers;
 
     fn item(size: u64, start: u64, end: u64) -> Item {
@@ -714,15 +713,7 @@ mod tests {
     }
 
     fn limits() -> Limits<'static> {
-        Limits {
-            counts: Default::default(),
-            clock: &NoClock,
-            deadline: None,
-            node_cap: u64::MAX,
-            nodes: 0,
-            stopped: false,
-            slowest_seed: None,
-        }
+        Limits::nodes_only(u64::MAX)
     }
 
     #[test]

@@ -140,7 +140,6 @@ pub(crate) fn raise(
 #[cfg(test)]
 mod tests {
     use super::{heavy_steps, raise, Item, Limits, SolverParams};
-    use crate::strategy::optimal::NoClock;
 
     fn item(size: u64, start: u64, end: u64) -> Item {
         Item {
@@ -167,15 +166,7 @@ mod tests {
         // heaviest section (step 1) is searched and proves 4.
         let items = [item(2, 0, 1), item(2, 1, 2), item(1, 0, 0), item(1, 2, 2)];
         let offsets = [0, 2, 2, 0];
-        let mut limits = Limits {
-            clock: &NoClock,
-            deadline: None,
-            node_cap: 1_000_000,
-            nodes: 0,
-            stopped: false,
-            counts: Default::default(),
-            slowest_seed: None,
-        };
+        let mut limits = Limits::nodes_only(1_000_000);
         let r = raise(
             &items,
             &offsets,

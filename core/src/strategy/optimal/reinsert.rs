@@ -210,9 +210,8 @@ pub(crate) fn improve(
 mod tests {
     use alloc::vec::Vec;
 
-    use super::super::instance::Item;
     use super::super::search::Limits;
-    use super::super::NoClock;
+    use super::super::tests::items_of;
     use super::{flip, improve};
     use crate::problem::{Buffer, Problem};
     use crate::PlanOptions;
@@ -233,27 +232,9 @@ mod tests {
             Buffer::new("L", 4, 3, 9),
         ];
         let p = Problem::from_buffers("mini", bufs);
-        let items: Vec<Item> = p
-            .buffers
-            .iter()
-            .map(|b| Item {
-                size: b.size,
-                align: 1,
-                start: b.start,
-                end: b.end,
-                fixed: None,
-            })
-            .collect();
+        let items = items_of(&p);
         let mut offsets = alloc::vec![0, 3, 6, 0];
-        let mut limits = Limits {
-            counts: Default::default(),
-            clock: &NoClock,
-            deadline: None,
-            node_cap: u64::MAX,
-            nodes: 0,
-            stopped: false,
-            slowest_seed: None,
-        };
+        let mut limits = Limits::nodes_only(u64::MAX);
         let r = improve(
             &p,
             &PlanOptions::exact(),
@@ -290,31 +271,13 @@ mod tests {
             Buffer::new("e", 1, 3, 5),
         ];
         let p = Problem::from_buffers("flip", bufs);
-        let items: Vec<Item> = p
-            .buffers
-            .iter()
-            .map(|b| Item {
-                size: b.size,
-                align: 1,
-                start: b.start,
-                end: b.end,
-                fixed: None,
-            })
-            .collect();
+        let items = items_of(&p);
         let start = alloc::vec![0, 0, 2, 4, 6];
         let mut order = Vec::new();
         let once = flip(&p, &PlanOptions::exact(), &items, &start, &mut order).unwrap();
         assert_eq!(once, [2, 0, 0, 3, 5]);
         let mut offsets = start;
-        let mut limits = Limits {
-            counts: Default::default(),
-            clock: &NoClock,
-            deadline: None,
-            node_cap: u64::MAX,
-            nodes: 0,
-            stopped: false,
-            slowest_seed: None,
-        };
+        let mut limits = Limits::nodes_only(u64::MAX);
         let r = improve(
             &p,
             &PlanOptions::exact(),

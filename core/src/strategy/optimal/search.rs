@@ -67,6 +67,22 @@ pub(crate) struct Counts {
     pub certificate_peak: u64,
 }
 
+#[cfg(test)]
+impl Limits<'static> {
+    /// Limits for tests: no clock, no deadline, at most `cap` nodes.
+    pub(crate) fn nodes_only(cap: u64) -> Self {
+        Limits {
+            counts: Counts::default(),
+            clock: &super::NoClock,
+            deadline: None,
+            node_cap: cap,
+            nodes: 0,
+            stopped: false,
+            slowest_seed: None,
+        }
+    }
+}
+
 impl Limits<'_> {
     /// Counts a node; `false` once a limit is hit.
     pub fn tick(&mut self) -> bool {

@@ -115,23 +115,8 @@ fn peak_step(problem: &Problem) -> Option<u64> {
     if problem.steps == 0 {
         return None;
     }
-    // (time, change): a buffer adds its size at its start and frees it after its end; at one
-    // time the frees sort first, so each running sum after an addition is live at that time
-    let mut events: Vec<(u128, i128)> = Vec::with_capacity(2 * problem.buffers.len());
-    for b in &problem.buffers {
-        events.push((u128::from(b.start), i128::from(b.size)));
-        events.push((u128::from(b.end) + 1, -i128::from(b.size)));
-    }
-    events.sort_unstable();
-    // step 0 holds nothing before the first event: ties go to the earliest step
-    let (mut cur, mut best, mut at) = (0i128, 0i128, 0u128);
-    for (t, d) in events {
-        cur += d;
-        if cur > best {
-            (best, at) = (cur, t);
-        }
-    }
-    u64::try_from(at).ok()
+    // the live-set bound's own sweep over sorted starts and ends (no table per step)
+    crate::bound::lower_bound(problem).ok().map(|b| b.peak_step)
 }
 
 #[cfg(test)]

@@ -661,7 +661,7 @@ fn window_search_reaches_a_hand_checked_optimum() {
         window_buffers: 8,
         ..SolverParams::default()
     };
-    let mut limits = nodes_only(1_000_000);
+    let mut limits = Limits::nodes_only(1_000_000);
     let (out, proven) = window::improve(&items, offsets, lb, None, &params, &mut limits);
     let plan = Plan::new("windows", 1, out, sizes).unwrap();
     assert_eq!(validate(&p, &plan), Ok(()));
@@ -697,7 +697,7 @@ fn layered_seed_validates_beats_the_seed_and_is_deterministic() {
         let items = items_of(&p);
         let lb = crate::bound::lower_bound(&p).unwrap().lower_bound;
         let port = seed_plan(&p, &o).unwrap();
-        let mut limits = nodes_only(u64::MAX);
+        let mut limits = Limits::nodes_only(u64::MAX);
         let got = layered::seed(&p, &o, &items, lb, port.peak, &mut limits);
         let again = layered::seed(&p, &o, &items, lb, port.peak, &mut limits);
         assert_eq!(got, again, "seed {seed}: not deterministic");
@@ -715,7 +715,7 @@ fn layered_seed_validates_beats_the_seed_and_is_deterministic() {
 #[test]
 fn layered_seed_skips_pinned_and_short_only_inputs() {
     let o = PlanOptions::exact();
-    let mut limits = nodes_only(u64::MAX);
+    let mut limits = Limits::nodes_only(u64::MAX);
     // nothing long-lived: every buffer lives one step
     let short = problem(&[(4, 0, 0, 1), (4, 1, 1, 1), (8, 2, 2, 1)]);
     assert!(layered::seed(&short, &o, &items_of(&short), 8, 9, &mut limits).is_none());
@@ -747,18 +747,6 @@ fn window_search_is_deterministic_and_says_when_it_gives_up() {
 }
 
 /// Limits of `cap` search nodes and no clock.
-fn nodes_only(cap: u64) -> Limits<'static> {
-    Limits {
-        counts: Default::default(),
-        clock: &NoClock,
-        deadline: None,
-        node_cap: cap,
-        nodes: 0,
-        stopped: false,
-        slowest_seed: None,
-    }
-}
-
 #[test]
 fn the_seed_order_lists_every_portfolio_heuristic_once() {
     let mut a: Vec<&str> = SEED_ORDER.to_vec();
@@ -818,7 +806,7 @@ fn the_certificate_names_the_band_it_searched_to_exhaustion() {
     let p = problem(&bufs);
     let items = items_of(&p);
     let mut out = offsets.clone();
-    let mut limits = nodes_only(1_000_000);
+    let mut limits = Limits::nodes_only(1_000_000);
     let cert = window::certify(&items, &mut out, 6, &SolverParams::default(), &mut limits);
     assert_eq!(out, offsets, "nothing fits under 7: the plan is unchanged");
     assert_eq!(
@@ -834,7 +822,7 @@ fn the_certificate_names_the_band_it_searched_to_exhaustion() {
     assert_eq!(limits.counts.bands, 3);
     assert_eq!(limits.counts.bands_exhausted, 3);
     // at the bound there is nothing to certify
-    let mut limits = nodes_only(1_000_000);
+    let mut limits = Limits::nodes_only(1_000_000);
     assert_eq!(
         window::certify(&items, &mut out, 7, &SolverParams::default(), &mut limits),
         None
@@ -853,7 +841,7 @@ fn exhausted_windows_are_counted_and_a_whole_problem_window_proves_the_bound() {
     assert_eq!(lb, 6);
     let items = items_of(&p);
     let params = SolverParams::default();
-    let mut limits = nodes_only(1_000_000);
+    let mut limits = Limits::nodes_only(1_000_000);
     let (out, proven) = window::improve(&items, offsets, lb, None, &params, &mut limits);
     let plan = Plan::new("windows", 1, out, sizes).unwrap();
     assert_eq!(validate(&p, &plan), Ok(()));
@@ -928,7 +916,7 @@ fn a_band_move_frees_a_long_buffer_with_everything_above_its_floor() {
     // the long buffer is long-lived for the window search (widest 2 %, over 16 steps)
     assert!(steps - 1 > window::long_cut(&items));
     let params = SolverParams::default();
-    let mut limits = nodes_only(1_000_000);
+    let mut limits = Limits::nodes_only(1_000_000);
     let (out, proven) = window::improve(&items, offsets, 2, None, &params, &mut limits);
     let plan = Plan::new("bands", 1, out, sizes).unwrap();
     assert_eq!(validate(&p, &plan), Ok(()));
@@ -977,15 +965,7 @@ fn boxed_rounds_with_ceiling_passes_validate_and_never_rise() {
             for factor in BOXING_FACTORS {
                 let plain =
                     crate::strategy::boxing::plan(&problem, &options, shift, factor).unwrap();
-                let mut limits = Limits {
-                    counts: Default::default(),
-                    clock: &NoClock,
-                    deadline: None,
-                    node_cap: u64::MAX,
-                    nodes: 0,
-                    stopped: false,
-                    slowest_seed: None,
-                };
+                let mut limits = Limits::nodes_only(u64::MAX);
                 let l = &mut limits;
                 let (plan, passes) =
                     boxed(&problem, &options, &items, shift, factor, u64::MAX, l).unwrap();
@@ -1038,7 +1018,7 @@ fn the_window_search_gives_up_after_48_exhausted_windows_without_a_fit() {
         band_moves: false,
         ..SolverParams::default()
     };
-    let mut limits = nodes_only(10_000_000);
+    let mut limits = Limits::nodes_only(10_000_000);
     let (out, proven) = window::improve(&items, offsets.clone(), 19, None, &params, &mut limits);
     assert_eq!(out, offsets);
     assert_eq!(proven, 19);
