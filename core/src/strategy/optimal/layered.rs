@@ -514,7 +514,7 @@ impl Long {
 /// The best plan with a peak below `worse_than` that the greedy heuristics of [`HEURISTICS`]
 /// pack around the buffers `long` pinned at offsets `off`, or `None`. Stops when `limits`
 /// run out between greedy runs or one reaches `lb`.
-fn pack_around(
+pub(crate) fn pack_around(
     problem: &Problem,
     options: &PlanOptions,
     long: &[usize],

@@ -24,8 +24,11 @@
 //!   incumbent, a probe that exhausts its tree raises the proven lower bound, a probe that
 //!   runs out of its share of the budget moves the bisection up without proving anything.
 //! * **Large inputs.** Above [`SolverParams::max_exact_buffers`] free buffers, a seed that
-//!   hangs the long-lived buffers sticking out above the bound from the ceiling and stacks
-//!   the other long-lived ones by end time ([`layered::ceiling`]) may replace the seed, then
+//!   stacks the buffers live at the peak step in order of birth or of death and packs the
+//!   rest around them ([`peak_stack`]: a training trace's forward pass packs like a stack),
+//!   or else one that hangs the long-lived buffers sticking out above the bound from the
+//!   ceiling and stacks the other long-lived ones by end time ([`layered::ceiling`]) may
+//!   replace the seed, then
 //!   (unless that reached the bound) randomized
 //!   boxing orders ([`crate::strategy::boxing`], after Buchsbaum et al.'s boxing) may replace
 //!   the seed (`boxing_seed`: up to a quarter of the time left), a second seed
@@ -74,6 +77,7 @@ use crate::strategy::ctx::Ctx;
 mod instance;
 mod layered;
 mod local_bound;
+mod peak_stack;
 mod reinsert;
 mod search;
 mod seed_race;
@@ -714,22 +718,35 @@ fn solve_one(
     // large inputs: the tall long-lived buffers hung from the ceiling (one layout and a few
     // greedy runs: cheap, so first), then randomized boxing orders unless that reached the bound
     let large = !exact && params.windows && seed_ok && seed.peak > lb && limits.room_for(unit);
-    let ceiling = if large {
-        layered::ceiling(
-            problem,
-            options,
-            &items,
-            lb,
-            &seed.offsets,
-            seed.peak,
-            limits,
-        )
-        .filter(valid)
+    // first the buffers of the peak step stacked by birth or death (a sort and a few greedy
+    // runs), then, unless that reached the bound, the ceiling seed below whichever is lower
+    let stacked = if large {
+        let step = crate::bound::bounds_with(problem, |i| Ok(sizes[i]))?.peak_step;
+        peak_stack::seed(problem, options, &items, step, lb, seed.peak, limits)
+            .filter(|(p, _)| valid(p))
     } else {
         None
     };
+    let hung = if large && stacked.as_ref().is_none_or(|(p, _)| p.peak > lb) {
+        let bar = stacked.as_ref().map_or(seed.peak, |(p, _)| p.peak);
+        layered::ceiling(problem, options, &items, lb, &seed.offsets, bar, limits).filter(valid)
+    } else {
+        None
+    };
+    // the shaped seed (and what shaped it) that replaces the greedy one where it is lower
+    let ceiling: Option<(Plan, String)> = match (hung, stacked) {
+        (Some(p), _) => Some((
+            p,
+            String::from("tall long-lived buffers hung from the ceiling (the others stacked by end, latest at the bottom)"),
+        )),
+        (None, Some((p, order))) => Some((
+            p,
+            format!("the buffers live at the peak step stacked {}", order.describe()),
+        )),
+        (None, None) => None,
+    };
     let mut boxing_note = None;
-    if large && ceiling.as_ref().is_none_or(|c| c.peak > lb) && limits.room_for(unit) {
+    if large && ceiling.as_ref().is_none_or(|c| c.0.peak > lb) && limits.room_for(unit) {
         boxing_note = boxing_seed(
             problem,
             options,
@@ -741,8 +758,8 @@ fn solve_one(
         )?;
         seed_ok = valid(&seed);
     }
-    // the ceiling seed only counts where it beats the (boxed) seed
-    let ceiling = ceiling.filter(|c| c.peak < seed.peak);
+    // the shaped seed only counts where it beats the (boxed) seed
+    let ceiling = ceiling.filter(|c| c.0.peak < seed.peak);
     let inst = if exact || !params.windows {
         Some(Inst::new(&items))
     } else {
@@ -782,10 +799,10 @@ fn solve_one(
     }
     let Some(inst) = inst else {
         // Large input: window search from the best seed.
-        let best_seed = ceiling.as_ref().map_or(seed.peak, |p| p.peak);
+        let best_seed = ceiling.as_ref().map_or(seed.peak, |p| p.0.peak);
         if !large || !limits.room_for(unit) {
             // No time for a stage: the best seed as it is.
-            let best = ceiling.as_ref().map_or(&seed.offsets, |p| &p.offsets);
+            let best = ceiling.as_ref().map_or(&seed.offsets, |p| &p.0.offsets);
             let mut one = finish(best.clone(), lb)?;
             one.plan.notes.extend(boxing_note);
             return Ok(one);
@@ -802,7 +819,7 @@ fn solve_one(
         });
         let start = layered
             .as_ref()
-            .or(ceiling.as_ref())
+            .or(ceiling.as_ref().map(|c| &c.0))
             .map_or_else(|| seed.offsets.clone(), |p| p.offsets.clone());
         // reinsertion moves on the start (a quarter of what is left): they move long-lived
         // buffers under the peak with everything stacked on them, which windows cannot
@@ -902,9 +919,9 @@ fn solve_one(
             ));
         }
         one.plan.notes.extend(raised.note);
-        if let Some(p) = &ceiling {
+        if let Some((p, what)) = &ceiling {
             one.plan.notes.push(format!(
-                "tall long-lived buffers hung from the ceiling (the others stacked by end, latest at the bottom): a {} B seed, below the {} B of {}",
+                "{what}: a {} B seed, below the {} B of {}",
                 p.peak, seed.peak, seed.strategy
             ));
         }
@@ -914,7 +931,7 @@ fn solve_one(
                 p.peak,
                 best_seed,
                 if ceiling.is_some() {
-                    "the ceiling seed"
+                    "the shaped seed"
                 } else {
                     seed.strategy.as_str()
                 }

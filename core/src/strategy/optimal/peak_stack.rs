@@ -1,0 +1,163 @@
+//! The peak-stack seed: the buffers live at the step of most live bytes stacked in order of
+//! birth, the rest packed around them.
+//!
+//! At the step where the live-set bound is reached, every plan at the bound tiles
+//! `[0, bound)` with exactly the buffers live there, so their order in that column decides
+//! everything. Stacked bottom-up by start (ties: the one that ends later lower), the buffers
+//! born after any earlier step `t` lie in one contiguous band at the top of the column, and
+//! that band is exactly where the buffers of step `t` that die before the peak fit: a training
+//! trace's forward pass, where activations saved for the backward pass pile up until the
+//! peak, packs like a stack. The mirror order (end descending, latest at the bottom) does the
+//! same for the steps after the peak. Greedy orders never find this: they place by size, and
+//! the small long-lived buffers placed last find no column free over their whole lifetime and
+//! land on top (IOPDDL S_1: 1.0158 x the bound for `portfolio`, the boxing rounds and windows
+//! 1.0016; stacked by start, the bound itself, `docs/benchmarks.md`).
+
+use alloc::vec::Vec;
+use core::cmp::Reverse;
+
+use super::instance::{up, Item};
+use super::layered::pack_around;
+use super::search::Limits;
+use crate::plan::{Plan, PlanOptions};
+use crate::problem::Problem;
+
+/// The two orders of the buffers live at the peak step.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Order {
+    /// Start ascending (ties: end descending): the steps before the peak pack.
+    Birth,
+    /// End descending (ties: start ascending): the steps after the peak pack.
+    Death,
+}
+
+impl Order {
+    pub(crate) fn describe(self) -> &'static str {
+        match self {
+            Order::Birth => "by start, earliest at the bottom",
+            Order::Death => "by end, latest at the bottom",
+        }
+    }
+}
+
+/// The best plan with a peak below `worse_than` found by stacking the non-empty buffers live
+/// at `peak_step` contiguously from offset 0 (each at its alignment) in either [`Order`],
+/// pinning them and packing every other buffer around them with the layered seed's greedy
+/// heuristics; with the order that won. `None` when no order beats `worse_than`, on pinned
+/// buffers (the stack would have to go around them), on an offset overflow, or when `limits`
+/// leave less than the slowest seed heuristic's time (an order is not started then). Cost: a sort of the peak's buffers and up to six greedy runs.
+pub(crate) fn seed(
+    problem: &Problem,
+    options: &PlanOptions,
+    items: &[Item],
+    peak_step: u64,
+    lb: u64,
+    worse_than: u64,
+    limits: &mut Limits<'_>,
+) -> Option<(Plan, Order)> {
+    if worse_than <= lb || items.iter().any(|it| it.fixed.is_some()) {
+        return None;
+    }
+    let live: Vec<usize> = (0..items.len())
+        .filter(|&i| items[i].size > 0 && items[i].start <= peak_step && peak_step <= items[i].end)
+        .collect();
+    if live.is_empty() {
+        return None;
+    }
+    // an order's first greedy run starts whatever the clock says: not without the time of
+    // the slowest seed heuristic left
+    let unit = limits.slowest_seed.map_or(0, |(_, ms)| ms);
+    let mut best: Option<(Plan, Order)> = None;
+    for order in [Order::Birth, Order::Death] {
+        if !limits.room_for(unit) {
+            break;
+        }
+        let mut stack = live.clone();
+        match order {
+            Order::Birth => {
+                stack.sort_unstable_by_key(|&i| (items[i].start, Reverse(items[i].end), i))
+            }
+            Order::Death => {
+                stack.sort_unstable_by_key(|&i| (Reverse(items[i].end), items[i].start, i))
+            }
+        }
+        let Some(off) = stacked(items, &stack) else {
+            return best;
+        };
+        let bar = best.as_ref().map_or(worse_than, |b| b.0.peak);
+        if let Some(p) = pack_around(problem, options, &stack, &off, lb, bar, limits) {
+            let done = p.peak <= lb;
+            best = Some((p, order));
+            if done {
+                break;
+            }
+        }
+    }
+    best
+}
+
+/// Offsets of `stack` placed contiguously from 0, each rounded up to its alignment, or
+/// `None` on overflow.
+fn stacked(items: &[Item], stack: &[usize]) -> Option<Vec<u64>> {
+    let mut top = 0u64;
+    stack
+        .iter()
+        .map(|&i| {
+            let o = up(top, items[i].align)?;
+            top = o.checked_add(items[i].size)?;
+            Some(o)
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::search::Limits;
+    use super::super::tests::items_of;
+    use super::{seed, Order};
+    use crate::problem::{Buffer, Problem};
+
+    #[test]
+    fn stacked_by_birth_the_long_lived_buffer_keeps_its_place_under_the_bound() {
+        // Hand-checked: g (2 B, steps 1-10) is born with the temporary t (3 B, 1-3) and lives
+        // until the saved s (3 B, 10-14) is born; the bound, 7 B, is reached at step 12 by s
+        // and the workspace w (4 B, 12-12); x and y (1 B at steps 9 and 6) live beside g.
+        // By size, w takes 0-4 and s 4-7 (they meet at step 12), t 0-3, and g (live with t
+        // and s) finds no 2 B under 7: 7-9, a 9 B peak for first fit and best fit alike.
+        // Stacked by birth at step 12, s 0-3 and w 3-7: t 0-3 (before s is born), g 3-5
+        // (dead before w is born, above s from step 10), x and y at 0 beside g: 7 B.
+        let bufs = alloc::vec![
+            Buffer::new("s", 3, 10, 14),
+            Buffer::new("w", 4, 12, 12),
+            Buffer::new("g", 2, 1, 10),
+            Buffer::new("t", 3, 1, 3),
+            Buffer::new("x", 1, 9, 9),
+            Buffer::new("y", 1, 6, 6),
+        ];
+        let p = Problem::from_buffers("stack", bufs);
+        let b = crate::bound::lower_bound(&p).unwrap();
+        assert_eq!((b.lower_bound, b.peak_step), (7, 12));
+        let o = crate::PlanOptions::exact();
+        assert_eq!(
+            crate::strategy::packing::greedy_size_first_fit(&p, &o)
+                .unwrap()
+                .peak,
+            9
+        );
+        assert_eq!(
+            crate::strategy::packing::greedy_size_best_fit(&p, &o)
+                .unwrap()
+                .peak,
+            9
+        );
+        let items = items_of(&p);
+        let (plan, order) = seed(&p, &o, &items, 12, 7, 9, &mut Limits::nodes_only(u64::MAX))
+            .expect("a plan below 9 B");
+        crate::validate::validate(&p, &plan).unwrap();
+        assert_eq!(order, Order::Birth);
+        assert_eq!(plan.peak, 7);
+        assert_eq!(&plan.offsets[..4], &[0, 3, 3, 0]);
+        // nothing to beat at the bound itself
+        assert!(seed(&p, &o, &items, 12, 7, 7, &mut Limits::nodes_only(u64::MAX)).is_none());
+    }
+}
