@@ -715,8 +715,8 @@ fn solve_one(
     // limit is overrun by one heuristic at most (issue 29: 25 s on a 10 s limit at 10^6).
     let unit = limits.slowest_seed.map_or(0, |(_, ms)| ms);
     let valid = |p: &Plan| crate::validate::validate_with(problem, p, &options.into()).is_ok();
-    // large inputs: the tall long-lived buffers hung from the ceiling (one layout and a few
-    // greedy runs: cheap, so first), then randomized boxing orders unless that reached the bound
+    // large inputs: shaped seeds (a layout and a few greedy runs: cheap, so first), then
+    // randomized boxing orders unless those reached the bound
     let large = !exact && params.windows && seed_ok && seed.peak > lb && limits.room_for(unit);
     // first the buffers of the peak step stacked by birth or death (a sort and a few greedy
     // runs), then, unless that reached the bound, the ceiling seed below whichever is lower
@@ -760,6 +760,12 @@ fn solve_one(
     }
     // the shaped seed only counts where it beats the (boxed) seed
     let ceiling = ceiling.filter(|c| c.0.peak < seed.peak);
+    let shaped_note = ceiling.as_ref().map(|(p, what)| {
+        format!(
+            "{what}: a {} B seed, below the {} B of {}",
+            p.peak, seed.peak, seed.strategy
+        )
+    });
     let inst = if exact || !params.windows {
         Some(Inst::new(&items))
     } else {
@@ -805,6 +811,7 @@ fn solve_one(
             let best = ceiling.as_ref().map_or(&seed.offsets, |p| &p.0.offsets);
             let mut one = finish(best.clone(), lb)?;
             one.plan.notes.extend(boxing_note);
+            one.plan.notes.extend(shaped_note);
             return Ok(one);
         }
         let mut long = if best_seed > lb {
@@ -919,12 +926,7 @@ fn solve_one(
             ));
         }
         one.plan.notes.extend(raised.note);
-        if let Some((p, what)) = &ceiling {
-            one.plan.notes.push(format!(
-                "{what}: a {} B seed, below the {} B of {}",
-                p.peak, seed.peak, seed.strategy
-            ));
-        }
+        one.plan.notes.extend(shaped_note);
         if let Some(p) = layered {
             one.plan.notes.push(format!(
                 "long-lived buffers placed first: a {} B seed, below the {} B of {}",
