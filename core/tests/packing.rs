@@ -111,6 +111,28 @@ fn minimalloc_example_reaches_its_optimum() {
     }
 }
 
+/// IOPDDL S_1 (28,526 buffers of a training step, issue 29): `optimal` packs it at the
+/// live-set bound, 1,498,635,932 B at step 19,959 (figure from a plain sweep over the CSV in
+/// Python, independent of `bound`), through the peak-stack seed (every greedy order alone
+/// stays above it: `portfolio` 1,522,348,819 B, docs/benchmarks.md).
+#[test]
+fn optimal_packs_iopddl_s1_at_its_live_set_bound() {
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../testdata/benchmarks/real/iopddl_S_1.csv"
+    ))
+    .expect("testdata/benchmarks/real/iopddl_S_1.csv (in the repository)");
+    let p = csv::parse("iopddl_S_1", &text).unwrap();
+    let o = PlanOptions {
+        time_limit_ms: 10_000,
+        ..PlanOptions::exact()
+    };
+    let b = lower_bound(&p).unwrap();
+    assert_eq!((b.lower_bound, b.peak_step), (1_498_635_932, 19_959));
+    let best = run(&p, "optimal", &o);
+    assert_eq!(best.peak, 1_498_635_932);
+}
+
 #[test]
 fn per_buffer_alignment_is_respected() {
     let mut a = Buffer::new("a", 10, 0, 2);
