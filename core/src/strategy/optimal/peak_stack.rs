@@ -113,7 +113,7 @@ fn stacked(items: &[Item], stack: &[usize]) -> Option<Vec<u64>> {
 #[cfg(test)]
 mod tests {
     use super::super::search::Limits;
-    use super::super::tests::items_of;
+    use super::super::tests::{items_of, trace_like};
     use super::{seed, Order};
     use crate::problem::{Buffer, Problem};
 
@@ -159,5 +159,54 @@ mod tests {
         assert_eq!(&plan.offsets[..4], &[0, 3, 3, 0]);
         // nothing to beat at the bound itself
         assert!(seed(&p, &o, &items, 12, 7, 7, &mut Limits::nodes_only(u64::MAX)).is_none());
+    }
+
+    #[test]
+    fn stacked_plans_validate_stack_the_peak_from_zero_and_never_beat_the_bound() {
+        // trace-like problems with 1, 16 and 64 B alignments: whatever the order, the plan is
+        // valid, the peak step's buffers lie contiguously from 0 (each at its alignment) in
+        // that order, and no peak is under the live-set bound
+        let o = crate::PlanOptions::exact();
+        for seed_no in 1..=6 {
+            let p = trace_like(1500, seed_no);
+            let items = items_of(&p);
+            let b = crate::bound::lower_bound(&p).unwrap();
+            let got = seed(
+                &p,
+                &o,
+                &items,
+                b.peak_step,
+                b.lower_bound,
+                u64::MAX,
+                &mut Limits::nodes_only(u64::MAX),
+            );
+            let (plan, order) = got.expect("any plan beats u64::MAX");
+            crate::validate::validate(&p, &plan).unwrap();
+            assert!(plan.peak >= b.lower_bound, "seed {seed_no}");
+            let mut live: alloc::vec::Vec<usize> = (0..items.len())
+                .filter(|&i| {
+                    items[i].size > 0
+                        && items[i].start <= b.peak_step
+                        && b.peak_step <= items[i].end
+                })
+                .collect();
+            let mut want_order = live.clone();
+            match order {
+                Order::Birth => want_order.sort_unstable_by_key(|&i| {
+                    (items[i].start, core::cmp::Reverse(items[i].end), i)
+                }),
+                Order::Death => want_order.sort_unstable_by_key(|&i| {
+                    (core::cmp::Reverse(items[i].end), items[i].start, i)
+                }),
+            }
+            live.sort_unstable_by_key(|&i| plan.offsets[i]);
+            assert_eq!(live, want_order, "seed {seed_no}, {order:?}");
+            let mut top = 0u64;
+            for &i in &live {
+                let want = top.div_ceil(items[i].align) * items[i].align;
+                assert_eq!(plan.offsets[i], want, "seed {seed_no}, {order:?}");
+                top = want + items[i].size;
+            }
+        }
     }
 }
