@@ -37,6 +37,10 @@ test('a .tflite plans on TFLM\'s rules and its downloaded plan runs in TFLM with
   page.on('pageerror', (e) => { throw new Error(`page error: ${e.message}`); });
   await page.goto('/');
   await ready(page);
+  // the built-in sample is a GE graph: GE's switches and run-time views are there
+  await expect(page.getByTestId('pane0-sections')).toHaveCount(1);
+  await expect(page.getByTestId('pane0-atomic-central')).toHaveCount(1);
+  await expect(page.getByTestId('pane0-zero-copy-io')).toHaveCount(1);
   await page.getByTestId('file').setInputFiles(personDetect);
   const summary = page.locator('section.summary');
   await expect(summary).toContainText('person_detect.tflite');
@@ -56,6 +60,12 @@ test('a .tflite plans on TFLM\'s rules and its downloaded plan runs in TFLM with
   await expect(arena).toHaveAttribute('data-head', String(PERSON_DETECT_HEAD));
   await expect(arena).toContainText('kTensorArenaSize: at least the head, 55,296 B');
   await expect(arena).toContainText('Persistent tail');
+  // TFLM's rules, not GE's: no atomic-clean policy, zero-copy I/O (off) or GE run-time views
+  for (const i of [0, 1]) {
+    await expect(page.getByTestId(`pane${i}-sections`)).toHaveCount(0);
+    await expect(page.getByTestId(`pane${i}-atomic-central`)).toHaveCount(0);
+    await expect(page.getByTestId(`pane${i}-zero-copy-io`)).toHaveCount(0);
+  }
 
   // the planned model: the CLI's --emit-tflite bytes, and TFLM runs it at the pane's head
   // with outputs bit-identical to the original's

@@ -254,6 +254,8 @@ pub fn pane(p: &PaneProps) -> Html {
     };
     let id = |what: &str| format!("pane{i}-{what}");
     let custom = !ALIGNMENTS.contains(&s.alignment);
+    // a .tflite model: TFLM's rules, not GE's (no GE-only switches or run-time views)
+    let tflite = p.tflm.is_some();
     // a custom alignment the planner refuses stays typed, with the reason under it
     let align_custom = id("align-custom");
     let align_draft = errors.get("align").cloned();
@@ -535,8 +537,15 @@ pub fn pane(p: &PaneProps) -> Html {
                 if !settings::is_runtime(&s.strategy) {
                 <span class="checks">
                     <label><input type="checkbox" checked={s.reuse} onchange={change(|n, e| n.reuse = event_checked(e))} />{ " reuse" }</label>
-                    <label title="graph inputs and outputs are user buffers, not reused"><input type="checkbox" checked={s.zero_copy_io} onchange={change(|n, e| n.zero_copy_io = event_checked(e))} />{ " zero-copy I/O" }</label>
-                    <label title="on: atomic-clean outputs are cleared by one memset and not reused (GE policy 0); off: cleaned one by one and reused (policy 1)"><input type="checkbox" checked={s.atomic_centralised} onchange={change(|n, e| n.atomic_centralised = event_checked(e))} />{ " central atomic clean" }</label>
+                    // GE's I/O and atomic-clean policies: TFLM keeps inputs and outputs in the
+                    // arena and has no memset ops, so a .tflite pane shows zero-copy I/O only
+                    // to turn it back off (a link may carry it) and never the atomic policy
+                    if !tflite || s.zero_copy_io {
+                        <label title="graph inputs and outputs are user buffers, not reused"><input type="checkbox" data-testid={format!("pane{i}-zero-copy-io")} checked={s.zero_copy_io} onchange={change(|n, e| n.zero_copy_io = event_checked(e))} />{ " zero-copy I/O" }</label>
+                    }
+                    if !tflite {
+                        <label title="on: atomic-clean outputs are cleared by one memset and not reused (GE policy 0); off: cleaned one by one and reused (policy 1)"><input type="checkbox" data-testid={format!("pane{i}-atomic-central")} checked={s.atomic_centralised} onchange={change(|n, e| n.atomic_centralised = event_checked(e))} />{ " central atomic clean" }</label>
+                    }
                     if p.gears && settings::is_block(&s.strategy) {
                         <label title="GE expandable memory (ge.exec.staticMemoryPolicy): the largest gear's region is cut into virtual blocks of at most 400 MiB, and a smaller gear's block may not straddle a cut"><input type="checkbox" data-testid={format!("pane{i}-expandable")} checked={s.expandable_memory} onchange={change(|n, e| n.expandable_memory = event_checked(e))} />{ " 400 MiB split (expandable memory)" }</label>
                     }
@@ -548,7 +557,8 @@ pub fn pane(p: &PaneProps) -> Html {
             </div>
             { stats }
             // mounted whatever the state, so the chosen tab survives a re-plan
-            if let Some(m) = &p.sections { <crate::sections::Sections index={i} model={m.clone()} settings={s.clone()} result={p.result.clone()} /> }
+            // GE's run-time views (graph I/O, atomic clean, streams...) model GE, not TFLM
+            if let Some(m) = p.sections.as_ref().filter(|_| !tflite) { <crate::sections::Sections index={i} model={m.clone()} settings={s.clone()} result={p.result.clone()} /> }
         </section>
     }
 }
