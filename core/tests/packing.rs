@@ -71,12 +71,19 @@ fn diamond_hand_computed() {
     let out = run(&p, "best-fit-temporal", &o);
     assert_eq!(out.offsets, [0, 5 * MIB, 3 * MIB, 5 * MIB, 0]);
     assert_eq!(out.peak, 9 * MIB);
+    // peak stack: step 3 (a, b, c: 8 MiB) is the peak; by birth a@0, b@3, c@6, then by size
+    // d under c @0, e between d and c @4 (8 MiB); by death c@0, a@2, b@5, d on c @2, e on d @6
+    // (8 MiB too): the tie keeps birth
+    let out = run(&p, "peak-stack", &o);
+    assert_eq!(out.offsets, [0, 3 * MIB, 6 * MIB, 0, 4 * MIB]);
+    assert_eq!(out.peak, 8 * MIB);
     let out = run(&p, "portfolio", &o);
     assert_eq!(out.peak, 8 * MIB);
     assert_eq!(out.strategy, "portfolio:greedy-size-best-fit");
     assert_eq!(out.stat("best-fit-temporal"), Some(9 * MIB));
     assert_eq!(out.stat("greedy-breadth"), Some(8 * MIB));
-    assert_eq!(out.stats.len(), 5);
+    assert_eq!(out.stat("peak-stack"), Some(8 * MIB));
+    assert_eq!(out.stats.len(), 6);
     assert_eq!(run(&p, "no-reuse", &o).peak, 13 * MIB);
 }
 

@@ -255,6 +255,13 @@ static STRATEGIES: &[StrategyInfo] = &[
         run: |p, o, _| packing::greedy_breadth(p, o),
     },
     StrategyInfo {
+        name: "peak-stack",
+        family: Family::Packing,
+        summary: "memplan: the buffers of the peak step stacked by birth or by death first, the rest by size; first fit",
+        caps: Capabilities::NONE,
+        run: |p, o, _| packing::peak_stack(p, o),
+    },
+    StrategyInfo {
         name: "portfolio",
         family: Family::Packing,
         summary: "every packing heuristic above, keeps the smallest peak (portfolio:<winner>)",

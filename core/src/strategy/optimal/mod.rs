@@ -272,12 +272,13 @@ pub fn seed_plan(problem: &Problem, options: &PlanOptions) -> Result<Plan> {
 /// The portfolio's heuristics in the order the time-limited seed runs them: fastest first at
 /// 10^5-10^6 buffers (`strategies` bench, scale table), so a seed cut short by the clock still
 /// has the heuristics that are often best on traces (`greedy-breadth`, `greedy-size-first-fit`).
-const SEED_ORDER: [&str; 5] = [
+const SEED_ORDER: [&str; 6] = [
     "greedy-breadth",
     "greedy-size-first-fit",
     "greedy-size-best-fit",
     "best-fit-temporal",
     "best-fit-spatial",
+    "peak-stack",
 ];
 
 /// [`seed_plan`] under `limits`: the heuristics of [`super::packing::PORTFOLIO`] in the order

@@ -14,38 +14,21 @@
 //! 1.0016; stacked by start, the bound itself, `docs/benchmarks.md`).
 
 use alloc::vec::Vec;
-use core::cmp::Reverse;
 
 use super::instance::{up, Item};
 use super::layered::pack_around;
 use super::search::Limits;
 use crate::plan::{Plan, PlanOptions};
 use crate::problem::Problem;
-
-/// The two orders of the buffers live at the peak step.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Order {
-    /// Start ascending (ties: end descending): the steps before the peak pack.
-    Birth,
-    /// End descending (ties: start ascending): the steps after the peak pack.
-    Death,
-}
-
-impl Order {
-    pub(crate) fn describe(self) -> &'static str {
-        match self {
-            Order::Birth => "by start, earliest at the bottom",
-            Order::Death => "by end, latest at the bottom",
-        }
-    }
-}
+use crate::strategy::packing::StackOrder as Order;
 
 /// The best plan with a peak below `worse_than` found by stacking the non-empty buffers live
 /// at `peak_step` contiguously from offset 0 (each at its alignment) in either [`Order`],
 /// pinning them and packing every other buffer around them with the layered seed's greedy
 /// heuristics; with the order that won. `None` when no order beats `worse_than`, on pinned
 /// buffers (the stack would have to go around them), on an offset overflow, or when `limits`
-/// leave less than the slowest seed heuristic's time (an order is not started then). Cost: a sort of the peak's buffers and up to six greedy runs.
+/// leave less than the slowest seed heuristic's time (an order is not started then). Cost: a
+/// sort of the peak's buffers and up to six greedy runs.
 pub(crate) fn seed(
     problem: &Problem,
     options: &PlanOptions,
@@ -68,19 +51,12 @@ pub(crate) fn seed(
     // the slowest seed heuristic left
     let unit = limits.slowest_seed.map_or(0, |(_, ms)| ms);
     let mut best: Option<(Plan, Order)> = None;
-    for order in [Order::Birth, Order::Death] {
+    for order in Order::BOTH {
         if !limits.room_for(unit) {
             break;
         }
         let mut stack = live.clone();
-        match order {
-            Order::Birth => {
-                stack.sort_unstable_by_key(|&i| (items[i].start, Reverse(items[i].end), i))
-            }
-            Order::Death => {
-                stack.sort_unstable_by_key(|&i| (Reverse(items[i].end), items[i].start, i))
-            }
-        }
+        order.sort(&mut stack, |i| (items[i].start, items[i].end));
         let Some(off) = stacked(items, &stack) else {
             return best;
         };

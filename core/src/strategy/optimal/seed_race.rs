@@ -411,7 +411,7 @@ mod tests {
             .plan
             .notes
             .iter()
-            .any(|n| n.starts_with("seed: 1 of the 5 portfolio heuristics")));
+            .any(|n| n.starts_with("seed: 1 of the 6 portfolio heuristics")));
         // the seed is that heuristic's plan of the whole problem
         let alone = crate::plan(&p, first, &PlanOptions::exact()).unwrap().peak;
         assert_eq!(sol.seed_peak, alone);

@@ -603,7 +603,7 @@ fn a_large_solve_reads_the_clock_in_every_stage() {
                 .plan
                 .notes
                 .iter()
-                .any(|n| n.contains("1 of the 5 portfolio")));
+                .any(|n| n.contains("1 of the 6 portfolio")));
             // within 50 ms of the limit: no overrun note
             assert!(
                 !sol.plan.notes.iter().any(|n| n.contains("overrun")),
@@ -611,7 +611,7 @@ fn a_large_solve_reads_the_clock_in_every_stage() {
                 sol.plan.notes
             );
         } else {
-            assert_eq!(seeds, 5);
+            assert_eq!(seeds, 6);
             assert!(c.windows > 0);
             assert!(c.windows_accepted <= c.windows);
         }
