@@ -105,6 +105,7 @@ const SHAPES: &[(&str, &[&str], &[&str])] = &[
             "best-fit-spatial",
             "best-fit-temporal",
             "greedy-breadth",
+            "peak-stack",
             "portfolio",
             "optimal",
         ],
@@ -112,7 +113,12 @@ const SHAPES: &[(&str, &[&str], &[&str])] = &[
     ),
     (
         "random:{n}:1",
-        &["greedy-size-first-fit", "greedy-size-best-fit", "portfolio"],
+        &[
+            "greedy-size-first-fit",
+            "greedy-size-best-fit",
+            "peak-stack",
+            "portfolio",
+        ],
         &[],
     ),
     (

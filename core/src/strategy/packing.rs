@@ -1,6 +1,6 @@
 //! Offset packing: every buffer gets an aligned offset so that no two conflicting buffers
-//! share a byte. Heuristics from TFLite, TFLite Micro, XLA and Pisarchyk & Lee (2020), and a
-//! portfolio of them.
+//! share a byte. Heuristics from TFLite, TFLite Micro, XLA and Pisarchyk & Lee (2020), memplan's
+//! peak stack, and a portfolio of them.
 //!
 //! Every heuristic here is "sort the buffers, then place each at an offset chosen among the
 //! holes left by the already placed buffers it conflicts with". They differ in the order and in

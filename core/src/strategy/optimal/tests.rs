@@ -1032,3 +1032,41 @@ fn the_window_search_gives_up_after_48_exhausted_windows_without_a_fit() {
     assert_eq!(c.relocations, 18, "{c:?}");
     assert!(!limits.stopped);
 }
+
+/// The exact search's seed leaves the peak stack out (its incumbent stays the size- and
+/// time-ordered heuristics'), but the answer is never above it: with no search nodes, the
+/// answer is the stack's plan. The six buffers of `peak_stack`'s hand-checked test: first fit
+/// and best fit 9 B, greedy-breadth too (step 12 first: w 0-4, s 4-7, then g over t), the stack
+/// 7 B, the bound.
+#[test]
+fn the_exact_answer_is_never_above_the_peak_stack() {
+    let p = Problem::from_buffers(
+        "stack",
+        alloc::vec![
+            Buffer::new("s", 3, 10, 14),
+            Buffer::new("w", 4, 12, 12),
+            Buffer::new("g", 2, 1, 10),
+            Buffer::new("t", 3, 1, 3),
+            Buffer::new("x", 1, 9, 9),
+            Buffer::new("y", 1, 6, 6),
+        ],
+    );
+    let o = PlanOptions::exact();
+    let starved = SolverParams {
+        node_limit: Some(0),
+        ..SolverParams::default()
+    };
+    let sol = solve(&p, &o, &starved, &NoClock).expect("solve");
+    assert_eq!(validate(&p, &sol.plan), Ok(()));
+    assert_eq!(sol.seed_peak, 9);
+    assert_eq!(sol.plan.peak, 7);
+    assert!(
+        sol.plan.notes.iter().any(|n| n.contains("peak-stack")),
+        "{:?}",
+        sol.plan.notes
+    );
+    // capacity mode: 7 B fits at once, from the stack held out of the seed
+    let fit = solve_with_capacity(&p, &o, &starved, &NoClock, 7).expect("capacity");
+    assert!(fit.fits);
+    assert_eq!(fit.best_peak, 7);
+}
