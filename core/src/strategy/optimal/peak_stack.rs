@@ -10,8 +10,12 @@
 //! peak, packs like a stack. The mirror order (end descending, latest at the bottom) does the
 //! same for the steps after the peak. Greedy orders never find this: they place by size, and
 //! the small long-lived buffers placed last find no column free over their whole lifetime and
-//! land on top (IOPDDL S_1: 1.0158 x the bound for `portfolio`, the boxing rounds and windows
-//! 1.0016; stacked by start, the bound itself, `docs/benchmarks.md`).
+//! land on top (IOPDDL S_1: 1.0158 x the bound for the size-ordered heuristics, the boxing
+//! rounds and windows 1.0016; stacked by start, the bound itself, `docs/benchmarks.md`).
+//!
+//! The `peak-stack` packing heuristic ([`crate::strategy::packing::peak_stack`]) is this seed
+//! with first fit alone; here the stack is pinned and the layered seed's three greedy
+//! heuristics (best fit, first fit, breadth) pack around it.
 
 use alloc::vec::Vec;
 
