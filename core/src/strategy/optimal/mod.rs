@@ -292,8 +292,10 @@ const SEED_ORDER: [&str; 6] = [
 /// answer without it) and runs every heuristic it has time to start: the plan is never worse
 /// than theirs (issue 29: at 10^6 buffers a seed that stopped when the slowest so far would
 /// not fit ran one heuristic of five and ended worse than `portfolio`). The slowest run is
-/// kept in `limits.slowest_seed` (the later stages' unit of cost). Returns the plan and how
-/// many heuristics ran.
+/// kept in `limits.slowest_seed` (the later stages' unit of cost). With `exact` (the exact
+/// search follows) the `peak-stack` plan does not compete for the seed: it is returned aside,
+/// for [`solve_one`] to answer with when the search ends above it. Returns the plan, how many
+/// heuristics ran and the plan held aside.
 ///
 /// # Errors
 /// Errors of a heuristic.
