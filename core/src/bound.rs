@@ -24,7 +24,8 @@ pub struct Bounds {
 /// can pass padded sizes).
 ///
 /// # Errors
-/// [`crate::ErrorKind::Overflow`] if a sum exceeds `u64`.
+/// [`crate::ErrorKind::Overflow`] if a sum exceeds `u64`; [`crate::ErrorKind::Invalid`] if a
+/// counted buffer's live range starts after it ends.
 pub fn bounds_with(problem: &Problem, size_of: impl Fn(usize) -> Result<u64>) -> Result<Bounds> {
     let sizes: Vec<u64> = (0..problem.buffers.len())
         .map(&size_of)
@@ -54,7 +55,7 @@ pub fn bounds_with(problem: &Problem, size_of: impl Fn(usize) -> Result<u64>) ->
 /// [`bounds_with`] on the buffers' raw sizes.
 ///
 /// # Errors
-/// [`crate::ErrorKind::Overflow`] if a sum exceeds `u64`.
+/// As [`bounds_with`].
 pub fn lower_bound(problem: &Problem) -> Result<Bounds> {
     bounds_with(problem, |i| Ok(problem.buffers[i].size))
 }
@@ -91,6 +92,15 @@ fn live_peak(problem: &Problem, sizes: &[u64], keep: impl Fn(usize) -> bool) -> 
     let mut events: Vec<(u64, bool, u64, usize)> = Vec::new();
     for (i, b) in problem.buffers.iter().enumerate() {
         if keep(i) && sizes[i] > 0 {
+            // an inverted range would free before it allocates (and wrap the live sum)
+            if b.start > b.end {
+                return Err(crate::Error::invalid(alloc::format!(
+                    "live range starts after it ends (start {}, end {})",
+                    b.start,
+                    b.end
+                ))
+                .at(alloc::format!("tensor '{}'", b.name)));
+            }
             events.push((b.start, true, sizes[i], i));
             events.push((b.end.saturating_add(1), false, sizes[i], i));
         }
@@ -164,6 +174,27 @@ mod tests {
     use super::*;
     use crate::problem::Buffer;
     use alloc::vec;
+
+    #[test]
+    fn an_inverted_live_range_is_an_error_naming_the_tensor() {
+        // a (1 B, 0-3) and bad (1 B, starting at 6, ending at 5): freeing bad at step 6 before
+        // allocating it would take the live sum below zero
+        let mut bad = Buffer::new("bad", 1, 5, 5);
+        bad.start = 6;
+        let p = Problem::from_buffers("inverted", vec![Buffer::new("a", 1, 0, 3), bad]);
+        let e = lower_bound(&p).unwrap_err();
+        assert_eq!(e.kind(), crate::ErrorKind::Invalid);
+        let text = alloc::format!("{e}");
+        assert!(
+            text.contains("tensor 'bad'") && text.contains("start 6, end 5"),
+            "{text}"
+        );
+        // a zero-size one takes no bytes and is not counted
+        let mut empty = Buffer::new("empty", 0, 5, 5);
+        empty.start = 6;
+        let p = Problem::from_buffers("empty", vec![Buffer::new("a", 1, 0, 3), empty]);
+        assert_eq!(lower_bound(&p).unwrap().lower_bound, 1);
+    }
 
     #[test]
     fn diamond_live_set() {
