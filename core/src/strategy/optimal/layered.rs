@@ -53,8 +53,11 @@ const KICK: u32 = 3;
 /// poll the clock; 4,096 is well under a second).
 const CEILING_MAX_LONG: usize = 4096;
 
+/// A greedy heuristic [`pack_around`] runs.
+pub(crate) type Around = fn(&Problem, &PlanOptions) -> crate::Result<Plan>;
+
 /// The heuristics that pack the other buffers around the pinned long ones.
-const HEURISTICS: [fn(&Problem, &PlanOptions) -> crate::Result<Plan>; 3] = [
+pub(crate) const HEURISTICS: [Around; 3] = [
     packing::greedy_size_best_fit,
     packing::greedy_size_first_fit,
     packing::greedy_breadth,
@@ -507,21 +510,29 @@ impl Long {
         if off.contains(&u64::MAX) {
             return None;
         }
-        pack_around(problem, options, &layers.long, &off, lb, worse_than, limits)
+        pack_around(
+            problem,
+            options,
+            (&layers.long, &off),
+            lb,
+            worse_than,
+            limits,
+            &HEURISTICS,
+        )
     }
 }
 
-/// The best plan with a peak below `worse_than` that the greedy heuristics of [`HEURISTICS`]
-/// pack around the buffers `long` pinned at offsets `off`, or `None`. Stops when `limits`
-/// run out between greedy runs or one reaches `lb`.
+/// The best plan with a peak below `worse_than` that `heuristics` (in order; the layouts
+/// here run [`HEURISTICS`]) pack around the buffers `pins.0` pinned at offsets `pins.1`, or
+/// `None`. Stops when `limits` run out between greedy runs or one reaches `lb`.
 pub(crate) fn pack_around(
     problem: &Problem,
     options: &PlanOptions,
-    long: &[usize],
-    off: &[u64],
+    (long, off): (&[usize], &[u64]),
     lb: u64,
     worse_than: u64,
     limits: &mut Limits<'_>,
+    heuristics: &[Around],
 ) -> Option<Plan> {
     let mut pinned = problem.clone();
     for (k, &i) in long.iter().enumerate() {
@@ -532,7 +543,7 @@ pub(crate) fn pack_around(
     let mut best: Option<Plan> = None;
     // a greedy run is not started when the slowest so far would overrun the deadline
     let mut slowest = 0u64;
-    for run in HEURISTICS {
+    for run in heuristics {
         if !limits.room_for(slowest) {
             break;
         }
@@ -629,7 +640,15 @@ pub(crate) fn ceiling(
         at.push((i, o));
     }
     let (idx, off): (Vec<usize>, Vec<u64>) = at.into_iter().unzip();
-    pack_around(problem, options, &idx, &off, lb, worse_than, limits)
+    pack_around(
+        problem,
+        options,
+        (&idx, &off),
+        lb,
+        worse_than,
+        limits,
+        &HEURISTICS,
+    )
 }
 
 /// The lowest `align`-aligned offset where `size` bytes clear `busy` (intervals sorted by

@@ -461,7 +461,8 @@ fn run(
     let normalised = super::semantics::normalise(problem, options);
     let problem = &*normalised;
     let sizes = super::planned_sizes(problem, options)?;
-    let lb = crate::bound::bounds_with(problem, |i| Ok(sizes[i]))?.lower_bound;
+    let bounds = crate::bound::bounds_with(problem, |i| Ok(sizes[i]))?;
+    let lb = bounds.lower_bound;
     if let Some(c) = capacity {
         if c < lb {
             return Err(Error::new(
@@ -499,7 +500,7 @@ fn run(
         p
     } else {
         let mut sh = shared.borrow_mut();
-        let known = Some((sizes, lb));
+        let known = Some((sizes, bounds));
         let out = solve_one(
             problem,
             options,
@@ -688,17 +689,18 @@ fn solve_one(
     limits: &mut Limits<'_>,
     capacity: Option<u64>,
     strict: bool,
-    known: Option<(Vec<u64>, u64)>,
+    known: Option<(Vec<u64>, crate::bound::Bounds)>,
 ) -> Result<One> {
     // the planned sizes and the live-set bound, when the caller has them for this problem
-    let (sizes, mut lb) = match known {
+    let (sizes, bounds) = match known {
         Some(k) => k,
         None => {
             let sizes = super::planned_sizes(problem, options)?;
-            let lb = crate::bound::bounds_with(problem, |i| Ok(sizes[i]))?.lower_bound;
-            (sizes, lb)
+            let bounds = crate::bound::bounds_with(problem, |i| Ok(sizes[i]))?;
+            (sizes, bounds)
         }
     };
+    let mut lb = bounds.lower_bound;
     check_pinned(problem, &sizes)?;
     let items: Vec<Item> = problem
         .buffers
@@ -735,9 +737,16 @@ fn solve_one(
     // first the buffers of the peak step stacked by birth or death (a sort and a few greedy
     // runs), then, unless that reached the bound, the ceiling seed below whichever is lower
     let stacked = if large {
-        let step = crate::bound::bounds_with(problem, |i| Ok(sizes[i]))?.peak_step;
-        peak_stack::seed(problem, options, &items, step, lb, seed.peak, limits)
-            .filter(|(p, _)| valid(p))
+        peak_stack::seed(
+            problem,
+            options,
+            &items,
+            bounds.peak_step,
+            lb,
+            seed.peak,
+            limits,
+        )
+        .filter(|(p, _)| valid(p))
     } else {
         None
     };

@@ -14,25 +14,33 @@
 //! rounds and windows 1.0016; stacked by start, the bound itself, `docs/benchmarks.md`).
 //!
 //! The `peak-stack` packing heuristic ([`crate::strategy::packing::peak_stack`]) is this seed
-//! with first fit alone; here the stack is pinned and the layered seed's three greedy
-//! heuristics (best fit, first fit, breadth) pack around it.
+//! with first fit alone, which the seed this must beat already holds; here the stack is
+//! pinned and best fit and breadth pack around it.
 
 use alloc::vec::Vec;
 
 use super::instance::{up, Item};
-use super::layered::pack_around;
+use super::layered::{pack_around, Around};
 use super::search::Limits;
 use crate::plan::{Plan, PlanOptions};
 use crate::problem::Problem;
 use crate::strategy::packing::StackOrder as Order;
 
+/// The heuristics that pack the rest around the stack: the layered seed's, less first fit,
+/// whose plan around the stack is the `peak-stack` heuristic's, already in the seed this
+/// has to beat (the same orders and live ranges, the rest by size).
+const AROUND: [Around; 2] = [
+    crate::strategy::packing::greedy_size_best_fit,
+    crate::strategy::packing::greedy_breadth,
+];
+
 /// The best plan with a peak below `worse_than` found by stacking the non-empty buffers live
 /// at `peak_step` contiguously from offset 0 (each at its alignment) in either [`Order`],
-/// pinning them and packing every other buffer around them with the layered seed's greedy
-/// heuristics; with the order that won. `None` when no order beats `worse_than`, on pinned
-/// buffers (the stack would have to go around them), on an offset overflow, or when `limits`
-/// leave less than the slowest seed heuristic's time (an order is not started then). Cost: a
-/// sort of the peak's buffers and up to six greedy runs.
+/// pinning them and packing every other buffer around them with [`AROUND`]; with the order
+/// that won. `None` when no order beats `worse_than`, on pinned buffers (the stack would have
+/// to go around them), on an offset overflow, or when `limits` leave less than the slowest
+/// seed heuristic's time (an order is not started then). Cost: a sort of the peak's buffers
+/// and up to four greedy runs.
 pub(crate) fn seed(
     problem: &Problem,
     options: &PlanOptions,
@@ -65,7 +73,7 @@ pub(crate) fn seed(
             return best;
         };
         let bar = best.as_ref().map_or(worse_than, |b| b.0.peak);
-        if let Some(p) = pack_around(problem, options, &stack, &off, lb, bar, limits) {
+        if let Some(p) = pack_around(problem, options, (&stack, &off), lb, bar, limits, &AROUND) {
             let done = p.peak <= lb;
             best = Some((p, order));
             if done {
@@ -93,9 +101,8 @@ fn stacked(items: &[Item], stack: &[usize]) -> Option<Vec<u64>> {
 #[cfg(test)]
 mod tests {
     use super::super::search::Limits;
-    use super::super::tests::{items_of, trace_like};
+    use super::super::tests::{items_of, stack_six, trace_like};
     use super::{seed, Order};
-    use crate::problem::{Buffer, Problem};
 
     #[test]
     fn stacked_by_birth_the_long_lived_buffer_keeps_its_place_under_the_bound() {
@@ -106,15 +113,7 @@ mod tests {
         // and s) finds no 2 B under 7: 7-9, a 9 B peak for first fit and best fit alike.
         // Stacked by birth at step 12, s 0-3 and w 3-7: t 0-3 (before s is born), g 3-5
         // (dead before w is born, above s from step 10), x and y at 0 beside g: 7 B.
-        let bufs = alloc::vec![
-            Buffer::new("s", 3, 10, 14),
-            Buffer::new("w", 4, 12, 12),
-            Buffer::new("g", 2, 1, 10),
-            Buffer::new("t", 3, 1, 3),
-            Buffer::new("x", 1, 9, 9),
-            Buffer::new("y", 1, 6, 6),
-        ];
-        let p = Problem::from_buffers("stack", bufs);
+        let p = stack_six();
         let b = crate::bound::lower_bound(&p).unwrap();
         assert_eq!((b.lower_bound, b.peak_step), (7, 12));
         let o = crate::PlanOptions::exact();

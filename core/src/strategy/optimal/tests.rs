@@ -1033,14 +1033,11 @@ fn the_window_search_gives_up_after_48_exhausted_windows_without_a_fit() {
     assert!(!limits.stopped);
 }
 
-/// The exact search's seed leaves the peak stack out (its incumbent stays the size- and
-/// time-ordered heuristics'), but the answer is never above it: with no search nodes, the
-/// answer is the stack's plan. The six buffers of `peak_stack`'s hand-checked test: first fit
-/// and best fit 9 B, greedy-breadth too (step 12 first: w 0-4, s 4-7, then g over t), the stack
-/// 7 B, the bound.
-#[test]
-fn the_exact_answer_is_never_above_the_peak_stack() {
-    let p = Problem::from_buffers(
+/// Six buffers whose peak step, stacked by birth, packs at the bound, 7 B, where every
+/// greedy order needs 9 B (hand-checked in `peak_stack`'s tests): s (3 B, steps 10-14), w (4 B,
+/// 12-12), g (2 B, 1-10), t (3 B, 1-3), x (1 B, 9-9), y (1 B, 6-6).
+pub(super) fn stack_six() -> Problem {
+    Problem::from_buffers(
         "stack",
         alloc::vec![
             Buffer::new("s", 3, 10, 14),
@@ -1050,7 +1047,17 @@ fn the_exact_answer_is_never_above_the_peak_stack() {
             Buffer::new("x", 1, 9, 9),
             Buffer::new("y", 1, 6, 6),
         ],
-    );
+    )
+}
+
+/// The exact search's seed leaves the peak stack out (its incumbent stays the size- and
+/// time-ordered heuristics'), but the answer is never above it: with no search nodes, the
+/// answer is the stack's plan. The six buffers of `peak_stack`'s hand-checked test: first fit
+/// and best fit 9 B, greedy-breadth too (step 12 first: w 0-4, s 4-7, then g over t), the stack
+/// 7 B, the bound.
+#[test]
+fn the_exact_answer_is_never_above_the_peak_stack() {
+    let p = stack_six();
     let o = PlanOptions::exact();
     let starved = SolverParams {
         node_limit: Some(0),
